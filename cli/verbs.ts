@@ -1,0 +1,8 @@
+/**
+ * Every verb platctl knows, in the order `--help` lists them. Add a verb by writing `cli/<verb>.ts` that exports a
+ * `Verb` and listing it here.
+ */
+import type { Verb } from './verb.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
+export const VERBS: Verb<any>[] = [];
