@@ -1,0 +1,85 @@
+/**
+ * What discovery produces: the unit graph, per-unit facts later stages need, and every problem found. Problems are
+ * data: discovery never throws for something a user wrote; it reports all of it and lets the CLI decide.
+ */
+import type { Graph, SourceLocation, UnitId } from '../engine/graph.js';
+import type { PlatctlConfig } from '../config/schema.js';
+
+export type ProblemKind =
+  /** The HCL parser rejected a file. */
+  | 'parse-error'
+  /** A dependency path resolves to a directory without terragrunt.hcl or terragrunt.stack.hcl. */
+  | 'dangling-path'
+  /** `implicit_deps` or `units` names a unit that discovery did not find. */
+  | 'unknown-id'
+  /** An expression feeding an edge needs something not available offline (run_cmd, sops, AWS, outputs). */
+  | 'unresolved-expression'
+  /** An expression could not be evaluated (unknown local, wrong type, bad function call). */
+  | 'evaluation-error'
+  /** A cycle of dependencies. */
+  | 'cycle'
+  /** A `dependency` block inside a file read by read_terragrunt_config: not an edge, as in Terragrunt. */
+  | 'read-config-dependency'
+  /** An include or read file is missing, or an include nests another include. */
+  | 'include-error'
+  /** A directory holding both terragrunt.hcl and terragrunt.stack.hcl. */
+  | 'unit-and-stack';
+
+export interface Problem {
+  readonly severity: 'error' | 'warning';
+  readonly kind: ProblemKind;
+  /** One sentence: what is wrong. */
+  readonly message: string;
+  /** Where it is written. */
+  readonly location?: SourceLocation;
+  /** The unit concerned, when there is one. */
+  readonly unit?: UnitId;
+  /** What to do about it. */
+  readonly hint?: string;
+  /** Extra lines (a cycle's edges, the expression as written). */
+  readonly details?: readonly string[];
+}
+
+/** A Terraform backend as the unit's merged `remote_state` block declares it, evaluated offline where possible. */
+export interface RemoteState {
+  readonly backend: string;
+  /** `config` attributes that evaluated (bucket, key, region, ...); unresolvable ones are absent. */
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+export interface UnitInfo {
+  readonly id: UnitId;
+  readonly env: string;
+  /** Relative to the repository root, posix separators. */
+  readonly dir: string;
+  readonly absDir: string;
+  /** Absolute path of the unit's terragrunt.hcl. */
+  readonly configFile: string;
+  /** Absolute paths of the files it includes (in merge order). */
+  readonly includes: readonly string[];
+  readonly remoteState?: RemoteState;
+}
+
+export interface DiscoverOptions {
+  /** The repository root: the directory of .platctl.yaml. */
+  readonly root: string;
+  readonly config: PlatctlConfig;
+  /** Environment for `get_env()`; discovery never reads process.env itself. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Downgrade unresolvable expressions from errors to warnings. */
+  readonly allowUnresolved?: boolean;
+  /** On-disk parse cache directory (`.platctl-cache`); false disables it. */
+  readonly cacheDir?: string | false;
+}
+
+export interface DiscoveryResult {
+  readonly root: string;
+  readonly graph: Graph;
+  readonly units: ReadonlyMap<UnitId, UnitInfo>;
+  readonly problems: readonly Problem[];
+}
+
+/** True when the graph may be walked: no error-severity problems. */
+export function isUsable(result: Pick<DiscoveryResult, 'problems'>): boolean {
+  return !result.problems.some((p) => p.severity === 'error');
+}
