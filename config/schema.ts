@@ -48,175 +48,254 @@ export const unitId = z
 const envName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'an environment name: letters, digits, _ . -');
 
 const awsSettings = z.strictObject({
-  profile: z.string().min(1).optional(),
-  region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as eu-west-1'),
+  profile: z.string().min(1).describe('The AWS profile (~/.aws/config) used for this environment').optional(),
+  region: z
+    .string()
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as eu-west-1')
+    .describe('The AWS region'),
   account_id: z
     .string()
     .regex(/^\d{12}$/, 'a 12-digit AWS account id, quoted so YAML keeps it a string')
+    .describe('The only account platctl may act on with this environment (preflight refuses any other)')
     .optional(),
   deployer_role_arn: z
     .string()
     .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, 'an IAM role ARN')
+    .describe('The role the deployer profile assumes')
     .optional(),
-  state_bucket: z.string().min(3).optional(),
+  state_bucket: z.string().min(3).describe('The S3 bucket holding Terraform state').optional(),
 });
 
 const clusterSettings = z.strictObject({
-  name: z.string().min(1),
+  name: z.string().min(1).describe('The EKS cluster name'),
   /** A context of the user's kubeconfig to reach the cluster through (a proxy, tests), instead of DescribeCluster. */
-  kubeconfig_context: z.string().min(1).optional(),
+  kubeconfig_context: z
+    .string()
+    .min(1)
+    .describe('A kubeconfig context to reach the cluster through, instead of DescribeCluster')
+    .optional(),
 });
 
 const environment = z.strictObject({
-  dir: z.string().min(1),
-  aws: awsSettings.optional(),
-  cluster: clusterSettings.optional(),
+  dir: z
+    .string()
+    .min(1)
+    .describe('The directory scanned for units, relative to the repository root; unit ids are <env>/<path inside dir>'),
+  aws: awsSettings.describe('AWS account and credentials of this environment').optional(),
+  cluster: clusterSettings.describe('The Kubernetes cluster of this environment').optional(),
 });
 
 const unitSettings = z.strictObject({
-  teardown_skip: z.boolean().optional(),
-  teardown_args: z.array(z.string()).optional(),
-  apply_args: z.array(z.string()).optional(),
-  timeout: duration.optional(),
+  teardown_skip: z
+    .boolean()
+    .describe('The floor: teardown never destroys this unit, nor anything it depends on')
+    .optional(),
+  teardown_args: z.array(z.string()).describe("Extra arguments for this unit's destroy").optional(),
+  apply_args: z.array(z.string()).describe("Extra arguments for this unit's apply").optional(),
+  timeout: duration.describe("This unit's timeout, instead of unit_timeout").optional(),
 });
 
 const manualStep = z.strictObject({
-  id: z.string().min(1),
-  description: z.string().min(1),
-  check: z.array(z.string()).min(1, 'check is a command as an argument list, e.g. ["sh", "-c", "test -n \\"$X\\""]'),
-  before: z.array(unitId).optional(),
+  id: z.string().min(1).describe('A short name, unique among manual_steps'),
+  description: z.string().min(1).describe('What a person has to do, shown when the check fails'),
+  check: z
+    .array(z.string())
+    .min(1, 'check is a command as an argument list, e.g. ["sh", "-c", "test -n \\"$X\\""]')
+    .describe('A command (argument list, no shell) that exits 0 when the step is done'),
+  before: z.array(unitId).describe('The units that need this step; every unit when omitted').optional(),
 });
 
+const hookUnits = z.array(unitId).min(1).describe('The units the hook runs for');
+
 const hook = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('crd_two_stage'), units: z.array(unitId).min(1) }),
-  z.strictObject({
-    type: z.literal('eni_ip_validation'),
-    units: z.array(unitId).min(1),
-    min_free_ips: z.number().int().positive().default(64),
-  }),
-  z.strictObject({
-    type: z.literal('argocd_account_token'),
-    units: z.array(unitId).min(1),
-    account: z.string().min(1),
-    secret_id: z.string().min(1),
-  }),
-  z.strictObject({ type: z.literal('secret_cleanup'), units: z.array(unitId).min(1) }),
+  z
+    .strictObject({ type: z.literal('crd_two_stage'), units: hookUnits })
+    .describe('Apply with -target on the CRDs first, then the whole unit'),
+  z
+    .strictObject({
+      type: z.literal('eni_ip_validation'),
+      units: hookUnits,
+      min_free_ips: z.number().int().positive().default(64).describe('Free IPs each subnet needs'),
+    })
+    .describe('Before the unit: enough free IPs in its subnets'),
+  z
+    .strictObject({
+      type: z.literal('argocd_account_token'),
+      units: hookUnits,
+      account: z.string().min(1).describe('The Argo CD account'),
+      secret_id: z.string().min(1).describe('The Secrets Manager secret receiving the token'),
+    })
+    .describe("After the unit: re-mint an Argo CD account's token into a secret"),
+  z
+    .strictObject({ type: z.literal('secret_cleanup'), units: hookUnits })
+    .describe('Before the unit: force-delete secrets pending deletion that it is about to create'),
 ]);
 
 const lockdownStep = z.strictObject({
-  id: z.string().min(1),
-  unit: unitId,
-  lock_args: z.array(z.string()).optional(),
-  unlock_args: z.array(z.string()).optional(),
+  id: z.string().min(1).describe('A short name, unique among the steps'),
+  unit: unitId.describe('The unit re-applied with lock_args (and with unlock_args before teardown)'),
+  lock_args: z.array(z.string()).describe('Extra arguments of the locking apply').optional(),
+  unlock_args: z.array(z.string()).describe('Extra arguments of the unlocking apply').optional(),
 });
 
 const lockdown = z.strictObject({
-  env: envName,
+  env: envName.describe('The environment being locked down; must be declared under environments'),
   retry: z
     .strictObject({
-      attempts: z.number().int().positive().default(1),
-      interval: duration.default(30),
+      attempts: z.number().int().positive().default(1).describe('How many times a step is tried'),
+      // prefault, not default: the default goes through the transform, so it is 30 s and not 30 ms.
+      interval: duration.prefault('30s').describe('The wait between attempts'),
     })
+    .describe('Retries of each lockdown step')
     .optional(),
-  steps: z.array(lockdownStep).default([]),
+  steps: z.array(lockdownStep).default([]).describe('Applied in order after bootstrap; unlocked in reverse'),
 });
 
 const validateSettings = z.strictObject({
   checkers: z
     .record(z.string().min(1), z.enum(['eks_cluster', 'cilium_agent', 'argocd_apps']))
-    .default({ eks: 'eks_cluster', cilium: 'cilium_agent', argocd: 'argocd_apps' }),
+    .default({ eks: 'eks_cluster', cilium: 'cilium_agent', argocd: 'argocd_apps' })
+    .describe("Unit-name prefix -> checker: the first prefix matching the last element of a unit's path wins"),
   endpoints: z
     .array(
       z.strictObject({
-        url: z.url(),
-        expect: z.array(z.number().int().min(100).max(599)).min(1).default([200]),
-        timeout: duration.optional(),
+        url: z.url().describe('The URL to GET'),
+        expect: z
+          .array(z.number().int().min(100).max(599))
+          .min(1)
+          .default([200])
+          .describe('The HTTP statuses that count as healthy'),
+        timeout: duration.describe('The request timeout').optional(),
       }),
     )
-    .default([]),
+    .default([])
+    .describe('HTTP endpoints that must answer'),
   dns_delegation: z
     .array(
       z.strictObject({
-        zone: z.string().min(1),
-        env: envName.optional(),
+        zone: z.string().min(1).describe('The hosted zone whose NS delegation is checked'),
+        env: envName.describe('The environment whose AWS account holds the zone').optional(),
       }),
     )
-    .default([]),
+    .default([])
+    .describe('DNS zones whose delegation must match their Route 53 name servers'),
   gateway: z
     .strictObject({
-      namespace: z.string().min(1),
-      name: z.string().min(1),
-      env: envName.optional(),
+      namespace: z.string().min(1).describe("The Gateway's namespace"),
+      name: z.string().min(1).describe("The Gateway's name"),
+      env: envName.describe('The environment whose cluster runs it').optional(),
     })
+    .describe('A Gateway API gateway that must be programmed')
     .optional(),
   tailscale: z
     .strictObject({
-      url: z.url().optional(),
-      binary: z.string().min(1).default('tailscale'),
-      peers: z.array(z.string().min(1)).default([]),
+      url: z.url().describe('A health URL reached over the tailnet').optional(),
+      binary: z.string().min(1).default('tailscale').describe('The tailscale CLI'),
+      peers: z.array(z.string().min(1)).default([]).describe('Peers that must be online'),
     })
+    .describe('Tailscale connectivity checks')
     .optional(),
-  timeout: duration.optional(),
+  timeout: duration.describe('The timeout of each check').optional(),
 });
 
 const parkEnv = z.strictObject({
-  node_groups: z.union([z.literal('all'), z.array(z.string().min(1))]).default('all'),
-  bastion: z.strictObject({ tags: z.record(z.string(), z.string()) }).optional(),
+  node_groups: z
+    .union([z.literal('all'), z.array(z.string().min(1))])
+    .default('all')
+    .describe('The EKS managed node groups scaled to zero: all, or a list of names'),
+  bastion: z
+    .strictObject({ tags: z.record(z.string(), z.string()).describe('Tags that find the instance') })
+    .describe('A bastion EC2 instance stopped on down and started on up')
+    .optional(),
   karpenter: z
     .strictObject({
-      nodepools: z.array(z.string().min(1)).default([]),
-      ec2nodeclasses: z.array(z.string().min(1)).default([]),
+      nodepools: z.array(z.string().min(1)).default([]).describe('Karpenter NodePools emptied on down'),
+      ec2nodeclasses: z.array(z.string().min(1)).default([]).describe('Karpenter EC2NodeClasses'),
     })
+    .describe('Karpenter capacity to park')
     .optional(),
-  drain_grace: duration.optional(),
+  drain_grace: duration.describe('How long pods get to leave a node before it goes').optional(),
   db_clients: z
-    .array(z.strictObject({ namespace: z.string(), deployment: z.string(), database: z.string() }))
-    .default([]),
+    .array(
+      z.strictObject({
+        namespace: z.string().describe("The deployment's namespace"),
+        deployment: z.string().describe('The deployment restarted on up'),
+        database: z.string().describe('The CloudNativePG cluster it connects to'),
+      }),
+    )
+    .default([])
+    .describe('Deployments restarted on up when they started before their CloudNativePG database'),
 });
 
 const accessEnv = z.strictObject({
-  principals: z.array(
-    z.strictObject({
-      arn: z.string().regex(/^arn:aws[a-z-]*:iam::\d{12}:.+$/, 'an IAM principal ARN'),
-      policy: z.string().min(1),
-    }),
-  ),
+  principals: z
+    .array(
+      z.strictObject({
+        arn: z
+          .string()
+          .regex(/^arn:aws[a-z-]*:iam::\d{12}:.+$/, 'an IAM principal ARN')
+          .describe('The IAM role or user given cluster access'),
+        policy: z.string().min(1).describe('The EKS access policy, e.g. AmazonEKSClusterAdminPolicy'),
+      }),
+    )
+    .describe('EKS access entries'),
 });
 
-export const configSchema = z.strictObject({
-  version: z.literal(1),
-  terragrunt: z
-    .strictObject({
-      binary: z.string().min(1).default('terragrunt'),
-      tf_path: z.string().min(1).default('tofu'),
-      extra_args: z.array(z.string()).default([]),
-      env: z.record(z.string(), z.string()).default({}),
-    })
-    .default({ binary: 'terragrunt', tf_path: 'tofu', extra_args: [], env: {} }),
-  parallelism: z
-    .strictObject({
-      apply: z.number().int().positive().default(4),
-      validate: z.number().int().positive().default(8),
-    })
-    .default({ apply: 4, validate: 8 }),
-  unit_timeout: duration.default(3600),
-  environments: z
-    .record(envName, environment)
-    .refine((envs) => Object.keys(envs).length > 0, 'declare at least one environment'),
-  exclude: z.array(z.string().min(1)).default([]),
-  implicit_deps: z.record(unitId, z.array(unitId)).default({}),
-  units: z.record(unitId, unitSettings).default({}),
-  manual_steps: z.array(manualStep).default([]),
-  hooks: z.array(hook).default([]),
-  lockdown: lockdown.optional(),
-  validate: validateSettings.default({
-    checkers: { eks: 'eks_cluster', cilium: 'cilium_agent', argocd: 'argocd_apps' },
-    endpoints: [],
-    dns_delegation: [],
-  }),
-  park: z.record(envName, parkEnv).default({}),
-  access: z.record(envName, accessEnv).default({}),
-});
+export const configSchema = z
+  .strictObject({
+    version: z.literal(1).describe('The file format version; always 1'),
+    // prefault({}) rather than default({...}): the inner defaults fill the object, so each default is written once.
+    terragrunt: z
+      .strictObject({
+        binary: z
+          .string()
+          .min(1)
+          .default('terragrunt')
+          .describe('The terragrunt executable (PLATCTL_TERRAGRUNT overrides)'),
+        tf_path: z
+          .string()
+          .min(1)
+          .default('tofu')
+          .describe('Passed as --tf-path: tofu or terraform (PLATCTL_TF_PATH overrides)'),
+        extra_args: z.array(z.string()).default([]).describe('Extra terragrunt arguments for every unit'),
+        env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables for every unit run'),
+      })
+      .prefault({})
+      .describe('How terragrunt is run'),
+    parallelism: z
+      .strictObject({
+        apply: z.number().int().positive().default(4).describe('Units applied or destroyed at once'),
+        validate: z.number().int().positive().default(8).describe('Health checks run at once'),
+      })
+      .prefault({})
+      .describe('Concurrency limits'),
+    // prefault, not default: the default goes through the transform, so it is 60 min and not 3600 ms.
+    unit_timeout: duration
+      .prefault('60m')
+      .describe('The default time limit of one unit; past it the unit gets SIGINT, then SIGKILL'),
+    environments: z
+      .record(envName, environment)
+      .refine((envs) => Object.keys(envs).length > 0, 'declare at least one environment')
+      .describe("The environments, by name; each one's dir is scanned for units"),
+    exclude: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Globs, relative to the repository root, never discovered'),
+    implicit_deps: z
+      .record(unitId, z.array(unitId))
+      .default({})
+      .describe('Extra edges the HCL cannot express: unit id -> the unit ids it depends on'),
+    units: z.record(unitId, unitSettings).default({}).describe('Per-unit settings, by unit id'),
+    manual_steps: z.array(manualStep).default([]).describe('Things a person must do, checked before bootstrap'),
+    hooks: z.array(hook).default([]).describe('Named hooks run around units'),
+    lockdown: lockdown
+      .describe('The phase after bootstrap that closes the platform; unlocked before teardown')
+      .optional(),
+    validate: validateSettings.prefault({}).describe('Health checks of platctl validate'),
+    park: z.record(envName, parkEnv).default({}).describe('What platctl down/up parks, by environment'),
+    access: z.record(envName, accessEnv).default({}).describe('Cluster access for people, by environment'),
+  })
+  .describe('platctl configuration (.platctl.yaml)');
 
 /** The validated configuration; durations are milliseconds. */
 export type PlatctlConfig = z.output<typeof configSchema>;
@@ -225,3 +304,11 @@ export type UnitSettings = PlatctlConfig['units'][string];
 export type HookConfig = PlatctlConfig['hooks'][number];
 export type ValidateConfig = PlatctlConfig['validate'];
 export type ParkConfig = PlatctlConfig['park'][string];
+
+/**
+ * The JSON Schema of the file as written (the input side: durations are strings or seconds, defaults are the
+ * written forms), for editors (`# yaml-language-server: $schema=...`) and `platctl config schema`.
+ */
+export function configJsonSchema(): Record<string, unknown> {
+  return { title: '.platctl.yaml', ...z.toJSONSchema(configSchema, { io: 'input' }) };
+}
