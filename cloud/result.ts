@@ -1,0 +1,74 @@
+/**
+ * The result type of every cloud read: expected failures (no permission, not found, expired login, timeout) are
+ * values with a kebab-case reason, so callers decide what they mean without catching.
+ */
+
+export type CloudFailureReason =
+  /** Credentials missing, expired or rejected: the fix is a login, not a retry. */
+  | 'auth'
+  /** HTTP 403 / AccessDenied: the principal lacks a permission. */
+  | 'forbidden'
+  /** The thing asked about does not exist. */
+  | 'not-found'
+  /** No answer within the time allowed. */
+  | 'timeout'
+  /** Connection refused, DNS failure, TLS failure: the endpoint was not reached. */
+  | 'unreachable'
+  /** A configuration value needed for the call is missing. */
+  | 'not-configured'
+  | 'error';
+
+export interface CloudFailure {
+  readonly ok: false;
+  readonly reason: CloudFailureReason;
+  /** One line: what went wrong. */
+  readonly message: string;
+  /** What to do about it. */
+  readonly hint?: string;
+}
+
+export type CloudResult<T> = { readonly ok: true; readonly value: T } | CloudFailure;
+
+export function ok<T>(value: T): { readonly ok: true; readonly value: T } {
+  return { ok: true, value };
+}
+
+export function failure(reason: CloudFailureReason, message: string, hint?: string): CloudFailure {
+  return hint === undefined ? { ok: false, reason, message } : { ok: false, reason, message, hint };
+}
+
+/** Network-level failure codes Node reports on `error.cause.code` (fetch) or `error.code`. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
+
+/** The network error code inside `error` (or its cause chain), if any. */
+export function networkErrorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** True for an abort or timeout raised by an AbortSignal. */
+export function isAbortError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const name = (error as { name?: unknown }).name;
+  return name === 'AbortError' || name === 'TimeoutError' || (error as { type?: unknown }).type === 'aborted';
+}

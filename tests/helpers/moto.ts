@@ -1,0 +1,278 @@
+/**
+ * A moto server (`python3 -m moto.server`) for tests: real AWS wire protocols over loopback HTTP.
+ *
+ * One server per test file: `const moto = useMoto()` at the top of a `describe` starts it before the file's tests,
+ * resets its state before each test, and stops it afterwards. Or drive it by hand with `startMoto()`.
+ *
+ * `moto.env` is what a client or a child process needs to talk to it and nothing else: the endpoint, fake keys, a
+ * region, and a temporary AWS_CONFIG_FILE / AWS_SHARED_CREDENTIALS_FILE, so the user's real ~/.aws is never read.
+ * `moto.childEnv(base)` strips every AWS_* variable from `base` (e.g. process.env) and adds those.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { Route53Client } from '../../cloud/route53.js';
+import { children, text } from '../../cloud/xml.js';
+
+/** moto's fixed account for default credentials. */
+export const MOTO_ACCOUNT_ID = '123456789012';
+
+export interface MotoOptions {
+  /** Region in the env (default eu-west-1). */
+  readonly region?: string;
+  /** How long to wait for the server to answer (default 20 s: a cold Python import on a busy 2-core box). */
+  readonly startTimeoutMs?: number;
+}
+
+export interface MotoServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly endpoint: string;
+  readonly port: number;
+  readonly region: string;
+  /** Holds `config` and `credentials` (AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE); removed on stop. */
+  readonly dir: string;
+  readonly configFile: string;
+  readonly credentialsFile: string;
+  /** Environment for clients and child processes (see the module comment). */
+  readonly env: Readonly<Record<string, string>>;
+  /** `base` without its AWS_* variables, plus {@link MotoServer.env}. */
+  childEnv(base?: Readonly<Record<string, string | undefined>>): Record<string, string>;
+  /** Rewrites the temporary AWS config file (e.g. to add profiles); the credentials file keeps `[default]`. */
+  writeConfig(text: string): void;
+  /** Drops every resource moto holds (`POST /moto-api/reset`). */
+  reset(): Promise<void>;
+  /** Stops the server and removes the temporary directory; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Kills servers a crashed test file left behind, so no python process outlives the test run. */
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const child of running) child.kill('SIGKILL');
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function answers(endpoint: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1000) });
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a moto server on a free loopback port and waits until it answers. */
+export async function startMoto(options: MotoOptions = {}): Promise<MotoServer> {
+  installExitHook();
+  const region = options.region ?? 'eu-west-1';
+  const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
+  const dir = mkdtempSync(join(tmpdir(), 'platctl-moto-'));
+  const configFile = join(dir, 'config');
+  const credentialsFile = join(dir, 'credentials');
+  writeFileSync(configFile, `[default]\nregion = ${region}\n`);
+  writeFileSync(credentialsFile, '[default]\naws_access_key_id = testing\naws_secret_access_key = testing\n');
+
+  let lastError = '';
+  // A port picked free can be taken before python binds it; try a few.
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const port = await freePort();
+    const endpoint = `http://127.0.0.1:${port}`;
+    const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    running.add(child);
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    let alive = true;
+    void exited.then(() => {
+      alive = false;
+      running.delete(child);
+    });
+    while (alive && Date.now() < deadline) {
+      if (await answers(endpoint)) {
+        return makeServer({ child, exited, port, endpoint, region, dir, configFile, credentialsFile });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    child.kill('SIGKILL');
+    await exited;
+    lastError = stderr.trim().split('\n').slice(-5).join('\n');
+    if (Date.now() >= deadline) break;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw new Error(`moto server did not start: ${lastError || 'no answer before the deadline'}`);
+}
+
+interface Started {
+  child: ChildProcess;
+  exited: Promise<void>;
+  port: number;
+  endpoint: string;
+  region: string;
+  dir: string;
+  configFile: string;
+  credentialsFile: string;
+}
+
+function makeServer(s: Started): MotoServer {
+  const env: Record<string, string> = {
+    AWS_ENDPOINT_URL: s.endpoint,
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_REGION: s.region,
+    AWS_DEFAULT_REGION: s.region,
+    AWS_CONFIG_FILE: s.configFile,
+    AWS_SHARED_CREDENTIALS_FILE: s.credentialsFile,
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  let stopped: Promise<void> | undefined;
+  return {
+    endpoint: s.endpoint,
+    port: s.port,
+    region: s.region,
+    dir: s.dir,
+    configFile: s.configFile,
+    credentialsFile: s.credentialsFile,
+    env,
+    childEnv(base = process.env) {
+      const out: Record<string, string> = {};
+      for (const [key, value] of Object.entries(base)) {
+        if (value !== undefined && !key.startsWith('AWS_')) out[key] = value;
+      }
+      return { ...out, ...env };
+    },
+    writeConfig(text) {
+      writeFileSync(s.configFile, text);
+    },
+    async reset() {
+      const response = await fetch(`${s.endpoint}/moto-api/reset`, { method: 'POST' });
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`moto reset answered ${response.status}`);
+    },
+    stop() {
+      stopped ??= (async () => {
+        if (s.child.exitCode === null && s.child.signalCode === null) {
+          s.child.kill('SIGTERM');
+          const timer = setTimeout(() => s.child.kill('SIGKILL'), 3000);
+          await s.exited;
+          clearTimeout(timer);
+        }
+        rmSync(s.dir, { recursive: true, force: true });
+      })();
+      return stopped;
+    },
+  };
+}
+
+/**
+ * Registers vitest hooks: start before the file's tests, reset before each test, stop after. Returns a handle whose
+ * properties are valid inside tests (not at collection time).
+ */
+export function useMoto(options: MotoOptions = {}): MotoServer {
+  let server: MotoServer | undefined;
+  const get = (): MotoServer => {
+    if (!server) throw new Error('moto is not running: use the handle inside a test or hook');
+    return server;
+  };
+  beforeAll(
+    async () => {
+      server = await startMoto(options);
+    },
+    (options.startTimeoutMs ?? 20_000) + 30_000,
+  );
+  beforeEach(async () => {
+    await get().reset();
+    get().writeConfig(`[default]\nregion = ${get().region}\n`);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get endpoint() {
+      return get().endpoint;
+    },
+    get port() {
+      return get().port;
+    },
+    get region() {
+      return get().region;
+    },
+    get dir() {
+      return get().dir;
+    },
+    get configFile() {
+      return get().configFile;
+    },
+    get credentialsFile() {
+      return get().credentialsFile;
+    },
+    get env() {
+      return get().env;
+    },
+    childEnv: (base) => get().childEnv(base),
+    writeConfig: (text) => get().writeConfig(text),
+    reset: () => get().reset(),
+    stop: () => get().stop(),
+  };
+}
+
+// Route 53 seeding: moto implements the calls, platctl has no SDK client for them, so tests create zones and
+// records through platctl's own signed-request client.
+
+const ROUTE53_NS = 'https://route53.amazonaws.com/doc/2013-04-01/';
+
+/** CreateHostedZone; returns the zone id (no prefix) and its name servers (normalized). */
+export async function createHostedZone(
+  client: Route53Client,
+  name: string,
+): Promise<{ id: string; nameServers: string[] }> {
+  const body = `<?xml version="1.0" encoding="UTF-8"?><CreateHostedZoneRequest xmlns="${ROUTE53_NS}"><Name>${name}</Name><CallerReference>${name}-${Date.now()}-${Math.random()}</CallerReference></CreateHostedZoneRequest>`;
+  const xml = await client.request('POST', '/hostedzone', {}, body);
+  const root = children(xml, 'CreateHostedZoneResponse')[0];
+  return {
+    id: (text(root, 'HostedZone', 'Id') ?? '').replace(/^\/?hostedzone\//, ''),
+    nameServers: children(root, 'DelegationSet', 'NameServers', 'NameServer').map((n) =>
+      n.text.trim().toLowerCase().replace(/\.$/, ''),
+    ),
+  };
+}
+
+/** ChangeResourceRecordSets with one UPSERT. */
+export async function upsertRecord(
+  client: Route53Client,
+  zoneId: string,
+  name: string,
+  type: string,
+  values: readonly string[],
+): Promise<void> {
+  const records = values.map((v) => `<ResourceRecord><Value>${v}</Value></ResourceRecord>`).join('');
+  const body = `<?xml version="1.0" encoding="UTF-8"?><ChangeResourceRecordSetsRequest xmlns="${ROUTE53_NS}"><ChangeBatch><Changes><Change><Action>UPSERT</Action><ResourceRecordSet><Name>${name}</Name><Type>${type}</Type><TTL>300</TTL><ResourceRecords>${records}</ResourceRecords></ResourceRecordSet></Change></Changes></ChangeBatch></ChangeResourceRecordSetsRequest>`;
+  await client.request('POST', `/hostedzone/${zoneId}/rrset`, {}, body);
+}
