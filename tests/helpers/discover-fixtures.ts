@@ -1,0 +1,44 @@
+/**
+ * The discovery fixture repositories (tests/fixtures/discover/<name>/) and what each expects: the unit tests check
+ * platctl against expected.json, the e2e suite checks real Terragrunt against the same files.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const DISCOVER_FIXTURES = fileURLToPath(new URL('../fixtures/discover/', import.meta.url));
+
+export interface ExpectedProblem {
+  kind: string;
+  severity: 'error' | 'warning';
+  /** Relative to the fixture root. */
+  file?: string;
+  line?: number;
+  unit?: string;
+  /** A substring of the hint. */
+  hint?: string;
+  /** A substring of the message. */
+  message?: string;
+}
+
+export interface FixtureExpectation {
+  /** Every unit id with its dependencies, sorted. */
+  edges: Record<string, string[]>;
+  externals?: Record<string, string[]>;
+  problems: ExpectedProblem[];
+  /** `rejects`: Terragrunt refuses the repository too; `skip`: not comparable (platctl-only config). */
+  terragrunt?: 'rejects' | 'skip';
+  note?: string;
+}
+
+export function discoverFixtures(): { name: string; dir: string; expected: FixtureExpectation }[] {
+  return readdirSync(DISCOVER_FIXTURES, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort()
+    .map((name) => {
+      const dir = join(DISCOVER_FIXTURES, name);
+      const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as FixtureExpectation;
+      return { name, dir, expected };
+    });
+}
