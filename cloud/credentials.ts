@@ -50,6 +50,8 @@ export async function createCredentialProvider(target: AwsTarget, env: EnvVars):
       profile,
       filepath: credentialsFile,
       configFilepath: configFile,
+      // The provider is memoized here; the SDK's own file cache would hide a config edited since the last read.
+      ignoreCache: true,
       clientConfig: { region: target.region },
     });
   } else if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
@@ -67,6 +69,7 @@ export async function createCredentialProvider(target: AwsTarget, env: EnvVars):
     source = fromNodeProviderChain({
       filepath: credentialsFile,
       configFilepath: configFile,
+      ignoreCache: true,
       clientConfig: { region: target.region },
     });
   }
@@ -275,6 +278,7 @@ async function defaultSsoToken(
       profile,
       filepath: credentialsFile,
       configFilepath: configFile,
+      ignoreCache: true,
       clientConfig: { region: options.target.region },
     })();
 }
