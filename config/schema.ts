@@ -43,9 +43,9 @@ export const duration = z
 /** A unit id: `<env>/<path inside the env dir>`. */
 export const unitId = z
   .string()
-  .regex(/^[^/\s]+\/[^\s]+$/, 'a unit id looks like <env>/<path inside the env dir>, e.g. platform/eks');
+  .regex(/^[^/\s]+\/[^\s]+$/, 'a unit id: <env>/<path inside the env dir>, e.g. platform/eks');
 
-const envName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'an environment name: letters, digits, _ . -');
+const envName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'an environment name (letters, digits, _ . -)');
 
 const awsSettings = z.strictObject({
   profile: z.string().min(1).describe('The AWS profile (~/.aws/config) used for this environment').optional(),

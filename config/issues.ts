@@ -1,0 +1,274 @@
+/**
+ * Turns zod's validation issues into `ConfigError`s people can act on: the key named in their terms, the position
+ * of the key or value they wrote, the value as they wrote it, and a hint (did-you-mean, quote it, the allowed
+ * values).
+ */
+import type { z } from 'zod';
+import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';
+import { didYouMean, formatKeyPath } from './errors.js';
+import { configSchema } from './schema.js';
+import { allowedKeysAt, describeKeyAt } from './schema-walk.js';
+import type { ConfigSource, LocateTarget } from './source.js';
+import { writtenText } from './source.js';
+
+type Issue = z.core.$ZodIssue;
+
+/** Maps every issue to one or more errors (an `unrecognized_keys` issue names several keys). */
+export function issuesToErrors(issues: readonly Issue[], source: ConfigSource, data: unknown): ConfigError[] {
+  const out: ConfigError[] = [];
+  for (const issue of issues) out.push(...issueToErrors(issue, toKeyPath(issue.path), source, data));
+  return out;
+}
+
+function toKeyPath(path: readonly PropertyKey[]): (string | number)[] {
+  return path.map((part) => (typeof part === 'number' ? part : String(part)));
+}
+
+function valueAt(data: unknown, keyPath: KeyPath): unknown {
+  let current = data;
+  for (const part of keyPath) {
+    if (Array.isArray(current) && typeof part === 'number') current = current[part] as unknown;
+    else if (typeof current === 'object' && current !== null && !Array.isArray(current))
+      current = (current as Record<string, unknown>)[String(part)];
+    else return undefined;
+  }
+  return current;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'an empty value';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'number') return `the number ${value}`;
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a map';
+  return typeof value;
+}
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a map',
+  record: 'a map',
+};
+
+function make(
+  source: ConfigSource,
+  reason: ConfigErrorReason,
+  keyPath: KeyPath,
+  message: string,
+  options: { target?: LocateTarget; locateAt?: KeyPath; hint?: string | undefined } = {},
+): ConfigError {
+  const { location } = source.locate(options.locateAt ?? keyPath, options.target ?? 'value');
+  return {
+    reason,
+    message,
+    keyPath: formatKeyPath(keyPath),
+    location,
+    ...(options.hint === undefined ? {} : { hint: options.hint }),
+  };
+}
+
+function lastKey(keyPath: KeyPath): string {
+  const last = keyPath[keyPath.length - 1];
+  return last === undefined ? 'the file' : typeof last === 'number' ? `item ${last}` : last;
+}
+
+function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, data: unknown): ConfigError[] {
+  const value = valueAt(data, keyPath);
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const allowed = allowedKeysAt(configSchema, keyPath, data) ?? [];
+      return issue.keys.map((key) => {
+        const suggestion = didYouMean(key, allowed);
+        const hint =
+          suggestion !== undefined
+            ? `did you mean "${suggestion}"?`
+            : allowed.length > 0
+              ? `the keys allowed here are: ${[...allowed].sort().join(', ')}`
+              : undefined;
+        return make(source, 'unknown-key', [...keyPath, key], `unknown key "${key}"`, { target: 'key', hint });
+      });
+    }
+    case 'invalid_type': {
+      const expected = EXPECTED[issue.expected] ?? issue.expected;
+      if (value === undefined) return [missingKey(source, keyPath, expected, data)];
+      if (keyPath.length === 0) {
+        const message =
+          value === null
+            ? 'the file has no settings'
+            : `the file must be a map of settings, not ${describeValue(value)}`;
+        return [
+          make(source, 'invalid-type', keyPath, message, {
+            hint: 'start from .platctl.example.yaml (see docs/configuration.md)',
+          }),
+        ];
+      }
+      return [
+        make(source, 'invalid-type', keyPath, `${lastKey(keyPath)} must be ${expected}, not ${describeValue(value)}`, {
+          hint: typeHint(issue.expected, value, writtenText(source, keyPath)),
+        }),
+      ];
+    }
+    case 'invalid_value': {
+      if (value === undefined) {
+        return [missingKey(source, keyPath, issue.values.map((v) => JSON.stringify(v)).join(' or '), data)];
+      }
+      if (keyPath.length === 1 && keyPath[0] === 'version') {
+        return [
+          make(source, 'invalid-value', keyPath, `unsupported version ${JSON.stringify(value)}`, {
+            hint: 'this platctl reads version: 1',
+          }),
+        ];
+      }
+      const allowed = issue.values.map((v) => JSON.stringify(v));
+      const suggestion =
+        typeof value === 'string'
+          ? didYouMean(
+              value,
+              issue.values.filter((v): v is string => typeof v === 'string'),
+            )
+          : undefined;
+      return [
+        make(source, 'invalid-value', keyPath, `${JSON.stringify(value)} is not one of ${allowed.join(', ')}`, {
+          hint: suggestion === undefined ? undefined : `did you mean "${suggestion}"?`,
+        }),
+      ];
+    }
+    case 'invalid_format': {
+      const what = issue.format === 'url' ? 'a URL such as https://argocd.example.com' : issue.message;
+      const message = what.startsWith('Invalid')
+        ? `${JSON.stringify(value)} is not valid: ${what}`
+        : `${JSON.stringify(value)} is not ${what}`;
+      return [make(source, 'invalid-value', keyPath, message)];
+    }
+    case 'too_small':
+    case 'too_big': {
+      return [make(source, 'invalid-value', keyPath, sizeMessage(issue, keyPath))];
+    }
+    case 'invalid_key': {
+      const key = String(keyPath[keyPath.length - 1]);
+      const inner = issue.issues[0];
+      const what = inner?.message ?? 'a valid key';
+      return [
+        make(source, 'invalid-key', keyPath, `${JSON.stringify(key)} is not ${what}`, {
+          target: 'key',
+        }),
+      ];
+    }
+    case 'invalid_union':
+      return unionErrors(issue, keyPath, value, source, data);
+    case 'custom':
+    case 'not_multiple_of':
+    case 'invalid_element':
+      return [make(source, 'invalid-value', keyPath, issue.message)];
+  }
+}
+
+/** A required key that is absent: pointed at its parent's key, where it has to be added. */
+function missingKey(source: ConfigSource, keyPath: KeyPath, expected: string, data: unknown): ConfigError {
+  const parent = keyPath.slice(0, -1);
+  const description = describeKeyAt(configSchema, keyPath, data);
+  const key = lastKey(keyPath);
+  const where = parent.length === 0 ? 'at the top level' : `in ${formatKeyPath(parent)}`;
+  return make(source, 'missing-key', keyPath, `missing required key "${key}" ${where}`, {
+    locateAt: parent,
+    target: 'key',
+    hint: `add ${key}: ${expected}${description === undefined ? '' : ` (${description})`}`,
+  });
+}
+
+function typeHint(expected: string, value: unknown, written: string | undefined): string | undefined {
+  if (expected === 'string' && typeof value === 'number') {
+    // YAML reads 012345678901 as the number 12345678901: the leading zero of an account id is gone.
+    return `quote it so YAML keeps it a string: "${written ?? String(value)}"`;
+  }
+  if (expected === 'boolean' && typeof value === 'string') return 'write true or false (YAML 1.2: yes/no are strings)';
+  if (expected === 'array' && typeof value === 'string') return `write a list: [${JSON.stringify(value)}]`;
+  if (value === null) return 'give it a value, or remove the key';
+  return undefined;
+}
+
+function sizeMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig, keyPath: KeyPath): string {
+  // zod's own messages start with "Too small"/"Too big"; a message the schema wrote itself is kept as is.
+  if (!/^Too (small|big)/.test(issue.message)) return issue.message;
+  const key = lastKey(keyPath);
+  const small = issue.code === 'too_small';
+  const limit = Number(small ? issue.minimum : issue.maximum);
+  const inclusive = issue.inclusive !== false;
+  if (issue.origin === 'array') {
+    return small ? `${key} needs at least ${limit} item${limit === 1 ? '' : 's'}` : `${key} allows at most ${limit}`;
+  }
+  if (issue.origin === 'string') {
+    return small && limit <= 1
+      ? `${key} must not be empty`
+      : `${key} must be ${small ? 'at least' : 'at most'} ${limit} characters long`;
+  }
+  const bound = small ? (inclusive ? 'at least' : 'greater than') : inclusive ? 'at most' : 'less than';
+  return `${key} must be ${bound} ${limit}`;
+}
+
+function unionErrors(
+  issue: z.core.$ZodIssueInvalidUnion,
+  keyPath: KeyPath,
+  value: unknown,
+  source: ConfigSource,
+  data: unknown,
+): ConfigError[] {
+  const discriminator = (issue as { discriminator?: unknown }).discriminator;
+  const options = (issue as { options?: unknown }).options;
+  if (typeof discriminator === 'string' && Array.isArray(options)) {
+    const names = options.map(String);
+    if (value === undefined) {
+      return [
+        make(source, 'missing-key', keyPath, `missing required key "${discriminator}"`, {
+          locateAt: keyPath.slice(0, -1),
+          target: 'value',
+          hint: `${discriminator} is one of ${names.join(', ')}`,
+        }),
+      ];
+    }
+    const suggestion = typeof value === 'string' ? didYouMean(value, names) : undefined;
+    return [
+      make(source, 'invalid-value', keyPath, `unknown ${discriminator} ${JSON.stringify(value)}`, {
+        hint:
+          suggestion === undefined
+            ? `${discriminator} is one of ${names.join(', ')}`
+            : `did you mean "${suggestion}"? (one of ${names.join(', ')})`,
+      }),
+    ];
+  }
+
+  // When exactly one alternative got past the value's own type (its issues are all deeper), the user meant that
+  // one: report its issues, e.g. `node_groups: [1]` is a list with a wrong item, not "neither all nor a list".
+  const deeper = issue.errors.filter((alternative) => alternative.every((inner) => inner.path.length > 0));
+  if (deeper.length === 1 && deeper[0]) {
+    return deeper[0].flatMap((inner) => issueToErrors(inner, [...keyPath, ...toKeyPath(inner.path)], source, data));
+  }
+
+  const expected = issue.errors.map((alternative) => {
+    const first = alternative[0];
+    if (first?.code === 'invalid_value') return first.values.map((v) => JSON.stringify(v)).join(' or ');
+    if (first?.code === 'invalid_type') return EXPECTED[first.expected] ?? first.expected;
+    return 'something else';
+  });
+  // The only string-or-number union in the schema is a duration.
+  if (expected.length === 2 && expected.includes('a string') && expected.includes('a number')) {
+    return [
+      make(source, 'invalid-type', keyPath, `${lastKey(keyPath)} must be a duration, not ${describeValue(value)}`, {
+        hint: 'write it like 90s, 45m or 1h30m (a bare number is seconds)',
+      }),
+    ];
+  }
+  return [
+    make(
+      source,
+      'invalid-type',
+      keyPath,
+      `${lastKey(keyPath)} must be ${expected.join(' or ')}, not ${describeValue(value)}`,
+    ),
+  ];
+}

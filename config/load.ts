@@ -1,0 +1,221 @@
+/**
+ * Finding, reading and validating `.platctl.yaml`. Every problem a user can cause comes back as a `ConfigError`
+ * value (all of them, in file order), never as an exception.
+ *
+ * The steps, each usable alone:
+ * - `findConfig`: `--config FILE`, else the nearest `.platctl.yaml` upward from the working directory;
+ * - `parseConfig`: YAML, schema, placeholders and cross-key checks on text, with no I/O;
+ * - `checkConfigFilesystem`: the environment dirs exist and are directories;
+ * - `loadConfig`: all of the above.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { SourceLocation } from '../engine/graph.js';
+import type { ConfigError, KeyPath } from './errors.js';
+import { formatKeyPath, sortConfigErrors } from './errors.js';
+import { issuesToErrors } from './issues.js';
+import type { PlatctlConfig } from './schema.js';
+import { configSchema } from './schema.js';
+import { envDirErrors, envDirsOf, placeholderErrors, semanticErrors } from './semantic.js';
+import type { ConfigSource } from './source.js';
+import { parseConfigSource } from './source.js';
+
+/** The file name searched for. */
+export const CONFIG_FILE_NAME = '.platctl.yaml';
+
+/** A validated configuration and where it came from. */
+export interface LoadedConfig {
+  /** Absolute path of the file. */
+  readonly path: string;
+  /** The repository root: the file's directory. Environment dirs, `exclude` globs and state files are below it. */
+  readonly root: string;
+  readonly config: PlatctlConfig;
+  /**
+   * Where a key is written, e.g. `locate(['implicit_deps', 'platform/cilium'])` for the line of that entry or
+   * `locate(['implicit_deps', 'platform/cilium', 0])` for its first item; undefined when the file does not spell
+   * the key out (a default).
+   */
+  readonly locate: (keyPath: KeyPath) => SourceLocation | undefined;
+}
+
+export type ConfigResult = { ok: true; value: LoadedConfig } | { ok: false; errors: ConfigError[] };
+
+export type FindConfigResult = { ok: true; path: string } | { ok: false; error: ConfigError };
+
+export interface LoadConfigOptions {
+  /** `--config FILE`, relative to `cwd`; when absent the file is searched upward from `cwd`. */
+  readonly path?: string | undefined;
+  readonly cwd: string;
+  /**
+   * The process environment. Not applied here: overrides such as PLATCTL_TERRAGRUNT are the CLI's business, so the
+   * loaded config is exactly what the file says.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Check that environment dirs exist (default true). Off to validate a file away from its repository. */
+  readonly checkFilesystem?: boolean;
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function isDirectory(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The configuration file to use: `explicit` (resolved against `cwd`) when given, else `.platctl.yaml` in `cwd` or
+ * the nearest directory above it.
+ */
+export async function findConfig(cwd: string, explicit?: string): Promise<FindConfigResult> {
+  const start = path.resolve(cwd);
+  if (explicit !== undefined) {
+    const file = path.resolve(start, explicit);
+    if (await isFile(file)) return { ok: true, path: file };
+    const directory = await isDirectory(file);
+    return {
+      ok: false,
+      error: {
+        reason: 'not-found',
+        message: directory
+          ? `--config ${explicit}: ${file} is a directory`
+          : `--config ${explicit}: ${file} does not exist`,
+        keyPath: '',
+        hint: directory
+          ? `pass the file itself: --config ${path.join(explicit, CONFIG_FILE_NAME)}`
+          : `check the path; a relative one is resolved against ${start}`,
+      },
+    };
+  }
+  let dir = start;
+  let misnamed: string | undefined;
+  for (;;) {
+    const candidate = path.join(dir, CONFIG_FILE_NAME);
+    if (await isFile(candidate)) return { ok: true, path: candidate };
+    misnamed ??= (await isFile(path.join(dir, '.platctl.yml'))) ? path.join(dir, '.platctl.yml') : undefined;
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return {
+    ok: false,
+    error: {
+      reason: 'not-found',
+      message: `no ${CONFIG_FILE_NAME} in ${start} or any directory above it (searched up to ${dir})`,
+      keyPath: '',
+      hint:
+        misnamed !== undefined
+          ? `found ${misnamed}: rename it to ${CONFIG_FILE_NAME}, or pass --config ${misnamed}`
+          : `create ${CONFIG_FILE_NAME} at the repository root (start from platctl's .platctl.example.yaml; ` +
+            `docs/configuration.md describes every key), or pass --config FILE`,
+    },
+  };
+}
+
+interface Analysis {
+  readonly source: ConfigSource;
+  readonly errors: ConfigError[];
+  readonly config?: PlatctlConfig;
+}
+
+function analyse(text: string, file: string): Analysis {
+  // A byte order mark is not part of the YAML a user sees.
+  const source = parseConfigSource(text.startsWith('\uFEFF') ? text.slice(1) : text, file);
+  // Broken YAML makes any further message a guess about what was meant: report the syntax first.
+  if (source.errors.length > 0) return { source, errors: source.errors };
+
+  const placeholders = placeholderErrors(source);
+  const parsed = configSchema.safeParse(source.data);
+  const schema = parsed.success ? [] : issuesToErrors(parsed.error.issues, source, source.data);
+  const semantic = semanticErrors(source);
+
+  // One message per key: a placeholder explains a malformed value better than the format error it causes.
+  const taken = new Set(placeholders.map((e) => e.keyPath));
+  const schemaKept = schema.filter((e) => !taken.has(e.keyPath));
+  for (const e of schemaKept) taken.add(e.keyPath);
+  const semanticKept = semantic.filter((e) => !taken.has(e.keyPath));
+
+  const errors = [...placeholders, ...schemaKept, ...semanticKept];
+  return parsed.success && errors.length === 0 ? { source, errors, config: parsed.data } : { source, errors };
+}
+
+function toLoaded(file: string, source: ConfigSource, config: PlatctlConfig): LoadedConfig {
+  return {
+    path: file,
+    root: path.dirname(file),
+    config,
+    locate: (keyPath) => {
+      const { location, exact } = source.locate(keyPath, 'key');
+      return exact ? location : undefined;
+    },
+  };
+}
+
+/**
+ * Validates configuration text without touching the filesystem: YAML syntax, the schema (unknown keys with a
+ * did-you-mean, types, formats), placeholders, and references between keys. `file` is used for positions and to
+ * derive `root`; make it absolute.
+ */
+export function parseConfig(text: string, file: string): ConfigResult {
+  const { source, errors, config } = analyse(text, file);
+  if (config === undefined) return { ok: false, errors: sortConfigErrors(errors) };
+  return { ok: true, value: toLoaded(file, source, config) };
+}
+
+/** The filesystem checks of a loaded configuration: every environment dir exists below the root as a directory. */
+export async function checkConfigFilesystem(loaded: LoadedConfig): Promise<ConfigError[]> {
+  const dirs = Object.entries(loaded.config.environments).map(([env, settings]) => ({
+    env,
+    dir: settings.dir,
+    keyPath: ['environments', env, 'dir'],
+  }));
+  return envDirErrors(loaded.root, dirs, (keyPath) => loaded.locate(keyPath));
+}
+
+/**
+ * Finds, reads and validates the configuration, reporting every problem: the file (see `findConfig`), its YAML,
+ * its schema, placeholders, cross-key references and (unless `checkFilesystem: false`) the environment dirs.
+ */
+export async function loadConfig(options: LoadConfigOptions): Promise<ConfigResult> {
+  const found = await findConfig(options.cwd, options.path);
+  if (!found.ok) return { ok: false, errors: [found.error] };
+  const file = found.path;
+
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (cause) {
+    const code = (cause as { code?: unknown }).code;
+    return {
+      ok: false,
+      errors: [
+        {
+          reason: 'unreadable',
+          message: `cannot read ${file}: ${typeof code === 'string' ? code : String(cause)}`,
+          keyPath: '',
+          location: { file, line: 1, column: 1 },
+          hint: 'check the file permissions',
+        },
+      ],
+    };
+  }
+
+  const { source, errors, config } = analyse(text, file);
+  const root = path.dirname(file);
+  if (options.checkFilesystem !== false && source.errors.length === 0) {
+    // Run even when the schema failed, on the dirs as written, so one pass shows every problem.
+    const taken = new Set(errors.map((e) => e.keyPath));
+    const dirs = envDirsOf(source.data).filter((d) => !taken.has(formatKeyPath(d.keyPath)));
+    errors.push(...(await envDirErrors(root, dirs, (keyPath) => source.locate(keyPath, 'value').location)));
+  }
+  if (config === undefined || errors.length > 0) return { ok: false, errors: sortConfigErrors(errors) };
+  return { ok: true, value: toLoaded(file, source, config) };
+}

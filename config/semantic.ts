@@ -1,0 +1,271 @@
+/**
+ * Checks the schema cannot express: references between keys (an environment named in `lockdown.env` must be
+ * declared), placeholders anywhere in the file, and the environment dirs on disk. They read the document as
+ * written, not the validated output, so they report alongside schema errors and a user sees everything at once.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';
+import { didYouMean, formatKeyPath } from './errors.js';
+import { PROSE_KEYS, findPlaceholder } from './placeholders.js';
+import type { ConfigSource, LocateTarget } from './source.js';
+import { stringsOf } from './source.js';
+
+type Json = Record<string, unknown>;
+
+function isMap(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function entries(value: unknown): [string, unknown][] {
+  return isMap(value) ? Object.entries(value) : [];
+}
+
+function items(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function error(
+  source: ConfigSource,
+  reason: ConfigErrorReason,
+  keyPath: KeyPath,
+  message: string,
+  hint: string | undefined,
+  target: LocateTarget = 'value',
+): ConfigError {
+  return {
+    reason,
+    message,
+    keyPath: formatKeyPath(keyPath),
+    location: source.locate(keyPath, target).location,
+    ...(hint === undefined ? {} : { hint }),
+  };
+}
+
+/** Placeholder values and keys, anywhere in the document. */
+export function placeholderErrors(source: ConfigSource): ConfigError[] {
+  const out: ConfigError[] = [];
+  for (const { value, keyPath, isKey, location } of stringsOf(source)) {
+    const last = keyPath[keyPath.length - 1];
+    // A list item inside a prose key (description: [..]) is prose too; the key itself never is.
+    const proseKey = keyPath.findLast((part) => typeof part === 'string');
+    const prose = !isKey && proseKey !== undefined && PROSE_KEYS.has(proseKey);
+    const match = findPlaceholder(value, { prose });
+    if (!match) continue;
+    const what = isKey ? `the key ${JSON.stringify(String(last))}` : `the value ${JSON.stringify(value)}`;
+    out.push({
+      reason: 'placeholder',
+      message: `${what} is a placeholder (${match.rule}: ${match.text})`,
+      keyPath: formatKeyPath(keyPath),
+      location,
+      hint: 'replace it with the real value; a placeholder fails only later, against real infrastructure',
+    });
+  }
+  return out;
+}
+
+/** An environment's dir as written, when it is a string. */
+export interface WrittenEnvDir {
+  readonly env: string;
+  readonly dir: string;
+  readonly keyPath: KeyPath;
+}
+
+/** The environment dirs written in the document that are relative and stay inside the root. */
+export function envDirsOf(data: unknown): WrittenEnvDir[] {
+  const out: WrittenEnvDir[] = [];
+  for (const [env, settings] of entries(isMap(data) ? data.environments : undefined)) {
+    const dir = isMap(settings) ? settings.dir : undefined;
+    if (typeof dir === 'string' && dir !== '') out.push({ env, dir, keyPath: ['environments', env, 'dir'] });
+  }
+  return out;
+}
+
+/** The dir relative to the root, posix separators, `.` for the root itself; undefined when it is not inside. */
+function insideRoot(dir: string): string | undefined {
+  if (path.isAbsolute(dir) || path.win32.isAbsolute(dir)) return undefined;
+  const normal = path.posix.normalize(dir.replaceAll('\\', '/')).replace(/\/+$/, '');
+  if (normal === '..' || normal.startsWith('../')) return undefined;
+  return normal === '' ? '.' : normal;
+}
+
+/** Cross-key checks on the document as written: environment references, env dirs' shape, duplicate ids. */
+export function semanticErrors(source: ConfigSource): ConfigError[] {
+  const data = source.data;
+  if (!isMap(data)) return [];
+  const out: ConfigError[] = [];
+  const envNames = entries(data.environments).map(([name]) => name);
+  const declared = new Set(envNames);
+
+  // Environment dirs: relative, inside the root, neither shared nor nested.
+  const dirs: { env: string; normal: string; keyPath: KeyPath }[] = [];
+  for (const { env, dir, keyPath } of envDirsOf(data)) {
+    const normal = insideRoot(dir);
+    if (normal === undefined) {
+      out.push(
+        error(
+          source,
+          'bad-env-dir',
+          keyPath,
+          path.isAbsolute(dir)
+            ? `environment ${env}: dir ${JSON.stringify(dir)} is absolute`
+            : `environment ${env}: dir ${JSON.stringify(dir)} leaves the repository root`,
+          'write the dir relative to the directory holding .platctl.yaml, inside it',
+        ),
+      );
+    } else {
+      dirs.push({ env, normal, keyPath });
+    }
+  }
+  for (let i = 0; i < dirs.length; i++) {
+    for (let j = i + 1; j < dirs.length; j++) {
+      const a = dirs[i];
+      const b = dirs[j];
+      if (!a || !b) continue;
+      const relation =
+        a.normal === b.normal
+          ? 'the same dir as'
+          : contains(a.normal, b.normal)
+            ? 'a dir inside the dir of'
+            : contains(b.normal, a.normal)
+              ? 'a dir containing the dir of'
+              : undefined;
+      if (relation === undefined) continue;
+      out.push(
+        error(
+          source,
+          'overlapping-env-dirs',
+          b.keyPath,
+          `environment ${b.env} has ${relation} environment ${a.env} (${b.normal} and ${a.normal})`,
+          'give each environment its own directory, side by side: a unit must belong to one environment',
+        ),
+      );
+    }
+  }
+
+  // References to environments. Only meaningful once there are declared environments to compare with.
+  if (declared.size > 0) {
+    const checkEnv = (name: unknown, keyPath: KeyPath, target: LocateTarget, what: string): void => {
+      if (typeof name !== 'string' || declared.has(name)) return;
+      out.push(unknownEnv(source, name, keyPath, target, what, envNames));
+    };
+    const lockdown = isMap(data.lockdown) ? data.lockdown : undefined;
+    checkEnv(lockdown?.env, ['lockdown', 'env'], 'value', 'lockdown.env names');
+    for (const section of ['park', 'access'] as const) {
+      for (const [name] of entries(data[section])) checkEnv(name, [section, name], 'key', `${section} names`);
+    }
+    const validate = isMap(data.validate) ? data.validate : undefined;
+    items(validate?.dns_delegation).forEach((entry, index) => {
+      if (isMap(entry)) checkEnv(entry.env, ['validate', 'dns_delegation', index, 'env'], 'value', 'this names');
+    });
+    if (isMap(validate?.gateway)) checkEnv(validate.gateway.env, ['validate', 'gateway', 'env'], 'value', 'this names');
+
+    // A unit id starts with its environment; a typo there is certain to match no unit.
+    const checkUnit = (id: unknown, keyPath: KeyPath, target: LocateTarget): void => {
+      if (typeof id !== 'string') return;
+      const slash = id.indexOf('/');
+      if (slash <= 0) return; // the schema reports ids without an environment
+      const env = id.slice(0, slash);
+      if (!declared.has(env)) out.push(unknownEnv(source, env, keyPath, target, `unit id ${id} names`, envNames));
+    };
+    for (const [id, deps] of entries(data.implicit_deps)) {
+      checkUnit(id, ['implicit_deps', id], 'key');
+      items(deps).forEach((dep, index) => checkUnit(dep, ['implicit_deps', id, index], 'value'));
+    }
+    for (const [id] of entries(data.units)) checkUnit(id, ['units', id], 'key');
+    items(data.manual_steps).forEach((step, index) => {
+      if (isMap(step))
+        items(step.before).forEach((unit, u) => checkUnit(unit, ['manual_steps', index, 'before', u], 'value'));
+    });
+    items(data.hooks).forEach((hook, index) => {
+      if (isMap(hook)) items(hook.units).forEach((unit, u) => checkUnit(unit, ['hooks', index, 'units', u], 'value'));
+    });
+    items(lockdown?.steps).forEach((step, index) => {
+      if (isMap(step)) checkUnit(step.unit, ['lockdown', 'steps', index, 'unit'], 'value');
+    });
+  }
+
+  // Ids that name steps must be unique: state and output key on them.
+  for (const listPath of [['manual_steps'], ['lockdown', 'steps']] as const) {
+    const list = listPath.length === 1 ? data.manual_steps : isMap(data.lockdown) ? data.lockdown.steps : undefined;
+    const seen = new Map<string, number>();
+    items(list).forEach((step, index) => {
+      const id = isMap(step) ? step.id : undefined;
+      if (typeof id !== 'string') return;
+      const first = seen.get(id);
+      if (first === undefined) {
+        seen.set(id, index);
+        return;
+      }
+      out.push(
+        error(
+          source,
+          'duplicate-id',
+          [...listPath, index, 'id'],
+          `id ${JSON.stringify(id)} is used twice in ${formatKeyPath(listPath)} (first at item ${first})`,
+          'give every step its own id',
+        ),
+      );
+    });
+  }
+  return out;
+}
+
+function contains(outer: string, inner: string): boolean {
+  return outer === '.' || inner.startsWith(`${outer}/`);
+}
+
+function unknownEnv(
+  source: ConfigSource,
+  name: string,
+  keyPath: KeyPath,
+  target: LocateTarget,
+  what: string,
+  envNames: readonly string[],
+): ConfigError {
+  const suggestion = didYouMean(name, envNames);
+  return error(
+    source,
+    'unknown-environment',
+    keyPath,
+    `${what} environment ${JSON.stringify(name)}, which environments does not declare`,
+    suggestion === undefined
+      ? `declared environments: ${envNames.join(', ')}`
+      : `did you mean "${suggestion}"? (declared: ${envNames.join(', ')})`,
+    target,
+  );
+}
+
+/**
+ * The filesystem half: each environment dir must exist below `root` and be a directory. Separate from parsing so a
+ * file can be validated without its repository (the example file's test), and so parsing stays free of I/O.
+ */
+export async function envDirErrors(
+  root: string,
+  dirs: readonly WrittenEnvDir[],
+  locate: (keyPath: KeyPath) => ConfigError['location'],
+): Promise<ConfigError[]> {
+  const out: ConfigError[] = [];
+  for (const { env, dir, keyPath } of dirs) {
+    if (insideRoot(dir) === undefined) continue; // reported by semanticErrors
+    const resolved = path.resolve(root, dir);
+    let problem: string | undefined;
+    try {
+      const info = await stat(resolved);
+      if (!info.isDirectory()) problem = `${resolved} is not a directory`;
+    } catch (cause) {
+      const code = (cause as { code?: unknown }).code;
+      problem = code === 'ENOENT' || code === 'ENOTDIR' ? `${resolved} does not exist` : `${resolved}: ${String(code)}`;
+    }
+    if (problem === undefined) continue;
+    const location = locate(keyPath);
+    out.push({
+      reason: 'bad-env-dir',
+      message: `environment ${env}: dir ${problem}`,
+      keyPath: formatKeyPath(keyPath),
+      ...(location === undefined ? {} : { location }),
+      hint: `create the directory, or fix the path (it is relative to ${root})`,
+    });
+  }
+  return out;
+}
