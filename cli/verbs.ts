@@ -3,6 +3,7 @@
  * `Verb` and listing it here.
  */
 import type { Verb } from './verb.js';
+import { configVerb } from './config.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
-export const VERBS: Verb<any>[] = [];
+export const VERBS: Verb<any>[] = [configVerb];

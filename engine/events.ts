@@ -1,0 +1,105 @@
+/**
+ * What a walk tells the outside world. The walk emits these; reporters (live TTY view, plain lines, NDJSON) render
+ * them. Field names are snake_case because `--json` prints them as they are, next to the snake_case state file.
+ */
+import type { UnitId } from './graph.js';
+import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
+
+/** Units per status. */
+export type StatusCounts = Record<UnitStatus, number>;
+
+export type WalkEvent =
+  | {
+      readonly type: 'run-started';
+      readonly at: string;
+      readonly run_id: string;
+      readonly command: RunCommand;
+      readonly resumed: boolean;
+      /** Units in the run (the selection), the kept floor included. */
+      readonly total: number;
+      /** Units this invocation will try to run. */
+      readonly to_run: number;
+      readonly parallelism: number;
+      /** Teardown floor: never destroyed. */
+      readonly kept: readonly UnitId[];
+      /** Expected duration per unit from earlier runs, for ETAs. */
+      readonly estimates_ms: Readonly<Record<UnitId, number>>;
+    }
+  | {
+      readonly type: 'unit-started';
+      readonly at: string;
+      readonly unit: UnitId;
+      readonly wave: number;
+      readonly attempt: number;
+      readonly log: string;
+    }
+  | {
+      readonly type: 'unit-completed';
+      readonly at: string;
+      readonly unit: UnitId;
+      readonly duration_ms: number;
+      readonly log: string;
+    }
+  | {
+      readonly type: 'unit-failed';
+      readonly at: string;
+      readonly unit: UnitId;
+      readonly reason: FailureReason;
+      readonly error: string;
+      readonly exit_code?: number;
+      readonly duration_ms: number;
+      readonly log: string;
+      /** The last lines of the unit's output (redacted). */
+      readonly last_lines: readonly string[];
+    }
+  | {
+      readonly type: 'unit-interrupted';
+      readonly at: string;
+      readonly unit: UnitId;
+      readonly duration_ms: number;
+      readonly log: string;
+    }
+  | {
+      readonly type: 'unit-skipped';
+      readonly at: string;
+      readonly unit: UnitId;
+      readonly because: UnitId;
+      readonly reason: SkipReason;
+    }
+  | { readonly type: 'interrupting'; readonly at: string; readonly signal: string; readonly running: readonly UnitId[] }
+  | { readonly type: 'warning'; readonly at: string; readonly message: string }
+  | {
+      readonly type: 'run-finished';
+      readonly at: string;
+      readonly run_id: string;
+      readonly command: RunCommand;
+      readonly status: RunOutcomeStatus;
+      readonly counts: StatusCounts;
+      readonly duration_ms: number;
+    };
+
+/** How a run ended. */
+export type RunOutcomeStatus = 'completed' | 'failed' | 'interrupted';
+
+/** Renders events. Reporters never change the run; a reporter that throws is a bug. */
+export interface Reporter {
+  event(event: WalkEvent): void;
+  /** Flushes and stops timers; called once after `run-finished`. */
+  close(): void;
+}
+
+/** One reporter that forwards to several. */
+export function combineReporters(...reporters: readonly Reporter[]): Reporter {
+  return {
+    event: (event) => {
+      for (const reporter of reporters) reporter.event(event);
+    },
+    close: () => {
+      for (const reporter of reporters) reporter.close();
+    },
+  };
+}
+
+export function emptyCounts(): StatusCounts {
+  return { pending: 0, running: 0, completed: 0, failed: 0, skipped: 0, interrupted: 0 };
+}

@@ -1,0 +1,325 @@
+/**
+ * `.platctl-state.json`: one run's state (docs/architecture.md, "State, logs and locks"). Versioned, written
+ * atomically (temp file, fsync, rename) so a crash or `kill -9` at any moment leaves either the old or the new file,
+ * never a torn one; coalesced so a burst of transitions costs one write.
+ *
+ * Serialisation is incremental: each unit's JSON is cached until the unit changes, so a write of a 10,000-unit run
+ * costs one join, not 10,000 stringify calls.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { UnitId } from './graph.js';
+import { compareIds } from './graph.js';
+import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
+
+export const STATE_FILE = '.platctl-state.json';
+export const STATE_VERSION = 1;
+
+/** One unit in the state file. Absent optional fields mean "not applicable yet". */
+export interface UnitState {
+  status: UnitStatus;
+  /** How many times the unit was started in this run (resumes included). */
+  attempts: number;
+  /** Its wave in the walked graph: the log file prefix. */
+  wave: number;
+  /** Its dependencies inside the run's selection (forward direction): the resume diff compares them. */
+  dependencies: UnitId[];
+  started_at?: string;
+  ended_at?: string;
+  duration_ms?: number;
+  exit_code?: number;
+  /** One line: why it failed. */
+  error?: string;
+  reason?: FailureReason;
+  /** The failed unit that caused the skip. */
+  skipped_because?: UnitId;
+  skip_reason?: SkipReason;
+  /** The unit's log, relative to the repository root. */
+  log?: string;
+  /** The process group of the running attempt, so a later run can find a process a killed platctl left. */
+  pid?: number;
+  /** Teardown floor: counted as done, never destroyed. */
+  kept?: boolean;
+}
+
+/** The selection and flags a run was started with; `--resume` reuses them. */
+export interface RunArgs {
+  env: string[];
+  unit: string[];
+  with_deps: boolean;
+  parallelism: number;
+  fail_fast: boolean;
+}
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted';
+
+export interface RunState {
+  version: typeof STATE_VERSION;
+  run_id: string;
+  command: RunCommand;
+  args: RunArgs;
+  started_at: string;
+  updated_at: string;
+  ended_at?: string;
+  status: RunStatus;
+  /** `fingerprint()` of the selected graph (forward direction). */
+  graph_fingerprint: string;
+  platctl_version: string;
+  /** How many times `--resume` continued this run. */
+  resumes: number;
+  /** Last known duration of each unit per verb, carried across runs: the scheduler's weights and the ETA. */
+  known_durations_ms: Partial<Record<RunCommand, Record<UnitId, number>>>;
+  units: Record<UnitId, UnitState>;
+}
+
+const unitStatus = z.enum(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted']);
+const command = z.enum(['bootstrap', 'teardown']);
+
+// Loose objects: a newer platctl may add fields; this one keeps what it knows and still refuses other versions.
+const unitStateSchema = z.looseObject({
+  status: unitStatus,
+  attempts: z.number().int().nonnegative(),
+  wave: z.number().int().nonnegative(),
+  dependencies: z.array(z.string()),
+  started_at: z.string().optional(),
+  ended_at: z.string().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+  exit_code: z.number().int().optional(),
+  error: z.string().optional(),
+  reason: z.enum(['exit-non-zero', 'timeout', 'signal', 'spawn-error']).optional(),
+  skipped_because: z.string().optional(),
+  skip_reason: z.enum(['dependency-failed', 'fail-fast']).optional(),
+  log: z.string().optional(),
+  pid: z.number().int().positive().optional(),
+  kept: z.boolean().optional(),
+});
+
+const runStateSchema = z.looseObject({
+  version: z.literal(STATE_VERSION),
+  run_id: z.string().min(1),
+  command,
+  args: z.looseObject({
+    env: z.array(z.string()),
+    unit: z.array(z.string()),
+    with_deps: z.boolean(),
+    parallelism: z.number().int().positive(),
+    fail_fast: z.boolean(),
+  }),
+  started_at: z.string(),
+  updated_at: z.string(),
+  ended_at: z.string().optional(),
+  status: z.enum(['running', 'completed', 'failed', 'interrupted']),
+  graph_fingerprint: z.string(),
+  platctl_version: z.string(),
+  resumes: z.number().int().nonnegative(),
+  known_durations_ms: z.looseObject({
+    bootstrap: z.record(z.string(), z.number()).optional(),
+    teardown: z.record(z.string(), z.number()).optional(),
+  }),
+  units: z.record(z.string(), unitStateSchema),
+});
+
+export type LoadedState =
+  | { readonly type: 'missing' }
+  | { readonly type: 'ok'; readonly state: RunState }
+  | { readonly type: 'invalid'; readonly reason: 'unparsable' | 'unsupported-version'; readonly message: string };
+
+/** Reads `.platctl-state.json` under `root`. A missing file is not an error; a broken one is a value. */
+export async function loadState(root: string): Promise<LoadedState> {
+  const path = join(root, STATE_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { type: 'missing' };
+    throw error;
+  }
+  return parseState(text, path);
+}
+
+/** Parses state file text (exported for tests and `status`). */
+export function parseState(text: string, path: string = STATE_FILE): LoadedState {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { type: 'invalid', reason: 'unparsable', message: `${path} is not JSON: ${(error as Error).message}` };
+  }
+  const version = (raw as { version?: unknown } | null)?.version;
+  if (version !== STATE_VERSION) {
+    return {
+      type: 'invalid',
+      reason: 'unsupported-version',
+      message: `${path} has version ${JSON.stringify(version)}; this platctl reads version ${STATE_VERSION}`,
+    };
+  }
+  const parsed = runStateSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? issue.path.join('.') : '';
+    return {
+      type: 'invalid',
+      reason: 'unparsable',
+      message: `${path} is not a platctl state file (${where}: ${issue?.message ?? 'invalid'})`,
+    };
+  }
+  return { type: 'ok', state: parsed.data as RunState };
+}
+
+/** Deletes temp files a killed writer left next to the state file. Call only while holding the repository lock. */
+export async function removeStaleTempFiles(root: string): Promise<void> {
+  const prefix = `${STATE_FILE}.tmp-`;
+  for (const name of await readdir(root)) {
+    if (name.startsWith(prefix)) await rm(join(root, name), { force: true });
+  }
+}
+
+export interface StateStoreOptions {
+  /** Delay before a scheduled (non-urgent) write; transitions in that window share the write. */
+  readonly coalesceMs?: number;
+  /** fsync before rename (default true): the file survives a power loss, not only a crash. */
+  readonly fsync?: boolean;
+  /** The clock for `updated_at` (epoch milliseconds). */
+  readonly now?: () => number;
+}
+
+/**
+ * Owns the in-memory state and writes it. Mutate units only through `patchUnit` (it invalidates the unit's cached
+ * JSON); change run-level fields through `patchRun`. `flush()` resolves once every change made before the call is on
+ * disk; `schedule()` asks for a write within `coalesceMs`.
+ */
+export class StateStore {
+  readonly #path: string;
+  readonly #dir: string;
+  readonly #state: RunState;
+  readonly #fragments = new Map<UnitId, string>();
+  readonly #coalesceMs: number;
+  readonly #fsync: boolean;
+  readonly #now: (() => number) | undefined;
+  #order: UnitId[];
+  #dirty = true;
+  #inFlight: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #writes = 0;
+
+  constructor(root: string, state: RunState, options: StateStoreOptions = {}) {
+    this.#dir = root;
+    this.#path = join(root, STATE_FILE);
+    this.#state = state;
+    this.#order = Object.keys(state.units).sort(compareIds);
+    this.#coalesceMs = options.coalesceMs ?? 100;
+    this.#fsync = options.fsync ?? true;
+    this.#now = options.now;
+  }
+
+  /** The state, read-only: change it through `patchUnit`/`patchRun`. */
+  get state(): Readonly<RunState> {
+    return this.#state;
+  }
+
+  /** Writes done so far (the benchmark reports it). */
+  get writes(): number {
+    return this.#writes;
+  }
+
+  unit(id: UnitId): Readonly<UnitState> | undefined {
+    return this.#state.units[id];
+  }
+
+  /** Sets fields of a unit; `undefined` values delete the field. */
+  patchUnit(id: UnitId, patch: { [K in keyof UnitState]?: UnitState[K] | undefined }): void {
+    const unit = this.#state.units[id];
+    if (!unit) throw new Error(`state: unknown unit ${id}`);
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete (unit as unknown as Record<string, unknown>)[key];
+      else (unit as unknown as Record<string, unknown>)[key] = value;
+    }
+    this.#fragments.delete(id);
+    this.#dirty = true;
+  }
+
+  /** Sets run-level fields (not `units`). */
+  patchRun(patch: Partial<Omit<RunState, 'units' | 'version'>>): void {
+    Object.assign(this.#state, patch);
+    this.#dirty = true;
+  }
+
+  /** Asks for a write soon; transitions until then share it. */
+  schedule(): void {
+    this.#dirty = true;
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      // A failed scheduled write surfaces at the next flush(), which callers await.
+      this.flush().catch(() => undefined);
+    }, this.#coalesceMs);
+  }
+
+  /** Resolves when everything changed before this call is on disk. Concurrent callers share writes. */
+  flush(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    if (this.#inFlight) {
+      // The write in flight took its snapshot before our changes: exactly one more write follows it.
+      this.#queued = this.#inFlight
+        .catch(() => undefined)
+        .then(() => {
+          this.#queued = undefined;
+          return this.flush();
+        });
+      return this.#queued;
+    }
+    if (!this.#dirty) return Promise.resolve();
+    this.#inFlight = this.#write().finally(() => {
+      this.#inFlight = undefined;
+    });
+    return this.#inFlight;
+  }
+
+  /** Stops the timer and writes what is left. */
+  async close(): Promise<void> {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    await this.flush();
+  }
+
+  /** The file's text, as the next write would produce it. */
+  serialize(): string {
+    const { units: _units, ...run } = this.#state;
+    const head = JSON.stringify(run);
+    if (this.#order.length !== Object.keys(this.#state.units).length) {
+      this.#order = Object.keys(this.#state.units).sort(compareIds);
+    }
+    const parts: string[] = [];
+    for (const id of this.#order) {
+      let fragment = this.#fragments.get(id);
+      if (fragment === undefined) {
+        fragment = `${JSON.stringify(id)}:${JSON.stringify(this.#state.units[id])}`;
+        this.#fragments.set(id, fragment);
+      }
+      parts.push(fragment);
+    }
+    // One unit per line: cheap to produce, and still readable and diffable by people.
+    return `${head.slice(0, -1)},"units":{\n${parts.join(',\n')}\n}}\n`;
+  }
+
+  async #write(): Promise<void> {
+    this.#dirty = false;
+    if (this.#now) this.#state.updated_at = new Date(this.#now()).toISOString();
+    const text = this.serialize();
+    const temp = join(this.#dir, `${STATE_FILE}.tmp-${randomBytes(4).toString('hex')}`);
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(text);
+      if (this.#fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, this.#path);
+    this.#writes += 1;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The vocabulary of a run: unit statuses, why a unit failed or was skipped, and the two walking verbs. Shared by the
+ * scheduler, the walk, the state file and the reporters so every layer spells them the same way.
+ */
+
+/** A unit's status in a run (and in `.platctl-state.json`). */
+export type UnitStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'interrupted';
+
+/** Statuses a unit can end a run in: nothing more happens to it in this run. */
+export const TERMINAL: ReadonlySet<UnitStatus> = new Set<UnitStatus>(['completed', 'failed', 'skipped', 'interrupted']);
+
+/** Statuses that count as done for dependents and that `--resume` never runs again. */
+export const SUCCEEDED: ReadonlySet<UnitStatus> = new Set<UnitStatus>(['completed']);
+
+/** Why a unit failed. */
+export type FailureReason = 'exit-non-zero' | 'timeout' | 'signal' | 'spawn-error';
+
+/** Why a unit was not started. */
+export type SkipReason = 'dependency-failed' | 'fail-fast';
+
+/** The verbs that walk the graph and mutate infrastructure. */
+export type RunCommand = 'bootstrap' | 'teardown';
+
+/** The Terraform command a verb runs in each unit. */
+export function tfCommandFor(command: RunCommand): 'apply' | 'destroy' {
+  return command === 'bootstrap' ? 'apply' : 'destroy';
+}
+
+/** Exhaustiveness guard for switches over unions. */
+export function unreachable(value: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(value)}`);
+}

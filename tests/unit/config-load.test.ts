@@ -1,0 +1,378 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConfigError } from '../../config/errors.js';
+import type { ConfigResult } from '../../config/load.js';
+import { checkConfigFilesystem, findConfig, loadConfig, parseConfig } from '../../config/load.js';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/config');
+const FILE = '/repo/.platctl.yaml';
+
+function errorsOf(result: ConfigResult): ConfigError[] {
+  if (result.ok) throw new Error('expected the configuration to be refused');
+  return result.errors;
+}
+
+/** The one error at `keyPath`, failing when there is none or several. */
+function errorAt(result: ConfigResult, keyPath: string): ConfigError {
+  const matching = errorsOf(result).filter((e) => e.keyPath === keyPath);
+  expect(matching, `errors at ${keyPath}: ${JSON.stringify(errorsOf(result), null, 2)}`).toHaveLength(1);
+  return matching[0]!;
+}
+
+const MINIMAL = 'version: 1\nenvironments:\n  platform:\n    dir: live/platform\n';
+
+describe('parseConfig', () => {
+  it('accepts a minimal file and fills the defaults, durations in milliseconds', () => {
+    const result = parseConfig(MINIMAL, FILE);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const { config, root, path: file } = result.value;
+    expect(file).toBe(FILE);
+    expect(root).toBe('/repo');
+    expect(config.environments).toEqual({ platform: { dir: 'live/platform' } });
+    expect(config.terragrunt).toEqual({ binary: 'terragrunt', tf_path: 'tofu', extra_args: [], env: {} });
+    expect(config.parallelism).toEqual({ apply: 4, validate: 8 });
+    // 60 minutes: zod's .default() would have skipped the seconds-to-milliseconds transform.
+    expect(config.unit_timeout).toBe(3_600_000);
+    expect(config.validate.checkers).toEqual({ eks: 'eks_cluster', cilium: 'cilium_agent', argocd: 'argocd_apps' });
+    expect(config.lockdown).toBeUndefined();
+  });
+
+  it('parses durations in every written form', () => {
+    const text = `${MINIMAL}unit_timeout: 1h30m\nunits:\n  platform/eks:\n    timeout: 90\nlockdown:\n  env: platform\n  retry: { attempts: 3 }\n`;
+    const result = parseConfig(text, FILE);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.value.config.unit_timeout).toBe(90 * 60_000);
+    expect(result.value.config.units['platform/eks']?.timeout).toBe(90_000);
+    expect(result.value.config.lockdown?.retry).toEqual({ attempts: 3, interval: 30_000 });
+  });
+
+  it('reports YAML syntax errors with their positions', () => {
+    const result = parseConfig('version: 1\nenvironments:\n  platform: [live\nunits: {}\n', FILE);
+    const [error, ...rest] = errorsOf(result);
+    expect(rest).toEqual([]);
+    expect(error?.reason).toBe('yaml-syntax');
+    expect(error?.message).toMatch(/^YAML: /);
+    expect(error?.location).toEqual({ file: FILE, line: 4, column: 1 });
+  });
+
+  it('reports duplicate keys and tabs as YAML errors', () => {
+    const duplicate = errorsOf(parseConfig(`${MINIMAL}version: 1\n`, FILE));
+    expect(duplicate.map((e) => [e.reason, e.location?.line])).toEqual([['yaml-syntax', 5]]);
+    expect(duplicate[0]?.hint).toMatch(/once per map/);
+    const tab = errorsOf(parseConfig('version: 1\nenvironments:\n\tplatform: {}\n', FILE));
+    expect(tab[0]?.reason).toBe('yaml-syntax');
+    expect(tab[0]?.location?.line).toBe(3);
+  });
+
+  it('reports an alias without its anchor instead of throwing', () => {
+    const result = parseConfig('version: 1\nenvironments: *envs\n', FILE);
+    const [error] = errorsOf(result);
+    expect(error).toMatchObject({ reason: 'yaml-syntax', location: { line: 2, column: 15 } });
+  });
+
+  it('refuses an empty file and a file that is not a map', () => {
+    expect(errorsOf(parseConfig('# nothing yet\n', FILE))[0]?.message).toBe('the file has no settings');
+    expect(errorsOf(parseConfig('- a\n', FILE))[0]?.message).toMatch(/must be a map of settings, not a list/);
+  });
+
+  it('reports a value of the wrong type at the value, with a hint to quote numbers', () => {
+    const text =
+      'version: 1\nenvironments:\n  platform:\n    dir: live\n    aws:\n      region: eu-west-1\n      account_id: 012345678901\n';
+    const error = errorAt(parseConfig(text, FILE), 'environments.platform.aws.account_id');
+    expect(error.reason).toBe('invalid-type');
+    expect(error.message).toBe('account_id must be a string, not the number 12345678901');
+    expect(error.location).toEqual({ file: FILE, line: 7, column: 19 });
+    expect(error.hint).toBe('quote it so YAML keeps it a string: "012345678901"');
+  });
+
+  it('reports yes/no where a boolean belongs', () => {
+    const text = `${MINIMAL}units:\n  platform/iam:\n    teardown_skip: yes\n`;
+    const error = errorAt(parseConfig(text, FILE), 'units.platform/iam.teardown_skip');
+    expect(error.message).toBe('teardown_skip must be true or false, not the string "yes"');
+    expect(error.hint).toMatch(/true or false/);
+  });
+
+  it('reports unknown keys at the key, with a did-you-mean from the keys allowed at that level', () => {
+    const text = 'version: 1\nunit_timout: 30m\nenvironments:\n  platform:\n    dri: live\n';
+    const result = parseConfig(text, FILE);
+    const top = errorAt(result, 'unit_timout');
+    expect(top).toMatchObject({
+      reason: 'unknown-key',
+      message: 'unknown key "unit_timout"',
+      location: { file: FILE, line: 2, column: 1 },
+      hint: 'did you mean "unit_timeout"?',
+    });
+    expect(errorAt(result, 'environments.platform.dri')).toMatchObject({
+      location: { line: 5, column: 5 },
+      hint: 'did you mean "dir"?',
+    });
+    // dir itself is missing too: reported at its parent, where it has to be added.
+    expect(errorAt(result, 'environments.platform.dir')).toMatchObject({
+      reason: 'missing-key',
+      location: { line: 4, column: 3 },
+    });
+  });
+
+  it('lists the allowed keys when nothing is close, and picks the hook type before suggesting', () => {
+    const text = `${MINIMAL}hooks:\n  - type: eni_ip_validation\n    units: [platform/nodes]\n    min_free: 10\n  - type: secret_cleanup\n    units: [platform/es]\n    colour: red\n`;
+    const result = parseConfig(text, FILE);
+    expect(errorAt(result, 'hooks[0].min_free').hint).toBe('did you mean "min_free_ips"?');
+    expect(errorAt(result, 'hooks[1].colour').hint).toBe('the keys allowed here are: type, units');
+  });
+
+  it('suggests a hook type for a misspelt one', () => {
+    const text = `${MINIMAL}hooks:\n  - type: crd_two_stages\n    units: [platform/crossplane]\n`;
+    const error = errorAt(parseConfig(text, FILE), 'hooks[0].type');
+    expect(error.message).toBe('unknown type "crd_two_stages"');
+    expect(error.hint).toMatch(/^did you mean "crd_two_stage"\?/);
+    expect(error.location).toMatchObject({ line: 6, column: 11 });
+  });
+
+  it('reports a bad duration', () => {
+    const result = parseConfig(`${MINIMAL}unit_timeout: 5 minutes\nunits:\n  platform/eks: { timeout: true }\n`, FILE);
+    expect(errorAt(result, 'unit_timeout')).toMatchObject({
+      reason: 'invalid-value',
+      message: '"5 minutes" is not a duration: write it like 90s, 45m or 1h30m',
+      location: { line: 5, column: 15 },
+    });
+    expect(errorAt(result, 'units.platform/eks.timeout').message).toBe('timeout must be a duration, not true');
+  });
+
+  it('reports a zero duration and non-positive parallelism', () => {
+    const result = parseConfig(`${MINIMAL}unit_timeout: 0s\nparallelism: { apply: 0 }\n`, FILE);
+    expect(errorAt(result, 'unit_timeout').message).toMatch(/is not a duration/);
+    expect(errorAt(result, 'parallelism.apply').message).toBe('apply must be greater than 0');
+  });
+
+  it('reports a missing version and an unsupported one', () => {
+    expect(errorAt(parseConfig('environments: { p: { dir: p } }\n', FILE), 'version')).toMatchObject({
+      reason: 'missing-key',
+      hint: expect.stringMatching(/^add version: 1/) as unknown,
+    });
+    expect(errorAt(parseConfig(MINIMAL.replace('version: 1', 'version: 2'), FILE), 'version')).toMatchObject({
+      message: 'unsupported version 2',
+      location: { line: 1, column: 10 },
+    });
+  });
+
+  it('reports placeholders naming the key, and only once per key', () => {
+    const text = [
+      'version: 1',
+      'environments:',
+      '  platform:',
+      '    dir: live/platform',
+      '    aws:',
+      '      region: eu-west-1',
+      '      account_id: YOUR_ACCOUNT_ID',
+      '      deployer_role_arn: arn:aws:iam::<account-id>:role/Deployer',
+      '      state_bucket: REPLACE_ME',
+      '    cluster: { name: TODO }',
+      'manual_steps:',
+      '  - id: token',
+      '    description: Run aws sso login --profile <profile> and put your-token in SSM',
+      '    check: [sh, -c, "test -n \\"$CHANGEME\\""]',
+      '',
+    ].join('\n');
+    const result = parseConfig(text, FILE);
+    const errors = errorsOf(result);
+    expect(errors.map((e) => [e.keyPath, e.reason])).toEqual([
+      ['environments.platform.aws.account_id', 'placeholder'],
+      ['environments.platform.aws.deployer_role_arn', 'placeholder'],
+      ['environments.platform.aws.state_bucket', 'placeholder'],
+      ['environments.platform.cluster.name', 'placeholder'],
+      ['manual_steps[0].check[2]', 'placeholder'],
+    ]);
+    expect(errors[0]).toMatchObject({
+      message: expect.stringContaining('"YOUR_ACCOUNT_ID" is a placeholder') as unknown,
+      location: { line: 7, column: 19 },
+    });
+    expect(errors[1]?.message).toContain('<account-id>');
+  });
+
+  it('reports a placeholder used as a key', () => {
+    const text = `${MINIMAL}implicit_deps:\n  <env>/eks: [platform/vpc]\n`;
+    const errors = errorsOf(parseConfig(text, FILE));
+    expect(errors.map((e) => e.reason)).toEqual(['placeholder']);
+    expect(errors[0]).toMatchObject({ keyPath: 'implicit_deps["<env>/eks"]', location: { line: 6, column: 3 } });
+  });
+
+  it('checks that lockdown, park, access and validate name declared environments', () => {
+    const text = [
+      MINIMAL.trimEnd(),
+      'lockdown:',
+      '  env: platfrom',
+      'park:',
+      '  prod: {}',
+      'access:',
+      '  platform: { principals: [] }',
+      '  staging: { principals: [] }',
+      'validate:',
+      '  gateway: { namespace: gw, name: public, env: preprod }',
+      '',
+    ].join('\n');
+    const result = parseConfig(text, FILE);
+    expect(errorsOf(result).map((e) => [e.keyPath, e.reason, e.location?.line])).toEqual([
+      ['lockdown.env', 'unknown-environment', 6],
+      ['park.prod', 'unknown-environment', 8],
+      ['access.staging', 'unknown-environment', 11],
+      ['validate.gateway.env', 'unknown-environment', 13],
+    ]);
+    expect(errorAt(result, 'lockdown.env').hint).toBe('did you mean "platform"? (declared: platform)');
+  });
+
+  it("checks the environment part of unit ids; the rest is discovery's to check", () => {
+    const text = `${MINIMAL}implicit_deps:\n  platform/cilium: [platfrom/eks, platform/not-a-unit-yet]\nunits:\n  preprod/eks: {}\n`;
+    const result = parseConfig(text, FILE);
+    expect(errorsOf(result).map((e) => e.keyPath)).toEqual(['implicit_deps.platform/cilium[0]', 'units.preprod/eks']);
+    expect(errorAt(result, 'implicit_deps.platform/cilium[0]').location).toMatchObject({ line: 6, column: 21 });
+  });
+
+  it('refuses env dirs that are absolute, leave the root, or overlap', () => {
+    const text = [
+      'version: 1',
+      'environments:',
+      '  a: { dir: /abs/live }',
+      '  b: { dir: ../elsewhere }',
+      '  c: { dir: live/c }',
+      '  d: { dir: live/c/inner }',
+      '  e: { dir: ./live/c/ }',
+      '',
+    ].join('\n');
+    const errors = errorsOf(parseConfig(text, FILE));
+    expect(errors.map((e) => [e.keyPath, e.reason])).toEqual([
+      ['environments.a.dir', 'bad-env-dir'],
+      ['environments.b.dir', 'bad-env-dir'],
+      ['environments.d.dir', 'overlapping-env-dirs'],
+      ['environments.e.dir', 'overlapping-env-dirs'],
+      ['environments.e.dir', 'overlapping-env-dirs'],
+    ]);
+    expect(errors[2]?.message).toBe(
+      'environment d has a dir inside the dir of environment c (live/c/inner and live/c)',
+    );
+    expect(errors[3]?.message).toBe('environment e has the same dir as environment c (live/c and live/c)');
+  });
+
+  it('refuses duplicate step ids', () => {
+    const text = `${MINIMAL}manual_steps:\n  - { id: a, description: A, check: [true] }\n  - { id: a, description: B, check: [true] }\n`;
+    expect(errorAt(parseConfig(text, FILE), 'manual_steps[1].id')).toMatchObject({
+      reason: 'duplicate-id',
+      location: { line: 7, column: 11 },
+    });
+  });
+
+  it('reports every error of a file at once, in file order', async () => {
+    const file = path.join(FIXTURES, 'broken.yaml');
+    const errors = errorsOf(parseConfig(await readFile(file, 'utf8'), file));
+    expect(errors.map((e) => [e.location?.line, e.reason, e.keyPath])).toEqual([
+      [3, 'unknown-key', 'unit_timout'],
+      [9, 'placeholder', 'environments.platform.aws.account_id'],
+      [11, 'invalid-type', 'parallelism.apply'],
+      [13, 'unknown-environment', 'lockdown.env'],
+      [15, 'invalid-value', 'lockdown.retry.interval'],
+    ]);
+    expect(errors.every((e) => e.location?.file === file)).toBe(true);
+  });
+
+  it('locates keys for later stages, and nothing for keys the file does not spell out', async () => {
+    const file = path.join(FIXTURES, 'repo/.platctl.yaml');
+    const result = parseConfig(await readFile(file, 'utf8'), file);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const { locate } = result.value;
+    expect(locate(['implicit_deps', 'platform/cilium'])).toEqual({ file, line: 13, column: 3 });
+    expect(locate(['implicit_deps', 'platform/cilium', 0])).toEqual({ file, line: 14, column: 7 });
+    expect(locate(['units', 'platform/eks', 'timeout'])).toEqual({ file, line: 17, column: 5 });
+    expect(locate(['implicit_deps', 'platform/nope'])).toBeUndefined();
+    expect(locate(['parallelism'])).toBeUndefined();
+  });
+});
+
+describe('findConfig', () => {
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'platctl-config-'));
+  });
+  afterAll(async () => {
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('searches upward from the working directory', async () => {
+    const found = await findConfig(path.join(FIXTURES, 'repo/live/platform/eks'));
+    expect(found).toEqual({ ok: true, path: path.join(FIXTURES, 'repo/.platctl.yaml') });
+  });
+
+  it('prefers --config, resolved against the working directory', async () => {
+    const found = await findConfig(path.join(FIXTURES, 'repo'), '../missing-dir/.platctl.yaml');
+    expect(found).toEqual({ ok: true, path: path.join(FIXTURES, 'missing-dir/.platctl.yaml') });
+  });
+
+  it('says where it looked and what to do when there is no file', async () => {
+    const deep = path.join(tmp, 'a/b');
+    await mkdir(deep, { recursive: true });
+    const found = await findConfig(deep);
+    if (found.ok) throw new Error(`unexpectedly found ${found.path}`);
+    expect(found.error.reason).toBe('not-found');
+    expect(found.error.message).toBe(`no .platctl.yaml in ${deep} or any directory above it (searched up to /)`);
+    expect(found.error.hint).toMatch(/\.platctl\.example\.yaml.*--config FILE/);
+    expect(found.error.location).toBeUndefined();
+  });
+
+  it('points at a .platctl.yml it finds on the way', async () => {
+    const dir = path.join(tmp, 'yml');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, '.platctl.yml'), MINIMAL);
+    const found = await findConfig(dir);
+    expect(found.ok ? undefined : found.error.hint).toMatch(/found .*\.platctl\.yml: rename it to \.platctl\.yaml/);
+  });
+
+  it('refuses a --config that does not exist or is a directory', async () => {
+    const missing = await findConfig(tmp, 'nope.yaml');
+    expect(missing.ok ? undefined : missing.error.message).toBe(
+      `--config nope.yaml: ${path.join(tmp, 'nope.yaml')} does not exist`,
+    );
+    const directory = await findConfig(tmp, '.');
+    expect(directory.ok ? undefined : directory.error.hint).toBe('pass the file itself: --config .platctl.yaml');
+  });
+});
+
+describe('loadConfig', () => {
+  it('loads a valid repository found upward from the working directory', async () => {
+    const result = await loadConfig({ cwd: path.join(FIXTURES, 'repo/live/platform/eks'), env: {} });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    expect(result.value.root).toBe(path.join(FIXTURES, 'repo'));
+    expect(result.value.config.unit_timeout).toBe(45 * 60_000);
+    expect(result.value.config.units['platform/eks']?.timeout).toBe(90 * 60_000);
+    expect(result.value.config.environments.platform?.aws?.account_id).toBe('123456789012');
+  });
+
+  it('reports environment dirs that are missing or not directories, with the resolved path', async () => {
+    const root = path.join(FIXTURES, 'missing-dir');
+    const result = await loadConfig({ cwd: root });
+    const errors = errorsOf(result);
+    expect(errors.map((e) => [e.keyPath, e.reason, e.location?.line])).toEqual([
+      ['environments.preprod.dir', 'bad-env-dir', 7],
+      ['environments.notes.dir', 'bad-env-dir', 9],
+    ]);
+    expect(errors[0]?.message).toBe(`environment preprod: dir ${path.join(root, 'live/preprod')} does not exist`);
+    expect(errors[1]?.message).toBe(`environment notes: dir ${path.join(root, 'live/notes.txt')} is not a directory`);
+    expect(errors[0]?.hint).toContain(root);
+  });
+
+  it('skips the filesystem when asked, and checkConfigFilesystem does it separately', async () => {
+    const root = path.join(FIXTURES, 'missing-dir');
+    const result = await loadConfig({ cwd: root, checkFilesystem: false });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const errors = await checkConfigFilesystem(result.value);
+    expect(errors.map((e) => [e.keyPath, e.location?.line])).toEqual([
+      ['environments.preprod.dir', 7],
+      ['environments.notes.dir', 9],
+    ]);
+  });
+
+  it('reports a missing file as a single not-found error', async () => {
+    const result = await loadConfig({ cwd: FIXTURES, path: 'absent.yaml' });
+    expect(errorsOf(result).map((e) => e.reason)).toEqual(['not-found']);
+  });
+});

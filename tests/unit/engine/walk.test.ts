@@ -1,0 +1,238 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { WalkEvent } from '../../../engine/events.js';
+import type { Graph } from '../../../engine/graph.js';
+import { waveIndex } from '../../../engine/graph.js';
+import type { RunState } from '../../../engine/state.js';
+import { STATE_FILE, StateStore } from '../../../engine/state.js';
+import type { Executor } from '../../../engine/executor.js';
+import { walk } from '../../../engine/walk.js';
+import { AutoExecutor, ControlledExecutor, MemoryLog, graphOf, manualClock, tempDir } from './helpers.js';
+
+function freshState(graph: Graph, completed: readonly string[] = []): RunState {
+  const waves = waveIndex(graph);
+  const units: RunState['units'] = {};
+  for (const id of graph.ids()) {
+    units[id] = {
+      status: completed.includes(id) ? 'completed' : 'pending',
+      attempts: completed.includes(id) ? 1 : 0,
+      wave: waves.get(id) ?? 0,
+      dependencies: [...(graph.get(id)?.dependencies ?? [])].sort(),
+      log: `.platctl-logs/r/${waves.get(id) ?? 0}_${id.replaceAll('/', '__')}.log`,
+    };
+  }
+  return {
+    version: 1,
+    run_id: 'r',
+    command: 'bootstrap',
+    args: { env: [], unit: [], with_deps: false, parallelism: 2, fail_fast: false },
+    started_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    status: 'running',
+    graph_fingerprint: 'x',
+    platctl_version: 'test',
+    resumes: 0,
+    known_durations_ms: {},
+    units,
+  };
+}
+
+async function setup(graph: Graph, completed: readonly string[] = []) {
+  const root = await tempDir();
+  const store = new StateStore(root, freshState(graph, completed), { fsync: false, coalesceMs: 5 });
+  const events: WalkEvent[] = [];
+  const logs = new Map<string, MemoryLog>();
+  const controller = new AbortController();
+  const clock = manualClock();
+  const start = (executor: Executor, options: { parallelism?: number; failFast?: boolean } = {}) =>
+    walk({
+      graph,
+      store,
+      executor,
+      command: 'bootstrap',
+      parallelism: options.parallelism ?? 2,
+      failFast: options.failFast ?? false,
+      signal: controller.signal,
+      now: clock.now,
+      emit: (e) => events.push(e),
+      job: (unit) => ({ absDir: `/repo/live/${unit}`, tfArgs: [], timeoutMs: 60_000 }),
+      openLog: (unit) => {
+        const log = new MemoryLog();
+        logs.set(unit, log);
+        return Promise.resolve(log);
+      },
+    });
+  return { root, store, events, logs, controller, clock, start };
+}
+
+const diamond = (): Graph =>
+  graphOf(
+    [
+      ['p/b', 'p/a'],
+      ['p/c', 'p/a'],
+      ['p/d', 'p/b'],
+      ['p/d', 'p/c'],
+      ['p/e', 'p/d'],
+    ],
+    ['p/x'],
+  );
+
+describe('walk', () => {
+  it('runs every unit once, dependencies first, never above the concurrency limit', async () => {
+    // A random layered DAG of 60 units with random durations.
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const edges: [string, string][] = [];
+    for (let i = 1; i < 60; i += 1) {
+      for (let k = 0; k < 3; k += 1) if (random() < 0.5) edges.push([`p/u${i}`, `p/u${Math.floor(random() * i)}`]);
+    }
+    const graph = graphOf(
+      edges,
+      Array.from({ length: 60 }, (_, i) => `p/u${i}`),
+    );
+    for (const limit of [1, 3, 8]) {
+      const { start } = await setup(graph);
+      const executor = new AutoExecutor(graph, () => Math.floor(random() * 4));
+      const result = await start(executor, { parallelism: limit });
+      expect(result.status).toBe('completed');
+      expect(executor.violations).toEqual([]);
+      expect(executor.maxConcurrent).toBeLessThanOrEqual(limit);
+      expect(new Set(executor.started).size).toBe(60);
+      expect(executor.started).toHaveLength(60);
+    }
+  });
+
+  it('records running in the state file before the unit is spawned', async () => {
+    const graph = graphOf([], ['p/a']);
+    const { root, start } = await setup(graph);
+    let onDisk: string | undefined;
+    const executor: Executor = {
+      commandLine: () => ['x'],
+      run: async () => {
+        const state = JSON.parse(await readFile(join(root, STATE_FILE), 'utf8')) as RunState;
+        onDisk = state.units['p/a']?.status;
+        return { type: 'completed' };
+      },
+    };
+    await start(executor);
+    expect(onDisk).toBe('running');
+  });
+
+  it('skips the dependents of a failure through a diamond, lets the rest finish, and says why', async () => {
+    const graph = diamond();
+    const { store, events, start } = await setup(graph);
+    const executor = new ControlledExecutor();
+    const done = start(executor, { parallelism: 2 });
+    await executor.waitForStarted(2);
+    expect(executor.runningIds()).toEqual(['p/a', 'p/x']);
+    executor.finish('p/a');
+    await executor.waitForStarted(3);
+    // x still runs, so one slot: b and c are both ready; b goes first (tie by id).
+    expect(executor.runningIds()).toEqual(['p/b', 'p/x']);
+    executor.fail('p/b');
+    await executor.waitForStarted(4);
+    expect(executor.runningIds()).toEqual(['p/c', 'p/x']);
+    executor.finish('p/c');
+    executor.finish('p/x');
+    const result = await done;
+    expect(result.status).toBe('failed');
+    expect(result.counts).toMatchObject({ completed: 3, failed: 1, skipped: 2 });
+    expect(store.unit('p/d')).toMatchObject({
+      status: 'skipped',
+      skipped_because: 'p/b',
+      skip_reason: 'dependency-failed',
+    });
+    expect(store.unit('p/e')).toMatchObject({ status: 'skipped', skipped_because: 'p/b' });
+    expect(store.unit('p/b')).toMatchObject({
+      status: 'failed',
+      reason: 'exit-non-zero',
+      exit_code: 1,
+      error: 'exit code 1: Error: p/b broke',
+    });
+    const failed = events.find((e) => e.type === 'unit-failed');
+    expect(failed).toMatchObject({ unit: 'p/b', last_lines: ['Error: p/b broke'] });
+    // The skips are announced before anything else starts.
+    const types = events.map((e) =>
+      e.type === 'unit-started' || e.type === 'unit-skipped' ? `${e.type}:${e.unit}` : e.type,
+    );
+    expect(types.indexOf('unit-skipped:p/d')).toBeLessThan(types.indexOf('unit-started:p/c'));
+  });
+
+  it('records a failure before its slot is reused: with one slot no dependent of it ever starts', async () => {
+    const graph = diamond();
+    const { start } = await setup(graph);
+    const executor = new AutoExecutor(graph, () => 0, new Set(['p/a']));
+    const result = await start(executor, { parallelism: 1 });
+    expect(executor.started.sort()).toEqual(['p/a', 'p/x']);
+    expect(result.counts).toMatchObject({ failed: 1, skipped: 4, completed: 1 });
+  });
+
+  it('stops starting units after the first failure with --fail-fast, and lets running ones finish', async () => {
+    const graph = graphOf([], ['p/a', 'p/b', 'p/c', 'p/d']);
+    const { store, start } = await setup(graph);
+    const executor = new ControlledExecutor();
+    const done = start(executor, { parallelism: 2, failFast: true });
+    await executor.waitForStarted(2);
+    executor.fail('p/a');
+    // p/b keeps running; nothing new starts.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(executor.started).toEqual(['p/a', 'p/b']);
+    executor.finish('p/b');
+    const result = await done;
+    expect(result.counts).toMatchObject({ failed: 1, completed: 1, skipped: 2 });
+    expect(store.unit('p/c')).toMatchObject({ status: 'skipped', skipped_because: 'p/a', skip_reason: 'fail-fast' });
+  });
+
+  it('never re-runs units already completed (resume) and counts them as satisfied', async () => {
+    const graph = diamond();
+    const { start } = await setup(graph, ['p/a', 'p/b', 'p/x']);
+    const executor = new AutoExecutor(graph, () => 0);
+    for (const unit of ['p/a', 'p/b', 'p/x']) executor.finished.add(unit);
+    const result = await start(executor);
+    expect(executor.started).toEqual(['p/c', 'p/d', 'p/e']);
+    expect(result.status).toBe('completed');
+  });
+
+  it('on interruption starts nothing new, marks running units interrupted and leaves the rest pending', async () => {
+    const graph = diamond();
+    const { store, controller, events, start } = await setup(graph);
+    const executor = new ControlledExecutor();
+    const done = start(executor);
+    await executor.waitForStarted(2);
+    controller.abort('SIGINT');
+    const result = await done;
+    expect(result.status).toBe('interrupted');
+    expect(store.unit('p/a')?.status).toBe('interrupted');
+    expect(store.unit('p/x')?.status).toBe('interrupted');
+    expect(store.unit('p/b')?.status).toBe('pending');
+    expect(executor.started).toHaveLength(2);
+    expect(events.find((e) => e.type === 'interrupting')).toMatchObject({ signal: 'SIGINT', running: ['p/a', 'p/x'] });
+  });
+
+  it('treats an executor that throws as a failed unit instead of hanging', async () => {
+    const graph = graphOf([['p/b', 'p/a']]);
+    const { store, start } = await setup(graph);
+    const result = await start({
+      commandLine: () => ['x'],
+      run: () => Promise.reject(new Error('boom')),
+    });
+    expect(result.status).toBe('failed');
+    expect(store.unit('p/a')).toMatchObject({ status: 'failed', reason: 'spawn-error', error: 'boom' });
+    expect(store.unit('p/b')).toMatchObject({ status: 'skipped' });
+  });
+
+  it('carries measured durations into known_durations_ms', async () => {
+    const graph = graphOf([], ['p/a']);
+    const { store, clock, start } = await setup(graph);
+    await start({
+      commandLine: () => ['x'],
+      run: () => {
+        clock.advance(1234);
+        return Promise.resolve({ type: 'completed' });
+      },
+    });
+    expect(store.unit('p/a')?.duration_ms).toBe(1234);
+    expect(store.state.known_durations_ms.bootstrap).toEqual({ 'p/a': 1234 });
+  });
+});
