@@ -60,12 +60,15 @@ export function parseConfigSource(text: string, file: string): ConfigSource {
       data = document.toJS({ maxAliasCount: 100 });
     } catch (error) {
       // toJS throws for aliases whose anchor is missing or that expand too much (a "billion laughs" file).
+      const unresolved = firstAliasLocation(document, nodeLocation);
       errors.push({
         reason: 'yaml-syntax',
         message: `YAML: ${error instanceof Error ? error.message : String(error)}`,
         keyPath: '',
-        location: firstAliasLocation(document, nodeLocation) ?? start,
-        hint: 'define the anchor (&name) before its alias (*name), or write the value out',
+        location: unresolved ?? start,
+        hint: unresolved
+          ? 'define the anchor (&name) before its alias (*name), or write the value out'
+          : 'write the values out instead of nesting aliases',
       });
       data = undefined;
     }

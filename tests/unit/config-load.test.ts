@@ -73,6 +73,21 @@ describe('parseConfig', () => {
     expect(error).toMatchObject({ reason: 'yaml-syntax', location: { line: 2, column: 15 } });
   });
 
+  it('refuses a file whose aliases expand without bound', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 8; i++) {
+      const prev = String.fromCharCode(96 + i);
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${prev}`).join(', ')}]`,
+      );
+    }
+    const started = performance.now();
+    const [error, ...rest] = errorsOf(parseConfig(`${levels.join('\n')}\n`, FILE));
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(rest).toEqual([]);
+    expect(error).toMatchObject({ reason: 'yaml-syntax', hint: 'write the values out instead of nesting aliases' });
+  });
+
   it('refuses an empty file and a file that is not a map', () => {
     expect(errorsOf(parseConfig('# nothing yet\n', FILE))[0]?.message).toBe('the file has no settings');
     expect(errorsOf(parseConfig('- a\n', FILE))[0]?.message).toMatch(/must be a map of settings, not a list/);
