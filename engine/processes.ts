@@ -1,0 +1,79 @@
+/**
+ * The registry of process groups platctl started. Every unit runs detached in its own process group (so a Ctrl-C in
+ * the terminal reaches platctl only, and platctl decides what the units get), which means nothing kills them for us:
+ * this registry is how the CLI kills survivors on a second signal and when platctl exits.
+ *
+ * The registry never touches `process` itself: the CLI injects how to send a signal.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export type Signal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
+
+/** Sends `signal` to `pid` (negative: a process group); throws like `process.kill` (ESRCH when it is gone). */
+export type KillFunction = (pid: number, signal: Signal | 0) => void;
+
+export class ProcessGroups {
+  readonly #kill: KillFunction;
+  readonly #groups = new Set<number>();
+
+  constructor(kill: KillFunction) {
+    this.#kill = kill;
+  }
+
+  /** Remembers a process group (its leader's pid) until `forget`. */
+  add(pgid: number): void {
+    this.#groups.add(pgid);
+  }
+
+  forget(pgid: number): void {
+    this.#groups.delete(pgid);
+  }
+
+  /** Groups still registered. */
+  get size(): number {
+    return this.#groups.size;
+  }
+
+  /** Signals every process in the group; false when the group no longer exists. */
+  signal(pgid: number, signal: Signal): boolean {
+    try {
+      this.#kill(-pgid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** True while any process of the group lives. */
+  alive(pgid: number): boolean {
+    try {
+      this.#kill(-pgid, 0);
+      return true;
+    } catch (error) {
+      // EPERM: it exists but belongs to someone else; still alive.
+      return (error as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+
+  /** Signals every registered group (second Ctrl-C, platctl exiting). Synchronous: usable in an `exit` handler. */
+  signalAll(signal: Signal): number {
+    let reached = 0;
+    for (const pgid of this.#groups) if (this.signal(pgid, signal)) reached += 1;
+    return reached;
+  }
+}
+
+/**
+ * True when process `pid` carries `NAME=value` in its environment (Linux `/proc/<pid>/environ`). Used to recognise a
+ * unit process a killed platctl left behind before signalling it: a bare pid may have been reused by anything.
+ * False when it cannot be read (another OS, another user, gone).
+ */
+export async function processHasEnv(pid: number, name: string, value: string, procRoot = '/proc'): Promise<boolean> {
+  try {
+    const environ = await readFile(join(procRoot, String(pid), 'environ'), 'utf8');
+    return environ.split('\0').includes(`${name}=${value}`);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * The executor that runs a unit through Terragrunt, exactly as `terragrunt-semantics.md` §3.4 says a single unit is
+ * run non-interactively (v1.x):
+ *
+ *   terragrunt run --working-dir <abs unit dir> --non-interactive --tf-path <tf_path> [extra_args] \
+ *     -- apply -auto-approve -input=false            (destroy: -- destroy -auto-approve -input=false [teardown_args])
+ *
+ * `-auto-approve` and `-input=false` are ours to pass: only `run --all` adds them by itself. Argument arrays only,
+ * never a shell. This is the only module (with the fixture runners in tests) that spawns Terragrunt/OpenTofu.
+ */
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { execa } from 'execa';
+import type { PlatctlConfig } from '../config/schema.js';
+import { runChild } from './child.js';
+import type { Executor, RunHooks, UnitJob, UnitOutcome } from './executor.js';
+import type { ProcessGroups } from './processes.js';
+import { unreachable } from './unit-status.js';
+
+/** SIGINT to SIGKILL: long enough for Terraform to write state and release its lock. */
+export const DEFAULT_GRACE_MS = 30_000;
+
+export interface TerragruntSettings {
+  /** The terragrunt executable (absolute, from `resolveExecutable`). */
+  readonly binary: string;
+  /** Passed as `--tf-path`. */
+  readonly tfPath: string;
+  /** `terragrunt.extra_args`: Terragrunt flags for every unit, before `--`. */
+  readonly extraArgs: readonly string[];
+  /** The complete environment of every unit run (the caller merges the CLI environment and `terragrunt.env`). */
+  readonly env: Readonly<Record<string, string>>;
+  /** SIGINT to SIGKILL, on timeout and on interruption. */
+  readonly graceMs: number;
+}
+
+/** Terragrunt's arguments for one job (without the binary). */
+export function terragruntArgs(job: UnitJob, tfPath: string, extraArgs: readonly string[]): string[] {
+  return [
+    'run',
+    '--working-dir',
+    job.absDir,
+    '--non-interactive',
+    '--tf-path',
+    tfPath,
+    ...extraArgs,
+    '--',
+    job.command,
+    '-auto-approve',
+    '-input=false',
+    ...job.tfArgs,
+  ];
+}
+
+export class TerragruntExecutor implements Executor {
+  readonly #settings: TerragruntSettings;
+  readonly #groups: ProcessGroups;
+
+  constructor(settings: TerragruntSettings, groups: ProcessGroups) {
+    this.#settings = settings;
+    this.#groups = groups;
+  }
+
+  commandLine(job: UnitJob): readonly string[] {
+    return [this.#settings.binary, ...terragruntArgs(job, this.#settings.tfPath, this.#settings.extraArgs)];
+  }
+
+  async run(job: UnitJob, hooks: RunHooks): Promise<UnitOutcome> {
+    const result = await runChild(
+      {
+        file: this.#settings.binary,
+        args: terragruntArgs(job, this.#settings.tfPath, this.#settings.extraArgs),
+        cwd: job.absDir,
+        // PLATCTL_UNIT lets hooks and wrappers know where they are; PLATCTL_RUN_ID (set by the caller) lets a later
+        // run recognise this process if platctl is killed while it runs.
+        env: { ...this.#settings.env, PLATCTL_UNIT: job.unit },
+        timeoutMs: job.timeoutMs,
+        graceMs: this.#settings.graceMs,
+        signal: hooks.signal,
+        onLine: (line) => hooks.output.line(line),
+        ...(hooks.onSpawn ? { onSpawn: hooks.onSpawn } : {}),
+      },
+      this.#groups,
+    );
+    switch (result.type) {
+      case 'exited':
+        return result.exitCode === 0
+          ? { type: 'completed' }
+          : {
+              type: 'failed',
+              reason: 'exit-non-zero',
+              exitCode: result.exitCode,
+              message: `exit code ${result.exitCode}`,
+            };
+      case 'killed':
+        return { type: 'failed', reason: 'signal', signal: result.signal, message: `killed by ${result.signal}` };
+      case 'timeout':
+        return {
+          type: 'failed',
+          reason: 'timeout',
+          message: `timed out after ${formatMinutes(job.timeoutMs)}`,
+          ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+          ...(result.signal === undefined ? {} : { signal: result.signal }),
+        };
+      case 'interrupted':
+        return {
+          type: 'interrupted',
+          ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+          ...(result.signal === undefined ? {} : { signal: result.signal }),
+        };
+      case 'spawn-error':
+        return {
+          type: 'failed',
+          reason: 'spawn-error',
+          message: `cannot start ${this.#settings.binary}: ${result.message}`,
+        };
+      default:
+        return unreachable(result);
+    }
+  }
+}
+
+function formatMinutes(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** Which binaries to use and where the choice came from (for error messages). */
+export interface ToolChoice {
+  readonly binary: string;
+  readonly binarySource: string;
+  readonly tfPath: string;
+  readonly tfPathSource: string;
+}
+
+/** `PLATCTL_TERRAGRUNT` / `PLATCTL_TF_PATH` override `terragrunt.binary` / `terragrunt.tf_path`. */
+export function chooseTools(
+  config: Pick<PlatctlConfig, 'terragrunt'>,
+  env: Readonly<Record<string, string | undefined>>,
+): ToolChoice {
+  const binaryEnv = env.PLATCTL_TERRAGRUNT;
+  const tfEnv = env.PLATCTL_TF_PATH;
+  return {
+    binary: binaryEnv !== undefined && binaryEnv !== '' ? binaryEnv : config.terragrunt.binary,
+    binarySource: binaryEnv !== undefined && binaryEnv !== '' ? 'PLATCTL_TERRAGRUNT' : 'terragrunt.binary',
+    tfPath: tfEnv !== undefined && tfEnv !== '' ? tfEnv : config.terragrunt.tf_path,
+    tfPathSource: tfEnv !== undefined && tfEnv !== '' ? 'PLATCTL_TF_PATH' : 'terragrunt.tf_path',
+  };
+}
+
+export type Resolved =
+  | { readonly type: 'ok'; readonly path: string }
+  | { readonly type: 'missing'; readonly reason: 'not-found' | 'not-executable'; readonly searched: string };
+
+/**
+ * Finds an executable the way a shell would: a name with a slash is a path (relative to `base`), anything else is
+ * looked up on `PATH` from the injected environment.
+ */
+export async function resolveExecutable(
+  name: string,
+  env: Readonly<Record<string, string | undefined>>,
+  base: string,
+): Promise<Resolved> {
+  const candidates = name.includes('/')
+    ? [isAbsolute(name) ? name : resolve(base, name)]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter((dir) => dir !== '')
+        .map((dir) => join(dir, name));
+  let sawNonExecutable = false;
+  for (const candidate of candidates) {
+    try {
+      if (!(await stat(candidate)).isFile()) continue;
+    } catch {
+      continue;
+    }
+    try {
+      await access(candidate, constants.X_OK);
+      return { type: 'ok', path: candidate };
+    } catch {
+      sawNonExecutable = true;
+    }
+  }
+  return {
+    type: 'missing',
+    reason: sawNonExecutable ? 'not-executable' : 'not-found',
+    searched: name.includes('/') ? (candidates[0] ?? name) : 'PATH',
+  };
+}
+
+/** The Terraform flavour and version behind `tf_path`. */
+export interface TfVersion {
+  readonly product: 'OpenTofu' | 'Terraform';
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+}
+
+/** Parses the first line of `tofu version` / `terraform version`. */
+export function parseTfVersion(text: string): TfVersion | undefined {
+  const match = /^(OpenTofu|Terraform) v(\d+)\.(\d+)\.(\d+)/m.exec(text);
+  if (!match) return undefined;
+  return {
+    product: match[1] === 'OpenTofu' ? 'OpenTofu' : 'Terraform',
+    major: Number(match[2]),
+    minor: Number(match[3]),
+    patch: Number(match[4]),
+  };
+}
+
+/** Runs `<tf_path> version` (10 s budget); undefined when it cannot tell. */
+export async function detectTfVersion(
+  tfPath: string,
+  env: Readonly<Record<string, string>>,
+  cwd: string,
+): Promise<TfVersion | undefined> {
+  const result = await execa(tfPath, ['version'], { env, extendEnv: false, cwd, reject: false, timeout: 10_000 });
+  return typeof result.stdout === 'string' ? parseTfVersion(result.stdout) : undefined;
+}
+
+export type ProviderCacheDecision = { readonly type: 'keep' } | { readonly type: 'unset'; readonly message: string };
+
+/**
+ * Whether a `TF_PLUGIN_CACHE_DIR` in the environment may be shared by units running in parallel. Parallel `init`s
+ * writing one plugin cache corrupt it ("text file busy", checksum mismatches: Terragrunt #1212, #2542, #3476) unless
+ * the tool locks it, which only OpenTofu >= 1.10 does. Terragrunt's own provider cache server (`--provider-cache`)
+ * is safe too. Otherwise the variable is removed for this run, with a warning saying how to keep a cache.
+ */
+export function providerCacheDecision(input: {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly parallelism: number;
+  readonly extraArgs: readonly string[];
+  readonly tfVersion: TfVersion | undefined;
+}): ProviderCacheDecision {
+  const cacheDir = input.env.TF_PLUGIN_CACHE_DIR;
+  if (cacheDir === undefined || cacheDir === '' || input.parallelism <= 1) return { type: 'keep' };
+  const providerCacheServer =
+    input.extraArgs.includes('--provider-cache') ||
+    (input.env.TG_PROVIDER_CACHE !== undefined && !['', '0', 'false'].includes(input.env.TG_PROVIDER_CACHE));
+  if (providerCacheServer) return { type: 'keep' };
+  const v = input.tfVersion;
+  if (v && v.product === 'OpenTofu' && (v.major > 1 || (v.major === 1 && v.minor >= 10))) return { type: 'keep' };
+  const tool = v ? `${v.product} ${v.major}.${v.minor}.${v.patch}` : 'the Terraform binary (version unknown)';
+  return {
+    type: 'unset',
+    message:
+      `TF_PLUGIN_CACHE_DIR (${cacheDir}) would be shared by ${input.parallelism} parallel units and ${tool} does not ` +
+      'lock it (only OpenTofu >= 1.10 does; Terragrunt #1212, #2542), so platctl unsets it for this run. To keep a ' +
+      'cache: use OpenTofu >= 1.10, add --provider-cache to terragrunt.extra_args, or run with --parallelism 1.',
+  };
+}
