@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Build the real Terragrunt and OpenTofu from source into .tools/bin/ for the end-to-end tests.
+#
+# Both modules carry `replace` directives in their go.mod, so `go install module/cmd@version` refuses them.
+# Instead: `go mod download` the pinned module version, copy its (read-only) directory to a writable temp dir and
+# `go build` the main package there, the way each project's own release build does (see docs/tools.md).
+#
+# Nothing here is committed: .tools/ is git-ignored. Go's module and build caches (GOMODCACHE, GOCACHE; the
+# defaults unless the caller sets them) make a second build fast; when .tools/bin already holds the pinned
+# versions the script only prints them.
+#
+# Usage: bash scripts/install-tools.sh        (or: npm run tools)
+# Env:   TOOLS_FORCE=1  rebuild even when the pinned versions are present.
+set -euo pipefail
+
+# ---- pinned versions (change here; tests/e2e/helpers/tools.ts reads these lines) ----
+TERRAGRUNT_VERSION=v1.1.3
+OPENTOFU_VERSION=v1.12.6
+# ----------------------------------------------------------------------------------
+
+TERRAGRUNT_MODULE=github.com/gruntwork-io/terragrunt
+OPENTOFU_MODULE=github.com/opentofu/opentofu
+
+repo_root="$(cd "$(dirname "$0")/.." && pwd)"
+bin_dir="$repo_root/.tools/bin"
+
+die() {
+  printf 'install-tools: error: %s\n' "$1" >&2
+  exit 1
+}
+
+command -v go >/dev/null 2>&1 || die "go is not on PATH; a Go toolchain (>= the version these modules' go.mod ask for) is required"
+
+# The modules' go.mod name a minimum Go version; never let go fetch a toolchain behind our back.
+export GOTOOLCHAIN=local
+# No cgo: static binaries, no C toolchain needed (both projects release with CGO_ENABLED=0).
+export CGO_ENABLED=0
+
+# The version line each binary prints, exactly as its release build prints it. Picked by pattern, not position:
+# tofu prints warnings before it on stdout (e.g. when TF_CLI_CONFIG_FILE names a missing file).
+installed_terragrunt() { "$bin_dir/terragrunt" --version 2>/dev/null | grep -m1 '^terragrunt version ' || true; }
+installed_tofu() { "$bin_dir/tofu" version 2>/dev/null | grep -m1 '^OpenTofu v' || true; }
+want_terragrunt="terragrunt version $TERRAGRUNT_VERSION"
+want_tofu="OpenTofu $OPENTOFU_VERSION"
+
+# Prints the module's extracted source directory in the module cache, downloading it when missing.
+# A proxy refusal (e.g. "403 Forbidden ... not available") is printed verbatim and stops the script.
+module_dir() {
+  local module="$1" version="$2" json dir err
+  if ! json="$(go mod download -json "$module@$version" 2>&1)"; then
+    err="$(printf '%s\n' "$json" | sed -n 's/.*"Error": "\(.*\)",\{0,1\}$/\1/p')"
+    die "cannot download $module@$version: ${err:-$json}"
+  fi
+  dir="$(printf '%s\n' "$json" | sed -n 's/.*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  [[ -n "$dir" && -d "$dir" ]] || die "go mod download $module@$version gave no directory: $json"
+  printf '%s\n' "$dir"
+}
+
+work_dirs=()
+cleanup() {
+  local d
+  for d in "${work_dirs[@]}"; do
+    chmod -R u+w "$d" 2>/dev/null || true
+    rm -rf "$d"
+  done
+}
+trap cleanup EXIT
+
+# build NAME MODULE VERSION PACKAGE LDFLAGS: build PACKAGE of MODULE@VERSION into .tools/bin/NAME.
+build() {
+  local name="$1" module="$2" version="$3" package="$4" ldflags="$5" src work started
+  started=$(date +%s)
+  printf 'install-tools: building %s %s (%s) ...\n' "$name" "$version" "$module"
+  src="$(module_dir "$module" "$version")"
+  work="$(mktemp -d "${TMPDIR:-/tmp}/platctl-build-$name.XXXXXX")"
+  work_dirs+=("$work")
+  cp -R "$src/." "$work/"
+  chmod -R u+w "$work"
+  mkdir -p "$bin_dir"
+  # -trimpath keeps the temp dir out of the binary and out of the build cache keys, so reruns hit the cache.
+  # -mod=readonly: build exactly what the release's go.sum pins. nice: this is heavy on a 2-core machine.
+  if ! (cd "$work" && nice -n 10 go build -mod=readonly -trimpath -buildvcs=false \
+    -ldflags "$ldflags" -o "$bin_dir/$name.tmp" "$package"); then
+    rm -f "$bin_dir/$name.tmp"
+    die "go build of $module@$version failed (output above)"
+  fi
+  mv -f "$bin_dir/$name.tmp" "$bin_dir/$name"
+  printf 'install-tools: built %s in %ss\n' "$bin_dir/$name" "$(($(date +%s) - started))"
+}
+
+if [[ "${TOOLS_FORCE:-}" != 1 && "$(installed_terragrunt)" == "$want_terragrunt" ]]; then
+  printf 'install-tools: %s already at %s\n' "$bin_dir/terragrunt" "$want_terragrunt"
+else
+  # As terragrunt's Makefile and release workflow do: the version is injected into internal/version.Version.
+  build terragrunt "$TERRAGRUNT_MODULE" "$TERRAGRUNT_VERSION" . \
+    "-s -w -X $TERRAGRUNT_MODULE/internal/version.Version=$TERRAGRUNT_VERSION"
+fi
+
+if [[ "${TOOLS_FORCE:-}" != 1 && "$(installed_tofu)" == "$want_tofu" ]]; then
+  printf 'install-tools: %s already at %s\n' "$bin_dir/tofu" "$want_tofu"
+else
+  # As OpenTofu's .goreleaser.yaml does: the version comes from the embedded version/VERSION file and dev=no
+  # drops the "-dev" suffix.
+  build tofu "$OPENTOFU_MODULE" "$OPENTOFU_VERSION" ./cmd/tofu \
+    "-s -w -X '$OPENTOFU_MODULE/version.dev=no'"
+fi
+
+got_terragrunt="$(installed_terragrunt)"
+got_tofu="$(installed_tofu)"
+[[ "$got_terragrunt" == "$want_terragrunt" ]] ||
+  die "$bin_dir/terragrunt reports '$got_terragrunt', expected '$want_terragrunt'"
+[[ "$got_tofu" == "$want_tofu" ]] || die "$bin_dir/tofu reports '$got_tofu', expected '$want_tofu'"
+printf 'install-tools: %s\ninstall-tools: %s\n' "$got_terragrunt" "$got_tofu"
+printf 'install-tools: PLATCTL_TERRAGRUNT=%s PLATCTL_TF_PATH=%s\n' "$bin_dir/terragrunt" "$bin_dir/tofu"
