@@ -7,6 +7,7 @@ import type { CommandModule } from 'yargs';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 import { VERBS } from './verbs.js';
+import { platctlVersion } from './version.js';
 
 /** Colour is on for a TTY unless NO_COLOR or --no-color; FORCE_COLOR turns it on anywhere. */
 export function colorEnabled(
@@ -50,7 +51,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     .demandCommand(1, 'Name a verb: see platctl --help')
     .recommendCommands()
     .help()
-    .version()
+    .version(platctlVersion())
     .wrap(Math.min(120, (stdout as { columns?: number }).columns ?? 100))
     .exitProcess(false)
     .fail((message, error) => {
@@ -72,6 +73,11 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     parser = parser.command(module);
   }
 
+  // --help/--version print and stop; yargs hands their text to the parse callback instead of printing it.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    stdout.write(`${platctlVersion()}\n`);
+    return EXIT.ok;
+  }
   let helpText = '';
   try {
     await parser.parseAsync([...argv], {}, (_err, _argv, output) => {

@@ -4,6 +4,7 @@
  */
 import type { Verb } from './verb.js';
 import { configVerb } from './config.js';
+import { graphVerb } from './graph.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
-export const VERBS: Verb<any>[] = [configVerb];
+export const VERBS: Verb<any>[] = [graphVerb, configVerb];

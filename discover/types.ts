@@ -83,3 +83,25 @@ export interface DiscoveryResult {
 export function isUsable(result: Pick<DiscoveryResult, 'problems'>): boolean {
   return !result.problems.some((p) => p.severity === 'error');
 }
+
+/** Builds a Problem, dropping optional fields that are undefined (so callers can pass `location: maybeLocation`). */
+export function problem(fields: {
+  severity: Problem['severity'];
+  kind: ProblemKind;
+  message: string;
+  location?: SourceLocation | undefined;
+  unit?: UnitId | undefined;
+  hint?: string | undefined;
+  details?: readonly string[] | undefined;
+}): Problem {
+  const out: { -readonly [K in keyof Problem]: Problem[K] } = {
+    severity: fields.severity,
+    kind: fields.kind,
+    message: fields.message,
+  };
+  if (fields.location) out.location = fields.location;
+  if (fields.unit !== undefined) out.unit = fields.unit;
+  if (fields.hint !== undefined) out.hint = fields.hint;
+  if (fields.details !== undefined) out.details = fields.details;
+  return out;
+}

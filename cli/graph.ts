@@ -1,0 +1,157 @@
+/**
+ * `platctl graph`: the discovered graph and its waves, as text, JSON, Graphviz dot or Mermaid.
+ */
+import { criticalPath, reverse, select, subgraph, waves } from '../engine/graph.js';
+import type { Graph } from '../engine/graph.js';
+import type { Discovery } from '../discover/index.js';
+import { loadProject } from './project.js';
+import { EXIT, defineVerb } from './verb.js';
+
+export const GRAPH_FORMATS = ['text', 'json', 'dot', 'mermaid'] as const;
+export type GraphFormat = (typeof GRAPH_FORMATS)[number];
+
+export interface GraphView {
+  readonly graph: Graph;
+  readonly reversed: boolean;
+}
+
+/**
+ * The part of the graph a user asked for: `--env` keeps those environments' units, `--unit` keeps the named units
+ * with everything they need (or, reversed, everything that needs them); `--reverse` turns edges around, so waves
+ * read in teardown order.
+ */
+export function graphView(
+  graph: Graph,
+  options: { envs?: readonly string[]; units?: readonly string[]; reverse?: boolean },
+): GraphView {
+  const reversed = options.reverse === true;
+  const picked = select(graph, {
+    envs: options.envs ?? [],
+    units: options.units ?? [],
+    expand: (options.units ?? []).length > 0 ? (reversed ? 'dependents' : 'dependencies') : 'none',
+  });
+  const sub = subgraph(graph, picked);
+  return { graph: reversed ? reverse(sub) : sub, reversed };
+}
+
+export function renderJson(view: GraphView, root: string): string {
+  const { graph } = view;
+  const units = graph.ids().map((id) => {
+    const node = graph.get(id);
+    return {
+      id,
+      env: node?.env ?? '',
+      dir: node?.dir ?? '',
+      dependencies: [...(node?.dependencies ?? [])].sort(),
+      dependents: [...(node?.dependents ?? [])].sort(),
+    };
+  });
+  return `${JSON.stringify({ version: 1, root, units, waves: waves(graph) })}\n`;
+}
+
+export function renderText(view: GraphView, discovery: Pick<Discovery, 'externals'>): string {
+  const { graph } = view;
+  const lines: string[] = [];
+  const all = waves(graph);
+  all.forEach((wave, i) => {
+    lines.push(`wave ${i}${view.reversed ? ' (teardown order)' : ''}:`);
+    for (const id of wave) {
+      const deps = [...(graph.get(id)?.dependencies ?? [])].sort();
+      lines.push(deps.length ? `  ${id}  <- ${deps.join(', ')}` : `  ${id}`);
+    }
+  });
+  const edgeCount = graph.ids().reduce((n, id) => n + (graph.get(id)?.dependencies.size ?? 0), 0);
+  const critical = criticalPath(graph);
+  lines.push('');
+  lines.push(
+    `${graph.size} units, ${edgeCount} edges, ${all.length} waves; longest chain (${critical.path.length}): ${critical.path.join(' -> ')}`,
+  );
+  const shown = new Set(graph.ids());
+  const externals = discovery.externals.filter((e) => shown.has(e.unit));
+  if (externals.length) {
+    lines.push('outside every environment (assumed applied, never run by platctl):');
+    for (const e of externals) lines.push(`  ${e.unit} -> ${e.dir}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function quote(id: string): string {
+  return JSON.stringify(id);
+}
+
+/** Graphviz dot, one cluster per environment; an edge points from a unit to what it depends on (as Terragrunt). */
+export function renderDot(view: GraphView): string {
+  const { graph } = view;
+  const lines = ['digraph platctl {', '  rankdir=LR;', '  node [shape=box];'];
+  const envs = [...new Set(graph.ids().map((id) => graph.get(id)?.env ?? ''))].sort();
+  for (const env of envs) {
+    lines.push(`  subgraph ${quote(`cluster_${env}`)} {`, `    label=${quote(env)};`);
+    for (const id of graph.ids()) if (graph.get(id)?.env === env) lines.push(`    ${quote(id)};`);
+    lines.push('  }');
+  }
+  for (const id of graph.ids()) {
+    for (const dep of [...(graph.get(id)?.dependencies ?? [])].sort()) lines.push(`  ${quote(id)} -> ${quote(dep)};`);
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderMermaid(view: GraphView): string {
+  const { graph } = view;
+  const ids = graph.ids();
+  const key = new Map(ids.map((id, i) => [id, `u${i}`]));
+  const lines = ['flowchart LR'];
+  for (const id of ids) lines.push(`  ${key.get(id) ?? ''}["${id}"]`);
+  for (const id of ids) {
+    for (const dep of [...(graph.get(id)?.dependencies ?? [])].sort()) {
+      lines.push(`  ${key.get(id) ?? ''} --> ${key.get(dep) ?? ''}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export const graphVerb = defineVerb({
+  command: 'graph',
+  describe: 'Show the discovered unit graph and its waves',
+  builder: (y) =>
+    y
+      .option('format', { choices: GRAPH_FORMATS, default: 'text' as const, describe: 'Output format' })
+      .option('unit', { type: 'string', array: true, describe: 'Only this unit and what it needs (repeatable)' })
+      .option('reverse', { type: 'boolean', default: false, describe: 'Teardown order: edges turned around' })
+      .option('allow-unresolved', {
+        type: 'boolean',
+        default: false,
+        describe: 'Warn, not fail, on expressions that need a real run (run_cmd, outputs, AWS)',
+      })
+      .example('$0 graph --config examples/platform/.platctl.yaml', 'waves as text')
+      .example('$0 graph --format json --env platform', 'machine-readable graph of one environment')
+      .example('$0 graph --unit platform/eks --format dot | dot -Tsvg > eks.svg', 'what platform/eks needs'),
+  run: async (args, io) => {
+    const loaded = await loadProject(args, io);
+    if (!loaded.ok) return loaded.exitCode;
+    const { discovery, root } = loaded.project;
+    for (const unit of args.unit ?? []) {
+      if (!discovery.graph.has(unit)) {
+        io.stderr.write(`platctl: --unit ${unit}: no such unit (see platctl graph for the ids)\n`);
+        return EXIT.usage;
+      }
+    }
+    const view = graphView(discovery.graph, { envs: args.env ?? [], units: args.unit ?? [], reverse: args.reverse });
+    const format: GraphFormat = args.json ? 'json' : args.format;
+    switch (format) {
+      case 'json':
+        io.stdout.write(renderJson(view, root));
+        break;
+      case 'dot':
+        io.stdout.write(renderDot(view));
+        break;
+      case 'mermaid':
+        io.stdout.write(renderMermaid(view));
+        break;
+      case 'text':
+        io.stdout.write(renderText(view, discovery));
+        break;
+    }
+    return EXIT.ok;
+  },
+});

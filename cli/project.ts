@@ -1,0 +1,70 @@
+/**
+ * Loading a project for a verb: the configuration, then discovery, with every problem printed to stderr. Verbs get a
+ * usable project or the exit code to return (2: usage, config or graph error).
+ */
+import { join } from 'node:path';
+import { formatConfigErrors } from '../config/errors.js';
+import { didYouMean } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import { discover, isUsable } from '../discover/index.js';
+import type { Discovery } from '../discover/index.js';
+import { formatProblems, summarizeProblems } from './problems.js';
+import type { CliIo, GlobalOptions } from './verb.js';
+import { EXIT } from './verb.js';
+import { platctlVersion } from './version.js';
+
+export interface Project {
+  readonly configPath: string;
+  readonly root: string;
+  readonly config: PlatctlConfig;
+  readonly discovery: Discovery;
+}
+
+export type ProjectResult = { ok: true; project: Project } | { ok: false; exitCode: number };
+
+export interface LoadProjectOptions extends GlobalOptions {
+  /** Report expressions that cannot be evaluated offline as warnings, not errors. */
+  allowUnresolved?: boolean | undefined;
+}
+
+export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<ProjectResult> {
+  const loaded = await loadConfig({ path: args.config, cwd: io.cwd, env: io.env });
+  if (!loaded.ok) {
+    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+    return { ok: false, exitCode: EXIT.usage };
+  }
+  const { config, root, path } = loaded.value;
+  const envNames = Object.keys(config.environments);
+  for (const env of args.env ?? []) {
+    if (!envNames.includes(env)) {
+      const suggestion = didYouMean(env, envNames);
+      io.stderr.write(
+        `platctl: --env ${env}: no such environment in ${path}` +
+          `${suggestion ? `; did you mean ${suggestion}?` : ''} (known: ${envNames.join(', ')})\n`,
+      );
+      return { ok: false, exitCode: EXIT.usage };
+    }
+  }
+  const discovery = await discover(
+    {
+      root,
+      config,
+      env: io.env,
+      allowUnresolved: args.allowUnresolved === true,
+      cacheDir: join(root, '.platctl-cache'),
+    },
+    { locate: (keyPath) => loaded.value.locate(keyPath), version: platctlVersion() },
+  );
+  if (discovery.problems.length > 0) {
+    io.stderr.write(formatProblems(discovery.problems, io.cwd));
+  }
+  if (!isUsable(discovery)) {
+    io.stderr.write(
+      `platctl: the unit graph is not usable: ${summarizeProblems(discovery.problems)}. Fix the errors above` +
+        `${discovery.problems.some((p) => p.kind === 'unresolved-expression') ? ' (or pass --allow-unresolved for expressions that need a real run)' : ''}.\n`,
+    );
+    return { ok: false, exitCode: EXIT.usage };
+  }
+  return { ok: true, project: { configPath: path, root, config, discovery } };
+}

@@ -1,0 +1,182 @@
+/**
+ * Terragrunt's own functions, evaluated offline the way Terragrunt v1 evaluates them while building its graph
+ * (terragrunt-semantics.md §2.5). Functions in an included file run in the including unit's context: the context
+ * says which unit is being evaluated and which file the expression is written in.
+ */
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { HclEvalError, Unknown } from './hcl/index.js';
+import type { HclFunction, Value } from './hcl/index.js';
+import { toPosix } from './scan.js';
+
+/** Terragrunt looks at most this many parent folders (pkg/options MaxFoldersToCheck). */
+const MAX_FOLDERS_TO_CHECK = 100;
+
+export interface FunctionContext {
+  /** The unit being evaluated (`get_terragrunt_dir()` in the unit and in its includes). */
+  readonly unitDir: string;
+  /** The unit the whole evaluation started from (`get_original_terragrunt_dir()`), even inside read files. */
+  readonly originalDir: string;
+  /** The config whose directory functions are relative to: the unit's file, or a file read by read_terragrunt_config. */
+  readonly configFile: string;
+  /** The included file the expression is written in, when it is one (`get_parent_terragrunt_dir()` there). */
+  readonly includedFile?: string;
+  /** The unit's includes by label ('' for a bare include), as absolute file paths. */
+  readonly includes: ReadonlyMap<string, string>;
+}
+
+/** What the functions may ask of the outside world; injected so tests and discovery share one filesystem view. */
+export interface FunctionHost {
+  /** 'file', 'dir', or undefined when the path does not exist. */
+  kind(path: string): 'file' | 'dir' | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The git top-level directory above `dir`, or undefined outside a repository. */
+  repoRoot(dir: string): string | undefined;
+  /** Evaluates another Terragrunt file for `read_terragrunt_config` (may ask for the file to be parsed first). */
+  readConfig(path: string, context: FunctionContext): Value;
+  /** Parses a .tfvars file for `read_tfvars_file`. */
+  readTfvars(path: string): Value;
+}
+
+/** Values that stand for things only a real run knows. */
+function needsExecution(name: string, why: string): HclFunction {
+  return () => new Unknown(`${name}() ${why}`, name);
+}
+
+function optionalString(args: Value[], index: number, fn: string): string | undefined {
+  const value = args[index];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new HclEvalError(`${fn}: argument ${index + 1} must be a string`);
+  return value;
+}
+
+function requireString(args: Value[], index: number, fn: string): string {
+  const value = optionalString(args, index, fn);
+  if (value === undefined) throw new HclEvalError(`${fn}: argument ${index + 1} is required`);
+  return value;
+}
+
+/** Makes a relative path absolute against `base`, as Terragrunt joins config paths. */
+export function resolveFrom(base: string, path: string): string {
+  return isAbsolute(path) ? resolve(path) : resolve(base, path);
+}
+
+/**
+ * The function table for one evaluation context. Functions that need execution or credentials return an
+ * `Unknown` that says why; they only matter when they feed an edge, and then discovery reports them.
+ */
+export function terragruntFunctions(context: FunctionContext, host: FunctionHost): Record<string, HclFunction> {
+  const configDir = dirname(context.configFile);
+
+  const includeFile = (fn: string, name: string | undefined): string | undefined => {
+    if (name !== undefined) {
+      const file = context.includes.get(name);
+      if (!file) throw new HclEvalError(`${fn}("${name}"): this unit has no include block labelled "${name}"`);
+      return file;
+    }
+    if (context.includedFile) return context.includedFile;
+    if (context.includes.size === 0) return undefined;
+    if (context.includes.size > 1) {
+      throw new HclEvalError(
+        `${fn}() is ambiguous: the unit has ${context.includes.size} include blocks; name one, e.g. ${fn}("${[...context.includes.keys()][0] ?? ''}")`,
+      );
+    }
+    return [...context.includes.values()][0];
+  };
+
+  const repoRoot = (fn: string): string => {
+    const root = host.repoRoot(context.unitDir);
+    if (!root) throw new HclEvalError(`${fn}(): ${context.unitDir} is not inside a git repository`);
+    return root;
+  };
+
+  return {
+    get_terragrunt_dir: () => configDir,
+    get_original_terragrunt_dir: () => context.originalDir,
+    get_parent_terragrunt_dir: (args) => {
+      const file = includeFile('get_parent_terragrunt_dir', optionalString(args, 0, 'get_parent_terragrunt_dir'));
+      return file ? dirname(file) : configDir;
+    },
+    path_relative_to_include: (args) => {
+      const file = includeFile('path_relative_to_include', optionalString(args, 0, 'path_relative_to_include'));
+      if (!file) return '.';
+      return toPosix(relative(dirname(file), configDir)) || '.';
+    },
+    path_relative_from_include: (args) => {
+      const file = includeFile('path_relative_from_include', optionalString(args, 0, 'path_relative_from_include'));
+      if (!file) return '.';
+      return toPosix(relative(configDir, dirname(file))) || '.';
+    },
+    find_in_parent_folders: (args) => {
+      const name = optionalString(args, 0, 'find_in_parent_folders');
+      const hasFallback = args.length > 1;
+      const probes = name === undefined ? ['terragrunt.hcl.json', 'terragrunt.hcl'] : [name];
+      // The search starts at the parent of the config's directory, not the directory itself.
+      let dir = dirname(configDir);
+      for (let i = 0; i < MAX_FOLDERS_TO_CHECK; i += 1) {
+        for (const probe of probes) {
+          const candidate = join(dir, probe);
+          if (host.kind(candidate)) return candidate;
+        }
+        const up = dirname(dir);
+        if (up === dir) break;
+        dir = up;
+      }
+      if (hasFallback) return args[1] ?? null;
+      throw new HclEvalError(
+        `find_in_parent_folders(${name === undefined ? '' : JSON.stringify(name)}): no ${name ?? 'terragrunt.hcl'} in any parent folder of ${configDir}`,
+      );
+    },
+    get_repo_root: () => repoRoot('get_repo_root'),
+    get_path_from_repo_root: () => toPosix(relative(repoRoot('get_path_from_repo_root'), context.unitDir)) || '.',
+    get_path_to_repo_root: () => toPosix(relative(context.unitDir, repoRoot('get_path_to_repo_root'))) || '.',
+    get_env: (args) => {
+      const name = requireString(args, 0, 'get_env');
+      const value = host.env[name];
+      if (value !== undefined) return value;
+      if (args.length > 1) return args[1] ?? null;
+      throw new HclEvalError(`get_env("${name}"): the variable is not set and no default is given`);
+    },
+    get_platform: () => 'linux',
+    read_terragrunt_config: (args) => {
+      const path = requireString(args, 0, 'read_terragrunt_config');
+      let target = resolveFrom(configDir, path);
+      if (host.kind(target) === 'dir') target = join(target, 'terragrunt.hcl');
+      if (!host.kind(target)) {
+        if (args.length > 1) return args[1] ?? null;
+        throw new HclEvalError(`read_terragrunt_config("${path}"): ${target} does not exist`);
+      }
+      return host.readConfig(target, context);
+    },
+    read_tfvars_file: (args) => {
+      const path = requireString(args, 0, 'read_tfvars_file');
+      const target = resolveFrom(configDir, path);
+      if (host.kind(target) !== 'file') throw new HclEvalError(`read_tfvars_file("${path}"): ${target} does not exist`);
+      return host.readTfvars(target);
+    },
+    get_terraform_command: needsExecution('get_terraform_command', 'depends on the command being run'),
+    get_terraform_commands_that_need_vars: () => ['apply', 'console', 'destroy', 'import', 'plan', 'push', 'refresh'],
+    get_terraform_commands_that_need_input: () => ['apply', 'import', 'init', 'plan', 'refresh'],
+    get_terraform_commands_that_need_locking: () => [
+      'apply',
+      'destroy',
+      'import',
+      'init',
+      'plan',
+      'refresh',
+      'taint',
+      'untaint',
+    ],
+    get_terraform_commands_that_need_parallelism: () => ['apply', 'plan', 'destroy'],
+    get_terraform_cli_args: needsExecution('get_terraform_cli_args', 'depends on the command being run'),
+    get_working_dir: needsExecution('get_working_dir', 'depends on the download directory of a real run'),
+    run_cmd: needsExecution('run_cmd', 'runs a command; platctl does not execute commands while building the graph'),
+    sops_decrypt_file: needsExecution('sops_decrypt_file', 'needs sops and its keys'),
+    get_aws_account_id: needsExecution('get_aws_account_id', 'needs AWS credentials'),
+    get_aws_account_alias: needsExecution('get_aws_account_alias', 'needs AWS credentials'),
+    get_aws_caller_identity_arn: needsExecution('get_aws_caller_identity_arn', 'needs AWS credentials'),
+    get_aws_caller_identity_user_id: needsExecution('get_aws_caller_identity_user_id', 'needs AWS credentials'),
+    mark_as_read: (args) => requireString(args, 0, 'mark_as_read'),
+    constraint_check: needsExecution('constraint_check', 'is not evaluated while building the graph'),
+    get_default_retryable_errors: () => [],
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The one module that knows the HCL parser: `@cdktf/hcl2json` (a WASM build of tmccombs/hcl2json). Swapping it for
+ * the community fork `@cdktn/hcl2json` is the one line in `PARSER_MODULE`.
+ *
+ * Parsing runs in worker threads: one parse is about a millisecond of uninterrupted WASM, and thousands of them in
+ * a row would freeze the event loop (no live view, no Ctrl-C). Files are parsed in batches: each file's body is
+ * wrapped in a block of its own (`__f0 { ... }`) and a batch is one parser call, which costs about a third of one
+ * call per file. A batch that fails, or whose top level is not exactly the wrapper blocks (an unbalanced brace in one
+ * file could swallow the next), is parsed again file by file, so every error names its own file and line.
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { SourceLocation } from '../engine/graph.js';
+
+const PARSER_MODULE = '@cdktf/hcl2json';
+/** Bumped when the parser or the batch format changes, so stale cache entries are ignored. */
+export const PARSER_ID = `${PARSER_MODULE}@0.21.0/1`;
+
+/** What the parser made of one file: its JSON form, or the parser's error. */
+export type ParseOutcome =
+  | { readonly ok: true; readonly json: Record<string, unknown> }
+  | { readonly ok: false; readonly message: string; readonly location: SourceLocation };
+
+export interface ParseRequest {
+  /** Absolute path, used in error messages. */
+  readonly file: string;
+  readonly content: string;
+}
+
+const BATCH_SIZE = 16;
+const WRAP_PREFIX = '__platctl_f';
+
+/**
+ * The worker's source. It runs as CommonJS (`eval: true`) so the same code works from compiled `dist/` and from
+ * TypeScript sources under the test runner; the parser module is resolved here and passed in.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { parse } = require(workerData.parserPath);
+parentPort.on('message', async (job) => {
+  const results = [];
+  for (const task of job.tasks) {
+    try {
+      results.push({ ok: true, json: await parse(task.name, task.content) });
+    } catch (error) {
+      results.push({ ok: false, message: String(error && error.message ? error.message : error) });
+    }
+  }
+  parentPort.postMessage({ id: job.id, results });
+});
+`;
+
+interface WorkerTask {
+  readonly name: string;
+  readonly content: string;
+}
+type WorkerResult = { ok: true; json: Record<string, unknown> } | { ok: false; message: string };
+
+/** A small pool of parser workers; `close()` ends them. */
+export class HclParserPool {
+  readonly #workers: Worker[] = [];
+  readonly #idle: Worker[] = [];
+  readonly #waiting: ((worker: Worker) => void)[] = [];
+  readonly #size: number;
+  #nextId = 0;
+
+  constructor(size = Math.max(1, Math.min(4, availableParallelism()))) {
+    this.#size = size;
+  }
+
+  /** Parses every file; the result maps each request's `file` to its outcome. */
+  async parseAll(requests: readonly ParseRequest[]): Promise<Map<string, ParseOutcome>> {
+    const out = new Map<string, ParseOutcome>();
+    const batches: ParseRequest[][] = [];
+    for (let i = 0; i < requests.length; i += BATCH_SIZE) batches.push(requests.slice(i, i + BATCH_SIZE));
+    await Promise.all(
+      batches.map(async (batch) => {
+        for (const [file, outcome] of await this.#parseBatch(batch)) out.set(file, outcome);
+      }),
+    );
+    return out;
+  }
+
+  async #parseBatch(batch: readonly ParseRequest[]): Promise<Map<string, ParseOutcome>> {
+    const out = new Map<string, ParseOutcome>();
+    if (batch.length > 1) {
+      const content = batch.map((r, i) => `${WRAP_PREFIX}${i} {\n${r.content}\n}\n`).join('');
+      const [result] = await this.#run([{ name: 'batch.hcl', content }]);
+      if (result?.ok && isWholeBatch(result.json, batch.length)) {
+        batch.forEach((r, i) => {
+          const body = (result.json[`${WRAP_PREFIX}${i}`] as Record<string, unknown>[])[0] ?? {};
+          out.set(r.file, { ok: true, json: body });
+        });
+        return out;
+      }
+    }
+    const results = await this.#run(batch.map((r) => ({ name: r.file, content: r.content })));
+    batch.forEach((r, i) => {
+      const result = results[i];
+      if (result?.ok) out.set(r.file, { ok: true, json: result.json });
+      else out.set(r.file, parseErrorOutcome(r.file, result?.message ?? 'the parser returned nothing'));
+    });
+    return out;
+  }
+
+  async #run(tasks: WorkerTask[]): Promise<WorkerResult[]> {
+    const worker = await this.#acquire();
+    const id = this.#nextId++;
+    try {
+      return await new Promise<WorkerResult[]>((resolve, reject) => {
+        const onMessage = (message: { id: number; results: WorkerResult[] }): void => {
+          if (message.id !== id) return;
+          worker.off('message', onMessage);
+          worker.off('error', onError);
+          resolve(message.results);
+        };
+        const onError = (error: Error): void => {
+          worker.off('message', onMessage);
+          reject(error);
+        };
+        worker.on('message', onMessage);
+        worker.once('error', onError);
+        worker.postMessage({ id, tasks });
+      });
+    } finally {
+      this.#release(worker);
+    }
+  }
+
+  async #acquire(): Promise<Worker> {
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    if (this.#workers.length < this.#size) {
+      const require = createRequire(import.meta.url);
+      const worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { parserPath: require.resolve(PARSER_MODULE) },
+      });
+      worker.unref();
+      this.#workers.push(worker);
+      return worker;
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(worker: Worker): void {
+    const next = this.#waiting.shift();
+    if (next) next(worker);
+    else this.#idle.push(worker);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.#workers.map((w) => w.terminate()));
+    this.#workers.length = 0;
+    this.#idle.length = 0;
+  }
+}
+
+function isWholeBatch(json: Record<string, unknown>, size: number): boolean {
+  const keys = Object.keys(json);
+  if (keys.length !== size) return false;
+  for (let i = 0; i < size; i += 1) {
+    const entry = json[`${WRAP_PREFIX}${i}`];
+    if (!Array.isArray(entry) || entry.length !== 1) return false;
+  }
+  return true;
+}
+
+/**
+ * hcl2json reports `parse config: [FILE:LINE,COL-ENDCOL: summary; detail]` (several diagnostics separated by
+ * `, `); keep the first diagnostic's position and its text.
+ */
+export function parseErrorOutcome(file: string, raw: string): ParseOutcome {
+  const inner = raw.replace(/^parse config:\s*\[/, '').replace(/\]\s*$/, '');
+  const match = /^(.*?):(\d+),(\d+)(?:-(?:\d+,)?\d+)?:\s*([\s\S]*)$/.exec(inner);
+  if (match) {
+    return {
+      ok: false,
+      message: (match[4] ?? '').trim(),
+      location: { file, line: Number(match[2]), column: Number(match[3]) },
+    };
+  }
+  const message = raw.replace(/^convert to HCL:\s*/, '').trim();
+  return { ok: false, message, location: { file, line: 1, column: 1 } };
+}

@@ -1,0 +1,337 @@
+/**
+ * Discovery: from `.platctl.yaml` and the files on disk to one unit graph across every environment, with every
+ * problem found reported as data. See terragrunt-semantics.md §1, §2 and §6 for the rules followed.
+ */
+import { statSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import fg from 'fast-glob';
+import { Graph, compareIds, findCycles } from '../engine/graph.js';
+import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
+import { ParsedFiles } from './parsed-files.js';
+import { STACK_FILE, UNIT_FILE, scan, toPosix } from './scan.js';
+import type { ScannedDir } from './scan.js';
+import { NeedFiles, evaluateUnitConfig } from './unit-config.js';
+import type { DeclaredDependency, EvaluationHost, UnitConfig } from './unit-config.js';
+import type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
+import { closestMatch } from './suggest.js';
+
+export type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
+export { isUsable } from './types.js';
+
+/** Evaluation rounds: each round parses the files the previous one found it needs (includes, read files). */
+const MAX_ROUNDS = 25;
+
+export interface DiscoverExtras {
+  /** Where a config key is written, for problems about `implicit_deps` and `units`. */
+  readonly locate?: (keyPath: (string | number)[]) => SourceLocation | undefined;
+  /** platctl's version, part of the parse cache key. */
+  readonly version?: string;
+}
+
+/** A unit's edges that point outside every environment (or at an excluded unit): satisfied, never walked. */
+export interface ExternalDependency {
+  readonly unit: UnitId;
+  readonly dir: string;
+  readonly origin: EdgeOrigin;
+}
+
+export interface Discovery extends DiscoveryResult {
+  readonly externals: readonly ExternalDependency[];
+  /** How many files the parser saw in this run (the rest came from the cache). */
+  readonly stats: { readonly units: number; readonly filesParsed: number; readonly rounds: number };
+}
+
+export async function discover(options: DiscoverOptions, extras: DiscoverExtras = {}): Promise<Discovery> {
+  const root = resolve(options.root);
+  const problems: Problem[] = [];
+  const envDirs = Object.entries(options.config.environments)
+    .map(([env, settings]) => ({ env, absDir: resolve(root, settings.dir) }))
+    // Longest first, so a unit belongs to the most specific environment directory.
+    .sort((a, b) => b.absDir.length - a.absDir.length);
+
+  const scanned = await scan({ root, dirs: envDirs.map((e) => e.absDir), exclude: options.config.exclude });
+  const graph = new Graph();
+  const units = new Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>();
+  const unitByDir = new Map<string, UnitId>();
+  const stackDirs: string[] = [];
+  for (const entry of scanned) {
+    if (entry.isStack) stackDirs.push(entry.absDir);
+    if (!entry.isUnit) continue;
+    const env = envDirs.find((e) => entry.absDir === e.absDir || entry.absDir.startsWith(e.absDir + sep));
+    if (!env) continue;
+    const id = `${env.env}/${toPosix(relative(env.absDir, entry.absDir)) || '.'}`;
+    const configFile = join(entry.absDir, UNIT_FILE);
+    if (entry.isStack) {
+      problems.push({
+        severity: 'error',
+        kind: 'unit-and-stack',
+        unit: id,
+        message: `${entry.dir} holds both ${UNIT_FILE} and ${STACK_FILE}; Terragrunt refuses such a directory`,
+        location: { file: configFile, line: 1 },
+        hint: 'move the stack file into a directory of its own',
+      });
+    }
+    units.set(id, { id, env: env.env, dir: entry.dir, absDir: entry.absDir, configFile, includes: [], scanned: entry });
+    unitByDir.set(entry.absDir, id);
+    graph.addNode(id, env.env, entry.dir);
+  }
+
+  const files = new ParsedFiles({
+    cacheDir: options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir,
+    version: extras.version ?? 'dev',
+  });
+  const host = evaluationHost(files, options.env);
+  const configs = new Map<UnitId, UnitConfig>();
+  let rounds = 0;
+  try {
+    await files.ensure([...units.values()].map((u) => u.configFile));
+    let pending = [...units.keys()].sort(compareIds);
+    while (pending.length > 0 && rounds < MAX_ROUNDS) {
+      rounds += 1;
+      const needed = new Set<string>();
+      const next: UnitId[] = [];
+      for (const id of pending) {
+        const unit = units.get(id);
+        if (!unit) continue;
+        try {
+          configs.set(id, evaluateUnitConfig(unit, host));
+        } catch (error) {
+          if (!(error instanceof NeedFiles)) throw error;
+          for (const path of error.paths) needed.add(path);
+          next.push(id);
+        }
+      }
+      pending = next;
+      if (needed.size > 0) await files.ensure(needed);
+    }
+    for (const id of pending) {
+      problems.push({
+        severity: 'error',
+        kind: 'include-error',
+        unit: id,
+        message: `${id}: its includes and read files nest more than ${MAX_ROUNDS} levels deep`,
+        location: { file: units.get(id)?.configFile ?? id, line: 1 },
+      });
+    }
+    await files.save();
+  } finally {
+    await files.close();
+  }
+
+  // Edges, and the problems of each unit.
+  const externals: ExternalDependency[] = [];
+  const warnedReadFiles = new Set<string>();
+  for (const id of [...configs.keys()].sort(compareIds)) {
+    const config = configs.get(id);
+    const unit = units.get(id);
+    if (!config || !unit) continue;
+    problems.push(...config.problems);
+    units.set(id, {
+      ...unit,
+      includes: config.includes,
+      ...(config.remoteState ? { remoteState: config.remoteState } : {}),
+    });
+    for (const dep of config.dependencies) {
+      const resolved = resolveTarget(dep, { unitByDir, stackDirs, host, root });
+      switch (resolved.type) {
+        case 'units':
+          for (const target of resolved.ids) {
+            graph.addEdge(id, target, resolved.viaStack ? { ...dep.origin, kind: 'stack' } : dep.origin);
+          }
+          break;
+        case 'external':
+          externals.push({ unit: id, dir: toPosix(relative(root, resolved.dir)), origin: dep.origin });
+          break;
+        case 'dangling':
+          problems.push(danglingProblem(id, dep, resolved.dir, resolved.why, root, [...unitByDir.keys()]));
+          break;
+      }
+    }
+    for (const read of config.readFilesWithDependencies) {
+      if (warnedReadFiles.has(read.file)) continue;
+      warnedReadFiles.add(read.file);
+      problems.push({
+        severity: 'warning',
+        kind: 'read-config-dependency',
+        unit: id,
+        message: `${toPosix(relative(root, read.file))} declares dependency blocks and is read with read_terragrunt_config; like Terragrunt, platctl does not count them as edges`,
+        location: read.location,
+        hint: 'move the dependency block into an include, or declare the order in implicit_deps',
+      });
+    }
+  }
+
+  addConfiguredEdges(graph, options, extras, problems);
+
+  for (const cycle of findCycles(graph)) {
+    const first = cycle.edges[0]?.origins[0]?.location;
+    const base = {
+      severity: 'error' as const,
+      kind: 'cycle' as const,
+      unit: cycle.members[0] ?? '',
+      message: `dependency cycle: ${cycle.path.join(' -> ')}`,
+      hint: 'remove one of these edges (or turn it into a data lookup); nothing on a cycle can be applied',
+      details: cycle.edges.map((edge) => {
+        const where = edge.origins
+          .map((o) => (o.location ? `${toPosix(relative(root, o.location.file))}:${o.location.line}` : o.kind))
+          .join(', ');
+        return `${edge.from} -> ${edge.to}${where ? `  (${where})` : ''}`;
+      }),
+    };
+    problems.push(first ? { ...base, location: first } : base);
+  }
+
+  if (options.allowUnresolved) {
+    for (let i = 0; i < problems.length; i += 1) {
+      const p = problems[i];
+      if (p?.kind === 'unresolved-expression') problems[i] = { ...p, severity: 'warning' };
+    }
+  }
+
+  const publicUnits = new Map<UnitId, UnitInfo>();
+  for (const id of [...units.keys()].sort(compareIds)) {
+    const { scanned: _scanned, ...info } = units.get(id) as UnitInfo & { scanned: ScannedDir };
+    publicUnits.set(id, info);
+  }
+  return {
+    root,
+    graph,
+    units: publicUnits,
+    problems,
+    externals,
+    stats: { units: units.size, filesParsed: files.parsedCount, rounds },
+  };
+}
+
+type Resolution =
+  | { type: 'units'; ids: UnitId[]; viaStack: boolean }
+  | { type: 'external'; dir: string }
+  | { type: 'dangling'; dir: string; why: string };
+
+function resolveTarget(
+  dep: DeclaredDependency,
+  ctx: { unitByDir: Map<string, UnitId>; stackDirs: string[]; host: EvaluationHost; root: string },
+): Resolution {
+  let dir = dep.target;
+  const kind = ctx.host.kind(dir);
+  if (kind === 'file') {
+    if (basename(dir) !== UNIT_FILE && basename(dir) !== STACK_FILE) {
+      return { type: 'dangling', dir, why: 'is a file, not a unit directory' };
+    }
+    dir = dirname(dir);
+  }
+  const unit = ctx.unitByDir.get(dir);
+  if (unit) return { type: 'units', ids: [unit], viaStack: false };
+  if (ctx.stackDirs.includes(dir)) {
+    const ids = [...ctx.unitByDir.entries()]
+      .filter(([unitDir]) => unitDir.startsWith(dir + sep))
+      .map(([, id]) => id)
+      .sort(compareIds);
+    return { type: 'units', ids, viaStack: true };
+  }
+  if (ctx.host.kind(join(dir, UNIT_FILE)) === 'file' || ctx.host.kind(join(dir, STACK_FILE)) === 'file') {
+    return { type: 'external', dir };
+  }
+  if (!ctx.host.kind(dir)) return { type: 'dangling', dir, why: 'does not exist' };
+  return { type: 'dangling', dir, why: `has no ${UNIT_FILE}` };
+}
+
+function danglingProblem(
+  id: UnitId,
+  dep: DeclaredDependency,
+  dir: string,
+  why: string,
+  root: string,
+  unitDirs: string[],
+): Problem {
+  const rel = toPosix(relative(root, dir)) || '.';
+  const what = dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path';
+  const suggestion = closestMatch(
+    rel,
+    unitDirs.map((d) => toPosix(relative(root, d))),
+  );
+  const base = {
+    severity: 'error' as const,
+    kind: 'dangling-path' as const,
+    unit: id,
+    message: `${what} points at ${rel}, which ${why}`,
+    details: [`expression: ${dep.expression}`, `resolved to: ${dir}`],
+    hint: suggestion
+      ? `did you mean ${suggestion}? (fix the path, or remove the dependency if that unit is gone)`
+      : 'fix the path, or remove the dependency if that unit is gone',
+  };
+  return dep.origin.location ? { ...base, location: dep.origin.location } : base;
+}
+
+function addConfiguredEdges(graph: Graph, options: DiscoverOptions, extras: DiscoverExtras, problems: Problem[]): void {
+  const known = graph.ids();
+  const unknown = (id: UnitId, keyPath: (string | number)[], role: string): void => {
+    const suggestion = closestMatch(id, known);
+    const location = extras.locate?.(keyPath);
+    const base = {
+      severity: 'error' as const,
+      kind: 'unknown-id' as const,
+      unit: id,
+      message: `${role} names unit "${id}", which discovery did not find`,
+      hint: suggestion
+        ? `did you mean ${suggestion}?`
+        : 'unit ids are <env>/<path inside the env dir>; see platctl graph',
+    };
+    problems.push(location ? { ...base, location } : base);
+  };
+  for (const [from, targets] of Object.entries(options.config.implicit_deps)) {
+    if (!graph.has(from)) {
+      unknown(from, ['implicit_deps', from], 'implicit_deps');
+      continue;
+    }
+    targets.forEach((to, i) => {
+      if (!graph.has(to)) {
+        unknown(to, ['implicit_deps', from, i], `implicit_deps.${from}`);
+        return;
+      }
+      const location = extras.locate?.(['implicit_deps', from, i]);
+      graph.addEdge(from, to, location ? { kind: 'implicit', location } : { kind: 'implicit' });
+    });
+  }
+  for (const id of Object.keys(options.config.units)) {
+    if (!graph.has(id)) unknown(id, ['units', id], 'units');
+  }
+}
+
+/** The filesystem as evaluation sees it: memoised stats, git roots found by walking up (no `git` process). */
+function evaluationHost(files: ParsedFiles, env: Readonly<Record<string, string | undefined>>): EvaluationHost {
+  const kinds = new Map<string, 'file' | 'dir' | undefined>();
+  const repoRoots = new Map<string, string | undefined>();
+  const kind = (path: string): 'file' | 'dir' | undefined => {
+    if (kinds.has(path)) return kinds.get(path);
+    let result: 'file' | 'dir' | undefined;
+    try {
+      const stat = statSync(path);
+      result = stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : undefined;
+    } catch {
+      result = undefined;
+    }
+    kinds.set(path, result);
+    return result;
+  };
+  const repoRoot = (dir: string): string | undefined => {
+    if (repoRoots.has(dir)) return repoRoots.get(dir);
+    const found = kind(join(dir, '.git')) ? dir : dirname(dir) === dir ? undefined : repoRoot(dirname(dir));
+    repoRoots.set(dir, found);
+    return found;
+  };
+  return {
+    files,
+    kind,
+    env,
+    repoRoot,
+    readText: (path) => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    glob: (pattern, baseDir) => fg.sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort(),
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * Parsed HCL files for one discovery run: each file is read and parsed once per run however many units include or
+ * read it, and parses are kept across runs in `.platctl-cache/` keyed by the content's hash, so an unchanged
+ * repository is not parsed again.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SourceLocation } from '../engine/graph.js';
+import { HclParserPool, PARSER_ID } from './hcl2json.js';
+import type { ParseOutcome } from './hcl2json.js';
+
+/** A file as discovery sees it: its text (for positions) and what the parser made of it. */
+export interface ParsedFile {
+  readonly path: string;
+  readonly content: string;
+  readonly outcome: ParseOutcome;
+}
+
+type CachedOutcome =
+  | { ok: true; json: Record<string, unknown> }
+  | { ok: false; message: string; line: number; column?: number | undefined };
+
+interface CacheFile {
+  readonly parser: string;
+  readonly platctl: string;
+  readonly entries: Record<string, CachedOutcome>;
+}
+
+export interface ParsedFilesOptions {
+  /** Directory for the on-disk cache; false: no cache. */
+  readonly cacheDir: string | false;
+  /** Part of the cache key: a new platctl version starts a new cache. */
+  readonly version: string;
+  readonly pool?: HclParserPool;
+}
+
+export class ParsedFiles {
+  readonly #files = new Map<string, ParsedFile>();
+  readonly #missing = new Set<string>();
+  readonly #options: ParsedFilesOptions;
+  #pool: HclParserPool | undefined;
+  #cache: Map<string, CachedOutcome> | undefined;
+  #cacheDirty = false;
+  readonly #usedHashes = new Set<string>();
+  /** Files parsed by the parser in this run (not served from the cache). */
+  parsedCount = 0;
+
+  constructor(options: ParsedFilesOptions) {
+    this.#options = options;
+    this.#pool = options.pool;
+  }
+
+  get(path: string): ParsedFile | undefined {
+    return this.#files.get(path);
+  }
+
+  has(path: string): boolean {
+    return this.#files.has(path) || this.#missing.has(path);
+  }
+
+  /** True when `ensure` found the file missing or unreadable. */
+  isMissing(path: string): boolean {
+    return this.#missing.has(path);
+  }
+
+  /** Reads and parses every path not seen yet in this run. */
+  async ensure(paths: Iterable<string>): Promise<void> {
+    const wanted = [...new Set(paths)].filter((p) => !this.has(p));
+    if (wanted.length === 0) return;
+    const cache = await this.#loadCache();
+    const texts = await Promise.all(
+      wanted.map(async (path) => {
+        try {
+          return { path, content: await readFile(path, 'utf8') };
+        } catch {
+          this.#missing.add(path);
+          return undefined;
+        }
+      }),
+    );
+    const toParse: { path: string; content: string; hash: string }[] = [];
+    for (const text of texts) {
+      if (!text) continue;
+      const hash = createHash('sha256').update(text.content).digest('base64url');
+      this.#usedHashes.add(hash);
+      const cached = cache.get(hash);
+      if (cached) this.#files.set(text.path, { ...text, outcome: fromCache(cached, text.path) });
+      else toParse.push({ ...text, hash });
+    }
+    if (toParse.length === 0) return;
+    this.#pool ??= new HclParserPool(toParse.length < 64 ? 1 : undefined);
+    const outcomes = await this.#pool.parseAll(toParse.map((t) => ({ file: t.path, content: t.content })));
+    this.parsedCount += toParse.length;
+    for (const t of toParse) {
+      const outcome = outcomes.get(t.path);
+      if (!outcome) continue;
+      this.#files.set(t.path, { path: t.path, content: t.content, outcome });
+      cache.set(t.hash, toCache(outcome));
+      this.#cacheDirty = true;
+    }
+  }
+
+  async #loadCache(): Promise<Map<string, CachedOutcome>> {
+    if (this.#cache) return this.#cache;
+    this.#cache = new Map();
+    if (this.#options.cacheDir === false) return this.#cache;
+    try {
+      const raw = JSON.parse(await readFile(this.#cachePath(), 'utf8')) as CacheFile;
+      if (raw.parser === PARSER_ID && raw.platctl === this.#options.version) {
+        for (const [hash, entry] of Object.entries(raw.entries)) this.#cache.set(hash, entry);
+      }
+    } catch {
+      // No cache yet, or an unreadable one: it is only a cache.
+    }
+    return this.#cache;
+  }
+
+  #cachePath(): string {
+    return join(this.#options.cacheDir || '.', 'hcl-parse.json');
+  }
+
+  /**
+   * Writes the cache when this run parsed something new or stopped using entries, keeping only the entries this
+   * run used (so the file does not grow forever). Atomic: a temp file renamed into place.
+   */
+  async save(): Promise<void> {
+    const dir = this.#options.cacheDir;
+    const cache = this.#cache;
+    if (dir === false || !cache) return;
+    const stale = [...cache.keys()].some((h) => !this.#usedHashes.has(h));
+    if (!this.#cacheDirty && !stale) return;
+    const entries: Record<string, CachedOutcome> = {};
+    for (const hash of this.#usedHashes) {
+      const entry = cache.get(hash);
+      if (entry) entries[hash] = entry;
+    }
+    const body: CacheFile = { parser: PARSER_ID, platctl: this.#options.version, entries };
+    try {
+      await mkdir(dir, { recursive: true });
+      const tmp = `${this.#cachePath()}.${randomBytes(6).toString('hex')}.tmp`;
+      await writeFile(tmp, JSON.stringify(body));
+      await rename(tmp, this.#cachePath());
+    } catch {
+      // A read-only checkout still discovers; it just parses again next time.
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool?.close();
+    this.#pool = undefined;
+  }
+}
+
+function toCache(outcome: ParseOutcome): CachedOutcome {
+  if (outcome.ok) return { ok: true, json: outcome.json };
+  return { ok: false, message: outcome.message, line: outcome.location.line, column: outcome.location.column };
+}
+
+function fromCache(entry: CachedOutcome, file: string): ParseOutcome {
+  if (entry.ok) return { ok: true, json: entry.json };
+  const location: SourceLocation =
+    entry.column === undefined ? { file, line: entry.line } : { file, line: entry.line, column: entry.column };
+  return { ok: false, message: entry.message, location };
+}

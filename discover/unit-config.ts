@@ -1,0 +1,733 @@
+/**
+ * One unit's merged configuration, as far as the graph needs it: includes, locals, `dependency` and `dependencies`
+ * blocks, `remote_state`. This follows Terragrunt v1's partial parse (terragrunt-semantics.md §2.1-2.6):
+ *
+ * - include paths are evaluated first (functions only), relative to the unit's directory;
+ * - functions in an included file run in the unit's context; its `local.*` are its own locals;
+ * - the unit's locals may read `include.<name>.locals` when the include has `expose = true`;
+ * - relative dependency paths resolve against the unit's directory, even when written in an included file;
+ * - `merge_strategy`: shallow (default) merges dependency blocks by name, child wins, and concatenates
+ *   `dependencies.paths` together with the paths of the parent's own dependency blocks (so a block the child
+ *   overrides can leave a stale edge, as in Terragrunt); deep merges blocks by name and keeps only the merged paths;
+ *   no_merge adds nothing;
+ * - `enabled = false` removes a dependency block's edge; mocks and skip_outputs do not;
+ * - dependency blocks inside files read by read_terragrunt_config are not edges.
+ *
+ * Evaluation is synchronous; when it needs a file that has not been parsed yet it throws `NeedFiles`, the caller
+ * parses the files (in worker threads) and evaluates the unit again.
+ */
+import { dirname, join } from 'node:path';
+import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
+import { resolveFrom, terragruntFunctions } from './functions.js';
+import type { FunctionContext, FunctionHost } from './functions.js';
+import { HclEvalError, Unknown, evaluateJson, evaluateLocals, outline, standardFunctions } from './hcl/index.js';
+import type { HclFunction, OutlineBlock, Scope, Value } from './hcl/index.js';
+import type { ParsedFile, ParsedFiles } from './parsed-files.js';
+import { problem } from './types.js';
+import type { Problem, RemoteState } from './types.js';
+
+/** Thrown when evaluation needs files that are not parsed yet. */
+export class NeedFiles extends Error {
+  constructor(readonly paths: readonly string[]) {
+    super(`need ${paths.length} more file(s) parsed`);
+  }
+}
+
+/** A dependency the unit declares, before it is matched against the discovered units. */
+export interface DeclaredDependency {
+  /** Absolute path the declaration resolves to (a directory, or a file inside one). */
+  readonly target: string;
+  readonly origin: EdgeOrigin;
+  /** The expression as written, for messages. */
+  readonly expression: string;
+}
+
+export interface UnitConfig {
+  readonly dependencies: readonly DeclaredDependency[];
+  readonly includes: readonly string[];
+  readonly remoteState?: RemoteState;
+  readonly problems: readonly Problem[];
+  /** Files read by read_terragrunt_config that declare dependency blocks (not edges; warned about once each). */
+  readonly readFilesWithDependencies: readonly { file: string; location: SourceLocation }[];
+}
+
+export interface UnitConfigInput {
+  readonly id: string;
+  readonly absDir: string;
+  readonly configFile: string;
+}
+
+export interface EvaluationHost {
+  readonly files: ParsedFiles;
+  kind(path: string): 'file' | 'dir' | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  repoRoot(dir: string): string | undefined;
+  readText(path: string): string | undefined;
+  glob(pattern: string, baseDir: string): string[];
+}
+
+type Json = Record<string, unknown>;
+
+interface IncludeDecl {
+  readonly name: string;
+  readonly file: string;
+  readonly expose: boolean;
+  readonly mergeStrategy: 'shallow' | 'deep' | 'no_merge';
+}
+
+interface DependencyDecl {
+  readonly name: string;
+  readonly block: Json;
+  readonly file: ParsedFile;
+  readonly scope: Scope;
+  readonly merge: 'child' | 'shallow' | 'deep';
+}
+
+const NOT_AVAILABLE = 'dependency outputs are not available while building the graph';
+
+/** Evaluates one unit. Throws `NeedFiles` when more files must be parsed first. */
+export function evaluateUnitConfig(unit: UnitConfigInput, host: EvaluationHost): UnitConfig {
+  return new UnitEvaluation(unit, host).run();
+}
+
+class UnitEvaluation {
+  readonly #unit: UnitConfigInput;
+  readonly #host: EvaluationHost;
+  readonly #problems: Problem[] = [];
+  readonly #needed = new Set<string>();
+  readonly #readWithDeps = new Map<string, SourceLocation>();
+  readonly #includes = new Map<string, string>();
+  readonly #functionHost: FunctionHost;
+
+  constructor(unit: UnitConfigInput, host: EvaluationHost) {
+    this.#unit = unit;
+    this.#host = host;
+    this.#functionHost = {
+      kind: (p) => host.kind(p),
+      env: host.env,
+      repoRoot: (d) => host.repoRoot(d),
+      readConfig: (path, context) => this.#readConfig(path, context),
+      readTfvars: (path) => this.#readTfvars(path),
+    };
+  }
+
+  run(): UnitConfig {
+    const file = this.#need(this.#unit.configFile);
+    const valuesFile = join(this.#unit.absDir, 'terragrunt.values.hcl');
+    const autoincludeFile = join(this.#unit.absDir, 'terragrunt.autoinclude.hcl');
+    const hasValues = this.#host.kind(valuesFile) === 'file';
+    const hasAutoinclude = this.#host.kind(autoincludeFile) === 'file';
+    const values = hasValues ? this.#need(valuesFile) : undefined;
+    const autoinclude = hasAutoinclude ? this.#need(autoincludeFile) : undefined;
+    this.#flushNeeds();
+    if (!file) return this.#result([], []);
+    if (!file.outcome.ok) {
+      this.#parseProblem(file);
+      return this.#result([], []);
+    }
+    const json = file.outcome.json;
+
+    // 1. Includes: their paths use functions only (Terragrunt parses include before locals).
+    const includeDecls = this.#includeDecls(file, json);
+    for (const inc of includeDecls) this.#includes.set(inc.name, inc.file);
+    const included = includeDecls.map((inc) => ({ inc, parsed: this.#need(inc.file) }));
+    this.#flushNeeds();
+
+    const baseContext: FunctionContext = {
+      unitDir: this.#unit.absDir,
+      originalDir: this.#unit.absDir,
+      configFile: this.#unit.configFile,
+      includes: this.#includes,
+    };
+
+    // 2. values and features, visible to the unit and its includes.
+    const valuesObject = values ? this.#valuesObject(values, baseContext) : undefined;
+    const features = this.#features([
+      json,
+      ...included.flatMap((i) => (i.parsed?.outcome.ok ? [i.parsed.outcome.json] : [])),
+    ]);
+
+    const dependencyNames = new Set<string>();
+    const collectNames = (j: Json): void => {
+      for (const name of Object.keys(blockMap(j.dependency))) dependencyNames.add(name);
+    };
+    collectNames(json);
+
+    // 3. Each included file gets its own scope: its own locals, the unit's context.
+    const includeScopes = new Map<string, { decl: IncludeDecl; parsed: ParsedFile; json: Json; scope: Scope }>();
+    for (const { inc, parsed } of included) {
+      if (!parsed) {
+        this.#report({
+          severity: 'error',
+          kind: 'include-error',
+          message: `include "${inc.name || '(bare)'}" points at ${inc.file}, which does not exist`,
+          location: this.#blockLocation(file, 'include', inc.name ? [inc.name] : []),
+          hint: 'fix the include path; platctl cannot see this unit’s inherited dependencies until it resolves',
+        });
+        continue;
+      }
+      if (!parsed.outcome.ok) {
+        this.#parseProblem(parsed);
+        continue;
+      }
+      const incJson = parsed.outcome.json;
+      if (incJson.include !== undefined) {
+        this.#report({
+          severity: 'error',
+          kind: 'include-error',
+          message: `${parsed.path} is included by ${this.#unit.configFile} and has an include block of its own; Terragrunt allows only one level of includes`,
+          location: this.#blockLocation(parsed, 'include', []),
+          hint: 'merge the nested include into the parent file, or include both files from the unit',
+        });
+      }
+      collectNames(incJson);
+      const context: FunctionContext = { ...baseContext, includedFile: parsed.path };
+      const scope = this.#scope(context, incJson, {
+        values: valuesObject,
+        features,
+        dependencyNames,
+        exposed: undefined,
+        file: parsed,
+      });
+      includeScopes.set(inc.name, { decl: inc, parsed, json: incJson, scope });
+    }
+    this.#flushNeeds();
+
+    // 4. The unit's own scope, with exposed includes.
+    const exposed = (): Value => {
+      const out: Record<string, Value> = {};
+      for (const [name, entry] of includeScopes) {
+        if (!entry.decl.expose) continue;
+        out[name] = this.#exposedObject(entry.json, entry.scope);
+      }
+      return out;
+    };
+    const unitScope = this.#scope(baseContext, json, {
+      values: valuesObject,
+      features,
+      dependencyNames,
+      exposed,
+      file,
+    });
+
+    // 5. Dependency declarations, merged.
+    const declarations: DeclaredDependency[] = [];
+    const mergedBlocks = new Map<string, DependencyDecl[]>();
+    const pathsFrom: { file: ParsedFile; json: Json; scope: Scope }[] = [];
+    const staleFrom: DependencyDecl[] = [];
+    for (const { decl, parsed, json: incJson, scope } of includeScopes.values()) {
+      if (decl.mergeStrategy === 'no_merge') continue;
+      for (const [name, block] of Object.entries(blockMap(incJson.dependency))) {
+        const dep: DependencyDecl = { name, block, file: parsed, scope, merge: decl.mergeStrategy };
+        const list = mergedBlocks.get(name) ?? [];
+        if (decl.mergeStrategy === 'shallow') {
+          // A later include replaces the block; the replaced one's path stays in Dependencies.Paths.
+          staleFrom.push(...list);
+          mergedBlocks.set(name, [dep]);
+        } else {
+          mergedBlocks.set(name, [...list, dep]);
+        }
+      }
+      pathsFrom.push({ file: parsed, json: incJson, scope });
+    }
+    if (autoinclude?.outcome.ok) {
+      // terragrunt.autoinclude.hcl merges shallowly with no include block, and wins over the unit.
+      const autoScope = this.#scope(baseContext, autoinclude.outcome.json, {
+        values: valuesObject,
+        features,
+        dependencyNames,
+        exposed,
+        file: autoinclude,
+      });
+      for (const [name, block] of Object.entries(blockMap(json.dependency))) {
+        mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child' }]);
+      }
+      for (const [name, block] of Object.entries(blockMap(autoinclude.outcome.json.dependency))) {
+        mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child' }]);
+      }
+      pathsFrom.push({ file: autoinclude, json: autoinclude.outcome.json, scope: autoScope });
+    } else if (autoinclude && !autoinclude.outcome.ok) {
+      this.#parseProblem(autoinclude);
+    }
+    if (!autoinclude?.outcome.ok) {
+      for (const [name, block] of Object.entries(blockMap(json.dependency))) {
+        const previous = mergedBlocks.get(name) ?? [];
+        const child: DependencyDecl = { name, block, file, scope: unitScope, merge: 'child' };
+        const deepParents = previous.filter((p) => p.merge === 'deep');
+        staleFrom.push(...previous.filter((p) => p.merge === 'shallow'));
+        mergedBlocks.set(name, [...deepParents, child]);
+      }
+    }
+    pathsFrom.push({ file, json, scope: unitScope });
+
+    for (const [name, chain] of [...mergedBlocks.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const decl = this.#mergedDependency(name, chain);
+      if (decl) declarations.push(decl);
+    }
+    for (const dep of staleFrom) {
+      const decl = this.#mergedDependency(dep.name, [dep]);
+      if (decl) declarations.push(decl);
+    }
+    for (const source of pathsFrom)
+      declarations.push(...this.#dependenciesPaths(source.file, source.json, source.scope));
+
+    // 6. remote_state: the unit's own block wins; otherwise the last merging include's.
+    let remoteState: RemoteState | undefined;
+    const remoteSources = [
+      ...[...includeScopes.values()]
+        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
+        .map((e) => ({ json: e.json, scope: e.scope })),
+      { json, scope: unitScope },
+    ];
+    for (const source of remoteSources) {
+      const block = firstBlock(source.json.remote_state) ?? asObject(source.json.remote_state);
+      if (block) remoteState = this.#remoteState(block, source.scope) ?? remoteState;
+    }
+    this.#flushNeeds();
+
+    return this.#result(declarations, [...this.#includes.values()], remoteState);
+  }
+
+  #result(dependencies: DeclaredDependency[], includes: string[], remoteState?: RemoteState): UnitConfig {
+    const readFilesWithDependencies = [...this.#readWithDeps].map(([file, location]) => ({ file, location }));
+    const base = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
+    return remoteState ? { ...base, remoteState } : base;
+  }
+
+  /** The parsed file, or undefined; records the path as needed when it has not been read yet. */
+  #need(path: string): ParsedFile | undefined {
+    if (!this.#host.files.has(path)) {
+      this.#needed.add(path);
+      return undefined;
+    }
+    return this.#host.files.get(path);
+  }
+
+  #flushNeeds(): void {
+    if (this.#needed.size > 0) throw new NeedFiles([...this.#needed]);
+  }
+
+  #report(fields: Parameters<typeof problem>[0]): void {
+    this.#problems.push(problem({ unit: this.#unit.id, ...fields }));
+  }
+
+  #parseProblem(file: ParsedFile): void {
+    if (file.outcome.ok) return;
+    this.#report({
+      severity: 'error',
+      kind: 'parse-error',
+      unit: this.#unit.id,
+      message: file.outcome.message,
+      location: file.outcome.location,
+      hint: 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
+    });
+  }
+
+  #includeDecls(file: ParsedFile, json: Json): IncludeDecl[] {
+    const out: IncludeDecl[] = [];
+    const scope: Scope = {
+      variables: {},
+      functions: this.#functions({
+        unitDir: this.#unit.absDir,
+        originalDir: this.#unit.absDir,
+        configFile: this.#unit.configFile,
+        includes: new Map(),
+      }),
+    };
+    const entries: [string, Json][] = Array.isArray(json.include)
+      ? (json.include as Json[]).map((b) => ['', b])
+      : Object.entries(blockMap(json.include));
+    for (const [name, block] of entries) {
+      const location = this.#attributeLocation(file, 'include', name ? [name] : [], 'path');
+      const path = this.#evaluate(block.path, scope, location, 'include path');
+      if (path === undefined) continue;
+      if (typeof path !== 'string') {
+        this.#report({
+          severity: 'error',
+          kind: 'include-error',
+          message: `include "${name}" path is not a string`,
+          location,
+        });
+        continue;
+      }
+      const strategy = this.#evaluate(block.merge_strategy ?? 'shallow', scope, location, 'merge_strategy');
+      const mergeStrategy = strategy === 'deep' || strategy === 'no_merge' ? strategy : 'shallow';
+      const expose = this.#evaluate(block.expose ?? false, scope, location, 'expose') === true;
+      out.push({ name, file: resolveFrom(this.#unit.absDir, path), expose, mergeStrategy });
+    }
+    return out;
+  }
+
+  #functions(context: FunctionContext): Record<string, HclFunction> {
+    const baseDir = dirname(context.configFile);
+    return {
+      ...standardFunctions({
+        baseDir,
+        readFile: (p) => this.#host.readText(p),
+        exists: (p) => this.#host.kind(p) === 'file',
+        glob: (pattern, dir) => this.#host.glob(pattern, dir),
+        env: this.#host.env,
+      }),
+      ...terragruntFunctions(context, this.#functionHost),
+    };
+  }
+
+  #scope(
+    context: FunctionContext,
+    json: Json,
+    extra: {
+      values: Value | undefined;
+      features: Value;
+      dependencyNames: Set<string>;
+      exposed: (() => Value) | undefined;
+      file: ParsedFile;
+    },
+  ): Scope {
+    const functions = this.#functions(context);
+    const localsRaw = mergeLocals(json.locals);
+    const variables: Scope['variables'] = {
+      feature: extra.features,
+      dependency: () => {
+        const out: Record<string, Value> = {};
+        for (const name of extra.dependencyNames) {
+          out[name] = { outputs: new Unknown(NOT_AVAILABLE, `dependency.${name}`), inputs: new Unknown(NOT_AVAILABLE) };
+        }
+        return out;
+      },
+    };
+    const scope: Scope = { variables, functions };
+    // Lazy: each local is evaluated on first use, in this same scope (locals may refer to each other).
+    const locals = evaluateLocals(localsRaw, () => scope);
+    variables.local = locals;
+    if (extra.values !== undefined) variables.values = extra.values;
+    if (extra.exposed) variables.include = extra.exposed;
+    return scope;
+  }
+
+  /** `include.<name>` when exposed: its locals, and its other attributes where they evaluate. */
+  #exposedObject(json: Json, scope: Scope): Value {
+    const out: Record<string, Value> = {};
+    const locals = scope.variables.local;
+    out.locals = typeof locals === 'function' ? locals() : (locals ?? {});
+    for (const [key, raw] of Object.entries(json)) {
+      if (key === 'locals' || key === 'include') continue;
+      out[key] = this.#evaluateQuietly(raw, scope);
+    }
+    return out;
+  }
+
+  #evaluateQuietly(raw: unknown, scope: Scope): Value {
+    try {
+      return evaluateJson(raw, scope);
+    } catch (error) {
+      if (error instanceof NeedFiles) throw error;
+      return new Unknown(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  #valuesObject(values: ParsedFile, context: FunctionContext): Value {
+    if (!values.outcome.ok) {
+      this.#parseProblem(values);
+      return {};
+    }
+    const scope: Scope = { variables: {}, functions: this.#functions({ ...context, configFile: values.path }) };
+    const out: Record<string, Value> = {};
+    for (const [key, raw] of Object.entries(values.outcome.json)) out[key] = this.#evaluateQuietly(raw, scope);
+    return out;
+  }
+
+  /** `feature.<name>.value`: the block's default, overridden by TG_FEATURE=name=value,... */
+  #features(sources: Json[]): Value {
+    const out: Record<string, Value> = {};
+    const scope: Scope = {
+      variables: {},
+      functions: this.#functions({
+        unitDir: this.#unit.absDir,
+        originalDir: this.#unit.absDir,
+        configFile: this.#unit.configFile,
+        includes: this.#includes,
+      }),
+    };
+    for (const json of sources) {
+      for (const [name, block] of Object.entries(blockMap(json.feature))) {
+        out[name] = { value: this.#evaluateQuietly(block.default ?? null, scope) };
+      }
+    }
+    for (const pair of (this.#host.env.TG_FEATURE ?? '').split(',')) {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) continue;
+      const raw = pair.slice(eq + 1).trim();
+      const value: Value =
+        raw === 'true' ? true : raw === 'false' ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+      out[pair.slice(0, eq).trim()] = { value };
+    }
+    return out;
+  }
+
+  /** Evaluates an edge-feeding value; reports problems and returns undefined when it cannot be used. */
+  #evaluate(raw: unknown, scope: Scope, location: SourceLocation | undefined, what: string): Value | undefined {
+    try {
+      const value = evaluateJson(raw, scope);
+      if (value instanceof Unknown) {
+        this.#unresolved(value, location, what, raw);
+        return undefined;
+      }
+      return value;
+    } catch (error) {
+      if (error instanceof NeedFiles) throw error;
+      if (error instanceof Unknown) {
+        this.#unresolved(error, location, what, raw);
+        return undefined;
+      }
+      if (!(error instanceof HclEvalError)) throw error;
+      this.#report({
+        severity: 'error',
+        kind: 'evaluation-error',
+        message: `cannot evaluate ${what}: ${error.message}`,
+        details: [`expression: ${expressionText(raw)}`],
+        location,
+      });
+      return undefined;
+    }
+  }
+
+  #unresolved(value: Unknown, location: SourceLocation | undefined, what: string, raw: unknown): void {
+    this.#report({
+      severity: 'error',
+      kind: 'unresolved-expression',
+      unit: this.#unit.id,
+      message: `${what} cannot be resolved offline: ${value.reason}`,
+      hint: `declare the edge in implicit_deps (e.g. implicit_deps: { ${this.#unit.id}: [<env>/<unit>] }), or pass --allow-unresolved to continue without it`,
+      details: [`expression: ${expressionText(raw)}`],
+      location,
+    });
+  }
+
+  /** The edge of a dependency block after merging (deep: later config_path wins when set; enabled likewise). */
+  #mergedDependency(name: string, chain: DependencyDecl[]): DeclaredDependency | undefined {
+    let pathSource: DependencyDecl | undefined;
+    let enabledSource: DependencyDecl | undefined;
+    for (const decl of chain) {
+      if (decl.block.config_path !== undefined && decl.block.config_path !== '') pathSource = decl;
+      if (decl.block.enabled !== undefined) enabledSource = decl;
+    }
+    if (enabledSource) {
+      const location = this.#attributeLocation(enabledSource.file, 'dependency', [name], 'enabled');
+      const enabled = this.#evaluate(
+        enabledSource.block.enabled,
+        enabledSource.scope,
+        location,
+        `dependency "${name}" enabled`,
+      );
+      if (enabled === false || enabled === undefined) return undefined;
+    }
+    if (!pathSource) {
+      const last = chain[chain.length - 1];
+      if (!last) return undefined;
+      this.#report({
+        severity: 'error',
+        kind: 'evaluation-error',
+        message: `dependency "${name}" has no config_path`,
+        hint: 'set config_path to the directory of the unit it depends on',
+        location: this.#blockLocation(last.file, 'dependency', [name]),
+      });
+      return undefined;
+    }
+    const location = this.#attributeLocation(pathSource.file, 'dependency', [name], 'config_path');
+    const value = this.#evaluate(
+      pathSource.block.config_path,
+      pathSource.scope,
+      location,
+      `dependency "${name}" config_path`,
+    );
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value === '') {
+      this.#report({
+        severity: 'error',
+        kind: 'evaluation-error',
+        message: `dependency "${name}" config_path must be a non-empty string, got ${JSON.stringify(value)}`,
+        location,
+      });
+      return undefined;
+    }
+    const origin: EdgeOrigin = location ? { kind: 'dependency', name, location } : { kind: 'dependency', name };
+    return {
+      target: resolveFrom(this.#unit.absDir, value),
+      origin,
+      expression: expressionText(pathSource.block.config_path),
+    };
+  }
+
+  #dependenciesPaths(file: ParsedFile, json: Json, scope: Scope): DeclaredDependency[] {
+    const out: DeclaredDependency[] = [];
+    const blocks = Array.isArray(json.dependencies) ? (json.dependencies as Json[]) : [];
+    for (const block of blocks) {
+      if (block.paths === undefined) continue;
+      const location = this.#attributeLocation(file, 'dependencies', [], 'paths');
+      const value = this.#evaluate(block.paths, scope, location, 'dependencies paths');
+      if (value === undefined) continue;
+      const list = Array.isArray(value) ? value : [value];
+      for (const entry of list) {
+        if (typeof entry !== 'string' || entry === '') {
+          this.#report({
+            severity: 'error',
+            kind: 'evaluation-error',
+            message: `dependencies paths must be strings, got ${JSON.stringify(entry)}`,
+            location,
+          });
+          continue;
+        }
+        const origin: EdgeOrigin = location ? { kind: 'dependencies', location } : { kind: 'dependencies' };
+        out.push({ target: resolveFrom(this.#unit.absDir, entry), origin, expression: JSON.stringify(entry) });
+      }
+    }
+    return out;
+  }
+
+  #remoteState(block: Json, scope: Scope): RemoteState | undefined {
+    const backend = this.#evaluateQuietly(block.backend, scope);
+    if (typeof backend !== 'string') return undefined;
+    const config: Record<string, unknown> = {};
+    const rawConfig = block.config;
+    const evaluated = this.#evaluateQuietly(rawConfig, scope);
+    if (evaluated && typeof evaluated === 'object' && !Array.isArray(evaluated) && !(evaluated instanceof Unknown)) {
+      for (const [key, value] of Object.entries(evaluated)) {
+        if (!(value instanceof Unknown) && !containsUnknown(value)) config[key] = value;
+      }
+    } else if (rawConfig && typeof rawConfig === 'object' && !Array.isArray(rawConfig)) {
+      for (const [key, raw] of Object.entries(rawConfig as Json)) {
+        const value = this.#evaluateQuietly(raw, scope);
+        if (!containsUnknown(value)) config[key] = value;
+      }
+    }
+    return { backend, config };
+  }
+
+  /** read_terragrunt_config: the file's locals, inputs and other attributes, in its own directory's context. */
+  #readConfig(path: string, context: FunctionContext): Value {
+    const parsed = this.#need(path);
+    this.#flushNeeds();
+    if (!parsed) throw new HclEvalError(`read_terragrunt_config: ${path} could not be read`);
+    if (!parsed.outcome.ok) {
+      throw new HclEvalError(
+        `read_terragrunt_config: ${path}:${parsed.outcome.location.line}: ${parsed.outcome.message}`,
+      );
+    }
+    const json = parsed.outcome.json;
+    const names = Object.keys(blockMap(json.dependency));
+    if (names.length > 0 && !this.#readWithDeps.has(path)) {
+      this.#readWithDeps.set(
+        path,
+        this.#blockLocation(parsed, 'dependency', [names[0] ?? '']) ?? { file: path, line: 1 },
+      );
+    }
+    const readContext: FunctionContext = {
+      unitDir: context.unitDir,
+      originalDir: context.originalDir,
+      configFile: path,
+      includes: new Map(),
+    };
+    const scope = this.#scope(readContext, json, {
+      values: undefined,
+      features: {},
+      dependencyNames: new Set(names),
+      exposed: undefined,
+      file: parsed,
+    });
+    const out: Record<string, Value> = {};
+    const locals = scope.variables.local;
+    out.locals = typeof locals === 'function' ? locals() : (locals ?? {});
+    const dependency: Record<string, Value> = {};
+    for (const name of names) dependency[name] = { outputs: new Unknown(NOT_AVAILABLE, `dependency.${name}`) };
+    out.dependency = dependency;
+    for (const [key, raw] of Object.entries(json)) {
+      if (key === 'locals' || key === 'dependency' || key === 'include') continue;
+      out[key] = this.#evaluateQuietly(raw, scope);
+    }
+    return out;
+  }
+
+  #readTfvars(path: string): Value {
+    const parsed = this.#need(path);
+    this.#flushNeeds();
+    if (!parsed?.outcome.ok) throw new HclEvalError(`read_tfvars_file: ${path} could not be parsed`);
+    const scope: Scope = { variables: {}, functions: {} };
+    const out: Record<string, Value> = {};
+    for (const [key, raw] of Object.entries(parsed.outcome.json)) out[key] = this.#evaluateQuietly(raw, scope);
+    return out;
+  }
+
+  #outlineCache = new Map<string, OutlineBlock[]>();
+
+  #blocks(file: ParsedFile): OutlineBlock[] {
+    let blocks = this.#outlineCache.get(file.path);
+    if (!blocks) {
+      blocks = outline(file.content);
+      this.#outlineCache.set(file.path, blocks);
+    }
+    return blocks;
+  }
+
+  #blockLocation(file: ParsedFile, type: string, labels: string[]): SourceLocation | undefined {
+    const block = this.#blocks(file).find(
+      (b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === labels.join('\u0000')),
+    );
+    return block ? { file: file.path, line: block.line, column: block.column } : undefined;
+  }
+
+  #attributeLocation(file: ParsedFile, type: string, labels: string[], attribute: string): SourceLocation | undefined {
+    const block = this.#blocks(file).find(
+      (b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === labels.join('\u0000')),
+    );
+    if (!block) return undefined;
+    const attr = block.attributes.find((a) => a.name === attribute);
+    return attr
+      ? { file: file.path, line: attr.line, column: attr.column }
+      : { file: file.path, line: block.line, column: block.column };
+  }
+}
+
+/** hcl2json writes a labelled block as `{label: [body]}`. */
+function blockMap(value: unknown): Record<string, Json> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  const out: Record<string, Json> = {};
+  for (const [name, bodies] of Object.entries(value as Record<string, unknown>)) {
+    const body = Array.isArray(bodies) ? (bodies[bodies.length - 1] as unknown) : bodies;
+    if (body && typeof body === 'object') out[name] = body as Json;
+  }
+  return out;
+}
+
+function firstBlock(value: unknown): Json | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const first = value[0] as unknown;
+  return first && typeof first === 'object' ? (first as Json) : undefined;
+}
+
+function asObject(value: unknown): Json | undefined {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+/** All `locals` blocks of a file, as one map (Terragrunt allows one; be lenient). */
+function mergeLocals(value: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (Array.isArray(value))
+    for (const block of value) if (block && typeof block === 'object') Object.assign(out, block);
+  return out;
+}
+
+function containsUnknown(value: Value): boolean {
+  if (value instanceof Unknown) return true;
+  if (Array.isArray(value)) return value.some(containsUnknown);
+  if (value && typeof value === 'object') return Object.values(value).some(containsUnknown);
+  return false;
+}
+
+/** An hcl2json value shown as the user wrote it (roughly): `${expr}` strings lose their wrapper. */
+export function expressionText(raw: unknown): string {
+  if (typeof raw === 'string') {
+    const m = /^\$\{([\s\S]*)\}$/.exec(raw);
+    return m && !m[1]?.includes('${') ? (m[1] ?? raw) : JSON.stringify(raw);
+  }
+  return JSON.stringify(raw);
+}
