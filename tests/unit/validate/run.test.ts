@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { failure, ok } from '../../../cloud/result.js';
+import { planChecks } from '../../../validate/plan.js';
+import { runChecks } from '../../../validate/run.js';
+import type { ValidateDeps } from '../../../validate/deps.js';
+import type { PlanInput } from '../../../validate/plan.js';
+import type { FakeCloudAnswers } from './fakes.js';
+import { fakeCloud, fakeDeps, makeConfig, s3State, unit, unitMap } from './fakes.js';
+
+const stateUnits = (n: number) =>
+  unitMap(
+    ...Array.from({ length: n }, (_, i) =>
+      unit(`platform/app-${String(i).padStart(2, '0')}`, s3State(`platform/app-${i}`)),
+    ),
+  );
+
+async function run(
+  input: Partial<PlanInput>,
+  answers: FakeCloudAnswers,
+  depsOverrides: Partial<ValidateDeps> = {},
+  concurrency = 8,
+) {
+  const calls: string[] = [];
+  const plan = planChecks({ config: makeConfig(), units: stateUnits(3), ...input });
+  if (!plan.ok) throw new Error(plan.message);
+  const report = await runChecks({
+    checks: plan.checks,
+    deps: fakeDeps({ platform: fakeCloud('platform', answers, calls) }, depsOverrides),
+    concurrency,
+  });
+  const status = Object.fromEntries(
+    report.checks.map((c) => [c.id, c.skippedBecause ? `skip<-${c.skippedBecause}` : c.status]),
+  );
+  return { report, calls, status };
+}
+
+describe('runChecks', () => {
+  it('passes a healthy platform', async () => {
+    const { report, status } = await run({}, {});
+    expect(report.healthy).toBe(true);
+    expect(Object.values(status).every((s) => s === 'pass')).toBe(true);
+    expect(report.checks.map((c) => c.id)).toEqual([
+      'iam/credentials:platform',
+      'iam/deployer_role:platform',
+      'iam/state_bucket:platform',
+      'unit/state:platform/app-00',
+      'unit/state:platform/app-01',
+      'unit/state:platform/app-02',
+    ]);
+  });
+
+  it('turns an expired SSO session into one failure and skips the rest of the environment', async () => {
+    const { report, calls, status } = await run(
+      {
+        config: makeConfig({ validate: { tailscale: { binary: 'tailscale' } } }),
+      },
+      {
+        preflight: () =>
+          Promise.resolve({
+            ok: false,
+            reason: 'sso-expired',
+            message: 'the SSO session of profile platform expired at 2026-06-01T11:00:00.000Z',
+            hint: 'run `aws sso login --profile platform`',
+          }),
+      },
+      {
+        runCommand: () =>
+          Promise.resolve({
+            type: 'exited',
+            exitCode: 0,
+            stdout: JSON.stringify({ BackendState: 'Running' }),
+            stderr: '',
+          }),
+      },
+    );
+    expect(report.healthy).toBe(false);
+    expect(status).toEqual({
+      'iam/credentials:platform': 'fail',
+      'iam/deployer_role:platform': 'skip<-iam/credentials:platform',
+      'iam/state_bucket:platform': 'skip<-iam/credentials:platform',
+      'unit/state:platform/app-00': 'skip<-iam/credentials:platform',
+      'unit/state:platform/app-01': 'skip<-iam/credentials:platform',
+      'unit/state:platform/app-02': 'skip<-iam/credentials:platform',
+      'tailscale/status:local': 'pass',
+    });
+    expect(report.checks.filter((c) => c.status === 'fail' || c.status === 'error')).toHaveLength(1);
+    expect(report.checks[0]?.hint).toBe('run `aws sso login --profile platform`');
+    expect(calls).toEqual(['platform:preflight']);
+  });
+
+  it('skips the units when the state bucket is unreadable, naming the bucket check', async () => {
+    const { status, calls } = await run(
+      {},
+      { checkBucket: () => Promise.resolve(failure('not-found', 'bucket tf-state-platform does not exist')) },
+    );
+    expect(status['iam/state_bucket:platform']).toBe('fail');
+    expect(status['iam/deployer_role:platform']).toBe('pass');
+    expect(status['unit/state:platform/app-01']).toBe('skip<-iam/state_bucket:platform');
+    expect(calls.filter((c) => c.includes('readState'))).toEqual([]);
+  });
+
+  it('stops an environment whose credentials are rejected mid-run', async () => {
+    let reads = 0;
+    const { status } = await run(
+      {},
+      {
+        readState: () => {
+          reads += 1;
+          return Promise.resolve(
+            failure('auth', 'AWS rejected the credentials: ExpiredToken', 'run `aws sso login --profile platform`'),
+          );
+        },
+      },
+      {},
+      1,
+    );
+    expect(reads).toBe(1);
+    expect(status['unit/state:platform/app-00']).toBe('error');
+    expect(status['unit/state:platform/app-01']).toBe('skip<-unit/state:platform/app-00');
+    expect(status['unit/state:platform/app-02']).toBe('skip<-unit/state:platform/app-00');
+  });
+
+  it('times out a check that never answers, without hanging the run', async () => {
+    const started = Date.now();
+    const { report, status } = await run(
+      { config: makeConfig({ validate: { timeout: '200ms' } }) },
+      {
+        readState: (_bucket, key) =>
+          key.startsWith('app-1') ? new Promise(() => undefined) : Promise.resolve(ok({ resources: 1, bytes: 1 })),
+      },
+    );
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(status['unit/state:platform/app-01']).toBe('error');
+    expect(report.checks.find((c) => c.id === 'unit/state:platform/app-01')?.message).toBe(
+      'timed out: no answer within 200ms',
+    );
+    expect(status['unit/state:platform/app-02']).toBe('pass');
+  });
+
+  it('never runs more checks at once than the concurrency', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const plan = planChecks({ config: makeConfig(), units: stateUnits(20) });
+    if (!plan.ok) throw new Error(plan.message);
+    const cloud = fakeCloud('platform', {
+      readState: async () => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight -= 1;
+        return ok({ resources: 1, bytes: 1 });
+      },
+    });
+    const report = await runChecks({ checks: plan.checks, deps: fakeDeps({ platform: cloud }), concurrency: 3 });
+    expect(report.healthy).toBe(true);
+    expect(peak).toBe(3);
+  });
+
+  it('skips the checks that read the cluster when its API does not answer', async () => {
+    const units = unitMap(
+      unit('platform/eks'),
+      unit('platform/cilium'),
+      unit('platform/argocd'),
+      unit('platform/vpc', s3State('platform/vpc')),
+    );
+    const { status } = await run(
+      { units, config: makeConfig({ validate: { gateway: { namespace: 'gateway', name: 'public' } } }) },
+      { kube: () => Promise.resolve(failure('unreachable', 'cannot reach the API server https://x (ECONNREFUSED)')) },
+    );
+    expect(status).toMatchObject({
+      'cluster/api:platform': 'fail',
+      'unit/eks_cluster:platform/eks': 'skip<-cluster/api:platform',
+      'unit/cilium_agent:platform/cilium': 'skip<-cluster/api:platform',
+      'unit/argocd_apps:platform/argocd': 'skip<-cluster/api:platform',
+      'gateway/status:gateway/public': 'skip<-cluster/api:platform',
+      'unit/state:platform/vpc': 'pass',
+    });
+  });
+
+  it('reports a crashing check as an error instead of failing the run', async () => {
+    const { status, report } = await run({}, { checkBucket: () => Promise.reject(new Error('boom')) });
+    expect(status['iam/state_bucket:platform']).toBe('error');
+    expect(report.checks.find((c) => c.id === 'iam/state_bucket:platform')?.message).toBe('check crashed: boom');
+  });
+});

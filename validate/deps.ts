@@ -1,0 +1,54 @@
+/**
+ * What validate needs from the outside world, injected: cloud access per environment, HTTP, DNS, child processes
+ * and the clock. `defaultDeps` wires the real ones; tests pass fakes or point the real ones at loopback servers.
+ */
+import { execFile } from 'node:child_process';
+import { Resolver } from 'node:dns/promises';
+import type { EnvCloud } from '../cloud/environment.js';
+
+export type CommandResult =
+  | { readonly type: 'exited'; readonly exitCode: number; readonly stdout: string; readonly stderr: string }
+  | { readonly type: 'spawn-error'; readonly code?: string; readonly message: string };
+
+export interface ValidateDeps {
+  /** The cloud access of an environment; called at most once per environment and run. */
+  readonly cloud: (env: string) => EnvCloud;
+  readonly fetch: typeof fetch;
+  /** NS records of `name` as resolvers see them. */
+  readonly resolveNs: (name: string, signal: AbortSignal) => Promise<string[]>;
+  /** Runs a program with an argument list (never a shell); killed when `signal` aborts. */
+  readonly runCommand: (file: string, args: readonly string[], signal: AbortSignal) => Promise<CommandResult>;
+  readonly now: () => number;
+}
+
+/** Resolves NS records with node's resolver, optionally through `servers` (`ip` or `ip:port`). */
+export function dnsResolver(servers: readonly string[] | undefined): ValidateDeps['resolveNs'] {
+  return async (name, signal) => {
+    const resolver = new Resolver({ timeout: 2000, tries: 2 });
+    if (servers && servers.length > 0) resolver.setServers([...servers]);
+    const cancel = () => resolver.cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await resolver.resolveNs(name);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  };
+}
+
+/** Runs `file args` without a shell, collecting output; abort kills the child. */
+export function runCommand(file: string, args: readonly string[], signal: AbortSignal): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    execFile(file, [...args], { signal, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (!error) return resolve({ type: 'exited', exitCode: 0, stdout, stderr });
+      const code: unknown = (error as { code?: unknown }).code;
+      if (typeof code === 'number') return resolve({ type: 'exited', exitCode: code, stdout, stderr });
+      if (error.name === 'AbortError' || code === 'ABORT_ERR') {
+        return resolve({ type: 'spawn-error', code: 'ABORT_ERR', message: 'killed: the check timed out' });
+      }
+      if (typeof code === 'string') return resolve({ type: 'spawn-error', code, message: error.message });
+      // Killed by a signal: no exit code, treat as a failed run.
+      return resolve({ type: 'exited', exitCode: 128, stdout, stderr });
+    });
+  });
+}

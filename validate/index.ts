@@ -1,0 +1,72 @@
+/**
+ * `platctl validate` as a library: plan the checks from configuration and units, run them, return the report.
+ * Pure of process: configuration, units, environment variables, clock and clients all come in as parameters.
+ */
+import { createEnvCloud } from '../cloud/environment.js';
+import type { EnvVars } from '../cloud/env.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import type { ValidateDeps } from './deps.js';
+import { dnsResolver, runCommand } from './deps.js';
+import type { PlanInput } from './plan.js';
+import { planChecks } from './plan.js';
+import { runChecks } from './run.js';
+import type { CheckResult, ValidateReport } from './types.js';
+
+export type { ValidateDeps } from './deps.js';
+export type { PlanInput, PlannedCheck } from './plan.js';
+export { planChecks, prefixNeedsUnits, checkerFor, stateLocation } from './plan.js';
+export { runChecks, VALIDATE_BUDGET_MS } from './run.js';
+export { renderTable, renderVerdict, toJson } from './render.js';
+export type { ValidateJson } from './render.js';
+export type { CheckResult, CheckStatus, ValidateReport } from './types.js';
+
+export interface ValidateInput extends PlanInput {
+  readonly concurrency: number;
+  readonly budgetMs?: number;
+  readonly onResult?: (result: CheckResult) => void;
+  readonly signal?: AbortSignal;
+}
+
+export type ValidateOutcome =
+  | { readonly ok: true; readonly report: ValidateReport }
+  | { readonly ok: false; readonly reason: 'no-match'; readonly message: string };
+
+/** Plans and runs a validation. `no-match` means `--check` selected nothing (a usage error). */
+export async function validate(input: ValidateInput, deps: ValidateDeps): Promise<ValidateOutcome> {
+  const plan = planChecks(input);
+  if (!plan.ok) return { ok: false, reason: plan.reason, message: plan.message };
+  const report = await runChecks({
+    checks: plan.checks,
+    deps,
+    concurrency: input.concurrency,
+    ...(input.budgetMs !== undefined ? { budgetMs: input.budgetMs } : {}),
+    ...(input.onResult ? { onResult: input.onResult } : {}),
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  return { ok: true, report };
+}
+
+export interface DefaultDepsOptions {
+  readonly config: PlatctlConfig;
+  readonly env: EnvVars;
+  readonly now?: () => number;
+  /** Resolvers for the DNS fallback of the delegation check (`ip` or `ip:port`); the system's when absent. */
+  readonly dnsServers?: readonly string[];
+  readonly fetch?: typeof fetch;
+}
+
+/** The real dependencies: AWS and cluster access per environment, fetch, node's DNS resolver, child processes. */
+export function createValidateDeps(options: DefaultDepsOptions): ValidateDeps {
+  const now = options.now ?? Date.now;
+  return {
+    cloud: (envName) => {
+      const settings = options.config.environments[envName];
+      if (!settings) throw new Error(`validate: unknown environment ${envName}`);
+      return createEnvCloud({ envName, settings, env: options.env, now });
+    },
+    fetch: options.fetch ?? fetch,
+    resolveNs: dnsResolver(options.dnsServers),
+    runCommand,
+    now,
+  };
+}

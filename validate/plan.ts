@@ -1,0 +1,332 @@
+/**
+ * Which checks a validate run performs, as plain data: built from the configuration and the discovered units, no
+ * I/O. Every check has a stable id (`<check>:<target>`), a phase, the ids it depends on, and a timeout. A failure of
+ * a dependency turns a check into a skip naming that failure, which is how one expired login stays one failure.
+ */
+import type { PlatctlConfig } from '../config/schema.js';
+import type { UnitInfo } from '../discover/types.js';
+import type { UnitId } from '../engine/graph.js';
+import { compareIds } from '../engine/graph.js';
+import type { CheckPhase, UnitCheckerName } from './types.js';
+import { PHASE_ORDER } from './types.js';
+
+/** Per-check timeout when `validate.timeout` is not set. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+/** Where the cilium agent runs (the chart's defaults). */
+export const CILIUM_DAEMONSET = { namespace: 'kube-system', name: 'cilium' } as const;
+/** Where ArgoCD keeps its Applications (the default install). */
+export const ARGOCD_NAMESPACE = 'argocd';
+
+/** Where a unit's Terraform state lives, as far as the configuration tells. */
+export type StateLocation =
+  | { readonly type: 's3'; readonly bucket: string; readonly key: string; readonly region?: string }
+  /** Nothing to check (no S3 remote_state): reported as a skip with this reason. */
+  | { readonly type: 'unchecked'; readonly reason: string }
+  /** An S3 backend whose bucket or key is unknown: an error, because the state cannot be found. */
+  | { readonly type: 'unresolved'; readonly reason: string };
+
+export type CheckSpec =
+  | { readonly kind: 'iam-credentials'; readonly env: string }
+  | { readonly kind: 'iam-deployer-role'; readonly env: string; readonly roleArn: string }
+  | { readonly kind: 'iam-state-bucket'; readonly env: string; readonly bucket: string }
+  | { readonly kind: 'cluster-api'; readonly env: string }
+  | { readonly kind: 'eks-cluster'; readonly env: string; readonly unit: UnitId }
+  | { readonly kind: 'cilium-agent'; readonly env: string; readonly unit: UnitId }
+  | { readonly kind: 'argocd-apps'; readonly env: string; readonly unit: UnitId }
+  | { readonly kind: 'unit-state'; readonly env: string; readonly unit: UnitId; readonly state: StateLocation }
+  | { readonly kind: 'http-endpoint'; readonly url: string; readonly expect: readonly number[] }
+  | { readonly kind: 'dns-delegation'; readonly env: string; readonly zone: string }
+  | { readonly kind: 'gateway'; readonly env: string; readonly namespace: string; readonly name: string }
+  | { readonly kind: 'tailscale-status'; readonly binary: string; readonly peers: readonly string[] }
+  | { readonly kind: 'tailscale-url'; readonly url: string };
+
+export interface PlannedCheck {
+  readonly id: string;
+  readonly check: string;
+  readonly target: string;
+  readonly phase: CheckPhase;
+  /** The environment whose credentials the check uses, if any. */
+  readonly env?: string;
+  /** Ids of checks that must pass first. */
+  readonly requires: readonly string[];
+  readonly timeoutMs: number;
+  /** A timeout means the subject is unhealthy (`fail`) rather than that it could not be checked (`error`). */
+  readonly timeoutIsFailure: boolean;
+  readonly spec: CheckSpec;
+}
+
+export interface PlanInput {
+  readonly config: PlatctlConfig;
+  readonly units: ReadonlyMap<UnitId, UnitInfo>;
+  /** `--env`: only these environments (all when empty or absent). */
+  readonly envs?: readonly string[];
+  /** `--check PREFIX`: only checks whose id starts with it, plus what they depend on. */
+  readonly checkPrefix?: string;
+}
+
+export type PlanResult =
+  | { readonly ok: true; readonly checks: readonly PlannedCheck[] }
+  | {
+      readonly ok: false;
+      readonly reason: 'no-match';
+      readonly message: string;
+      readonly available: readonly string[];
+    };
+
+const UNIT_CHECK: Record<UnitCheckerName, { check: string; kind: 'eks-cluster' | 'cilium-agent' | 'argocd-apps' }> = {
+  eks_cluster: { check: 'unit/eks_cluster', kind: 'eks-cluster' },
+  cilium_agent: { check: 'unit/cilium_agent', kind: 'cilium-agent' },
+  argocd_apps: { check: 'unit/argocd_apps', kind: 'argocd-apps' },
+};
+
+/** True when a `--check` prefix could select a per-unit check, i.e. when discovery is needed at all. */
+export function prefixNeedsUnits(prefix: string | undefined): boolean {
+  return prefix === undefined || prefix === '' || 'unit/'.startsWith(prefix) || prefix.startsWith('unit/');
+}
+
+/**
+ * The checker of a unit by naming convention: the first `validate.checkers` prefix (in file order) that the last
+ * element of the unit's path starts with; undefined means the generic state check.
+ */
+export function checkerFor(
+  unitId: UnitId,
+  checkers: Readonly<Record<string, UnitCheckerName>>,
+): UnitCheckerName | undefined {
+  const last = unitId.slice(unitId.lastIndexOf('/') + 1);
+  for (const [prefix, checker] of Object.entries(checkers)) {
+    if (last.startsWith(prefix)) return checker;
+  }
+  return undefined;
+}
+
+/** Where `unit`'s state lives: its evaluated `remote_state`, with `aws.state_bucket` as the fallback bucket. */
+export function stateLocation(unit: UnitInfo, fallbackBucket: string | undefined): StateLocation {
+  const remote = unit.remoteState;
+  if (!remote) return { type: 'unchecked', reason: 'no remote_state block: local state is not checked' };
+  if (remote.backend !== 's3') {
+    return { type: 'unchecked', reason: `remote_state backend "${remote.backend}" is not checked (only s3)` };
+  }
+  const bucket =
+    typeof remote.config.bucket === 'string' && remote.config.bucket !== '' ? remote.config.bucket : fallbackBucket;
+  const key = typeof remote.config.key === 'string' && remote.config.key !== '' ? remote.config.key : undefined;
+  if (bucket === undefined) {
+    return {
+      type: 'unresolved',
+      reason: 'remote_state has no bucket that evaluates offline, and aws.state_bucket is not set',
+    };
+  }
+  if (key === undefined) return { type: 'unresolved', reason: 'remote_state has no key that evaluates offline' };
+  const region =
+    typeof remote.config.region === 'string' && remote.config.region !== '' ? remote.config.region : undefined;
+  return region === undefined ? { type: 's3', bucket, key } : { type: 's3', bucket, key, region };
+}
+
+/** Builds the checks of a run. */
+export function planChecks(input: PlanInput): PlanResult {
+  const { config } = input;
+  const allEnvs = Object.keys(config.environments);
+  const selectedEnvs = input.envs && input.envs.length > 0 ? allEnvs.filter((e) => input.envs?.includes(e)) : allEnvs;
+  const timeoutMs = config.validate.timeout ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const checks: PlannedCheck[] = [];
+  const iamOf = new Map<string, string[]>();
+  const clusterOf = new Map<string, string>();
+
+  const add = (
+    check: string,
+    target: string,
+    phase: CheckPhase,
+    spec: CheckSpec,
+    options: { env?: string; requires?: string[]; timeoutMs?: number; timeoutIsFailure?: boolean } = {},
+  ): string => {
+    const id = `${check}:${target}`;
+    checks.push({
+      id,
+      check,
+      target,
+      phase,
+      ...(options.env !== undefined ? { env: options.env } : {}),
+      requires: options.requires ?? [],
+      timeoutMs: options.timeoutMs ?? timeoutMs,
+      timeoutIsFailure: options.timeoutIsFailure ?? false,
+      spec,
+    });
+    return id;
+  };
+
+  const kubeEnvs = new Set<string>();
+  const unitsByEnv = new Map<string, UnitInfo[]>();
+  for (const unit of [...input.units.values()].sort((a, b) => compareIds(a.id, b.id))) {
+    if (!selectedEnvs.includes(unit.env)) continue;
+    const list = unitsByEnv.get(unit.env) ?? [];
+    list.push(unit);
+    unitsByEnv.set(unit.env, list);
+    if (checkerFor(unit.id, config.validate.checkers)) kubeEnvs.add(unit.env);
+  }
+  const gatewayEnv = config.validate.gateway
+    ? (config.validate.gateway.env ?? allEnvs.find((e) => config.environments[e]?.cluster))
+    : undefined;
+  if (gatewayEnv !== undefined && selectedEnvs.includes(gatewayEnv)) kubeEnvs.add(gatewayEnv);
+
+  // Phase 1, per environment: credentials first; the role and the bucket only with working credentials.
+  for (const env of selectedEnvs) {
+    const aws = config.environments[env]?.aws;
+    const credentials = add('iam/credentials', env, 'iam', { kind: 'iam-credentials', env }, { env });
+    const ids = [credentials];
+    if (aws?.deployer_role_arn) {
+      ids.push(
+        add(
+          'iam/deployer_role',
+          env,
+          'iam',
+          { kind: 'iam-deployer-role', env, roleArn: aws.deployer_role_arn },
+          {
+            env,
+            requires: [credentials],
+          },
+        ),
+      );
+    }
+    if (aws?.state_bucket) {
+      ids.push(
+        add(
+          'iam/state_bucket',
+          env,
+          'iam',
+          { kind: 'iam-state-bucket', env, bucket: aws.state_bucket },
+          {
+            env,
+            requires: [credentials],
+          },
+        ),
+      );
+    }
+    iamOf.set(env, ids);
+    if (kubeEnvs.has(env)) {
+      clusterOf.set(env, add('cluster/api', env, 'cluster', { kind: 'cluster-api', env }, { env, requires: ids }));
+    }
+  }
+
+  // Phase 2, per unit, by naming convention.
+  for (const env of selectedEnvs) {
+    const iam = iamOf.get(env) ?? [];
+    const cluster = clusterOf.get(env);
+    const fallbackBucket = config.environments[env]?.aws?.state_bucket;
+    for (const unit of unitsByEnv.get(env) ?? []) {
+      const checker = checkerFor(unit.id, config.validate.checkers);
+      if (checker) {
+        const { check, kind } = UNIT_CHECK[checker];
+        add(
+          check,
+          unit.id,
+          'units',
+          { kind, env, unit: unit.id },
+          { env, requires: cluster ? [...iam, cluster] : iam },
+        );
+      } else {
+        add(
+          'unit/state',
+          unit.id,
+          'units',
+          { kind: 'unit-state', env, unit: unit.id, state: stateLocation(unit, fallbackBucket) },
+          {
+            env,
+            requires: iam,
+          },
+        );
+      }
+    }
+  }
+
+  // Cross-cutting checks.
+  for (const endpoint of config.validate.endpoints) {
+    add(
+      'http/endpoint',
+      endpoint.url,
+      'cross',
+      { kind: 'http-endpoint', url: endpoint.url, expect: endpoint.expect },
+      {
+        timeoutMs: endpoint.timeout ?? timeoutMs,
+        timeoutIsFailure: true,
+      },
+    );
+  }
+  const firstAwsEnv = allEnvs.find((e) => config.environments[e]?.aws);
+  for (const delegation of config.validate.dns_delegation) {
+    const env = delegation.env ?? firstAwsEnv;
+    if (env === undefined || !selectedEnvs.includes(env)) continue;
+    add(
+      'dns/delegation',
+      delegation.zone,
+      'cross',
+      { kind: 'dns-delegation', env, zone: delegation.zone },
+      {
+        env,
+        requires: iamOf.get(env) ?? [],
+      },
+    );
+  }
+  const gateway = config.validate.gateway;
+  if (gateway && gatewayEnv !== undefined && selectedEnvs.includes(gatewayEnv)) {
+    const cluster = clusterOf.get(gatewayEnv);
+    add(
+      'gateway/status',
+      `${gateway.namespace}/${gateway.name}`,
+      'cross',
+      {
+        kind: 'gateway',
+        env: gatewayEnv,
+        namespace: gateway.namespace,
+        name: gateway.name,
+      },
+      { env: gatewayEnv, requires: [...(iamOf.get(gatewayEnv) ?? []), ...(cluster ? [cluster] : [])] },
+    );
+  }
+  const tailscale = config.validate.tailscale;
+  if (tailscale) {
+    add(
+      'tailscale/status',
+      'local',
+      'cross',
+      { kind: 'tailscale-status', binary: tailscale.binary, peers: tailscale.peers },
+      {
+        timeoutIsFailure: true,
+      },
+    );
+    if (tailscale.url !== undefined) {
+      add(
+        'tailscale/url',
+        tailscale.url,
+        'cross',
+        { kind: 'tailscale-url', url: tailscale.url },
+        { timeoutIsFailure: true },
+      );
+    }
+  }
+
+  const ordered = checks.sort((a, b) => PHASE_ORDER.indexOf(a.phase) - PHASE_ORDER.indexOf(b.phase));
+  const prefix = input.checkPrefix;
+  if (prefix === undefined || prefix === '') return { ok: true, checks: ordered };
+  return selectByPrefix(ordered, prefix);
+}
+
+/** The checks whose id starts with `prefix`, plus everything they depend on (so skips still name a cause). */
+function selectByPrefix(checks: readonly PlannedCheck[], prefix: string): PlanResult {
+  const byId = new Map(checks.map((c) => [c.id, c]));
+  const keep = new Set<string>();
+  const visit = (id: string): void => {
+    if (keep.has(id)) return;
+    keep.add(id);
+    for (const dep of byId.get(id)?.requires ?? []) visit(dep);
+  };
+  for (const check of checks) if (check.id.startsWith(prefix)) visit(check.id);
+  if (keep.size === 0) {
+    const available = [...new Set(checks.map((c) => c.check))];
+    return {
+      ok: false,
+      reason: 'no-match',
+      message: `--check ${prefix}: no check id starts with it (checks here: ${available.join(', ') || 'none'})`,
+      available,
+    };
+  }
+  return { ok: true, checks: checks.filter((c) => keep.has(c.id)) };
+}

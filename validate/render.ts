@@ -1,0 +1,112 @@
+/**
+ * Presenting a validate report: a table for people (check, target, result, time, message, with details and hints
+ * underneath), a one-line verdict, and the versioned JSON document for machines.
+ */
+import type { CheckResult, CheckStatus, ValidateReport } from './types.js';
+
+/** The `--json` document (version 1). */
+export interface ValidateJson {
+  readonly version: 1;
+  readonly healthy: boolean;
+  readonly duration_ms: number;
+  readonly checks: readonly {
+    readonly id: string;
+    readonly check: string;
+    readonly target: string;
+    readonly phase: string;
+    readonly status: CheckStatus;
+    readonly message: string;
+    readonly duration_ms: number;
+    readonly skipped_because?: string;
+    readonly hint?: string;
+    readonly details?: readonly string[];
+  }[];
+}
+
+export function toJson(report: ValidateReport): ValidateJson {
+  return {
+    version: 1,
+    healthy: report.healthy,
+    duration_ms: Math.round(report.durationMs),
+    checks: report.checks.map((c) => ({
+      id: c.id,
+      check: c.check,
+      target: c.target,
+      phase: c.phase,
+      status: c.status,
+      message: c.message,
+      duration_ms: Math.round(c.durationMs),
+      ...(c.skippedBecause !== undefined ? { skipped_because: c.skippedBecause } : {}),
+      ...(c.hint !== undefined ? { hint: c.hint } : {}),
+      ...(c.details && c.details.length > 0 ? { details: c.details } : {}),
+    })),
+  };
+}
+
+const LABEL: Record<CheckStatus, string> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', error: 'ERROR' };
+const COLOUR: Record<CheckStatus, string> = { pass: '\x1b[32m', fail: '\x1b[31m', skip: '\x1b[2m', error: '\x1b[33m' };
+const RESET = '\x1b[0m';
+
+/** `12ms`, `1.4s`. */
+export function formatDuration(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(1)}s`;
+}
+
+export interface RenderOptions {
+  readonly color: boolean;
+  /** Terminal width for truncating messages; no truncation when absent. */
+  readonly width?: number;
+}
+
+/** The human table, one row per check, details and hints indented under failing rows. */
+export function renderTable(report: ValidateReport, options: RenderOptions): string {
+  const rows = report.checks.map((c) => [c.check, c.target, LABEL[c.status], formatDuration(c.durationMs), c.message]);
+  const header = ['CHECK', 'TARGET', 'RESULT', 'TIME', 'MESSAGE'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const pad = (text: string, i: number) => text.padEnd(widths[i] ?? 0);
+  const lines = [header.map((h, i) => (i === header.length - 1 ? h : pad(h, i))).join('  ')];
+  report.checks.forEach((check, index) => {
+    const row = rows[index] ?? [];
+    const cells = row.map((cell, i) => {
+      if (i === row.length - 1) return cell;
+      const padded = pad(cell, i);
+      return i === 2 && options.color ? `${COLOUR[check.status]}${padded}${RESET}` : padded;
+    });
+    let line = cells.join('  ');
+    if (options.width !== undefined && !options.color && line.length > options.width && options.width > 40) {
+      line = `${line.slice(0, options.width - 1)}…`;
+    }
+    lines.push(line);
+    const indent = ' '.repeat(4);
+    if (check.status === 'fail' || check.status === 'error') {
+      for (const detail of check.details ?? []) lines.push(`${indent}${detail}`);
+      if (check.hint) lines.push(`${indent}-> ${check.hint}`);
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** One line: healthy or not, with counts. */
+export function renderVerdict(report: ValidateReport, options: RenderOptions): string {
+  const count = (status: CheckStatus) => report.checks.filter((c) => c.status === status).length;
+  const total = report.checks.length;
+  const time = formatDuration(report.durationMs);
+  if (report.healthy) {
+    const skipped = count('skip');
+    const text = `healthy: ${count('pass')} of ${total} checks passed${skipped ? `, ${skipped} not applicable` : ''} (${time})`;
+    return `${options.color ? `\x1b[32m${text}${RESET}` : text}\n`;
+  }
+  const parts = [
+    count('fail') ? `${count('fail')} failed` : undefined,
+    count('error') ? `${count('error')} could not be checked` : undefined,
+    count('skip') ? `${count('skip')} skipped` : undefined,
+    `${count('pass')} passed`,
+  ].filter((p): p is string => p !== undefined);
+  const text = `UNHEALTHY: ${parts.join(', ')} of ${total} checks (${time})`;
+  return `${options.color ? `\x1b[31m${text}${RESET}` : text}\n`;
+}
+
+/** The failing checks at the root of the skips, for a short summary line on stderr in `--json` mode. */
+export function rootFailures(report: ValidateReport): CheckResult[] {
+  return report.checks.filter((c) => c.status === 'fail' || c.status === 'error');
+}
