@@ -4,6 +4,7 @@
 import { criticalPath, reverse, select, subgraph, waves } from '../engine/graph.js';
 import type { Graph } from '../engine/graph.js';
 import type { Discovery } from '../discover/index.js';
+import { closestMatch } from '../discover/suggest.js';
 import { loadProject } from './project.js';
 import { EXIT, defineVerb } from './verb.js';
 
@@ -132,7 +133,10 @@ export const graphVerb = defineVerb({
     const { discovery, root } = loaded.project;
     for (const unit of args.unit ?? []) {
       if (!discovery.graph.has(unit)) {
-        io.stderr.write(`platctl: --unit ${unit}: no such unit (see platctl graph for the ids)\n`);
+        const suggestion = closestMatch(unit, discovery.graph.ids());
+        io.stderr.write(
+          `platctl: --unit ${unit}: no such unit${suggestion ? `; did you mean ${suggestion}?` : ''} (platctl graph lists the ids)\n`,
+        );
         return EXIT.usage;
       }
     }

@@ -1,0 +1,23 @@
+/** Runs platctl's `main` in-process with captured output, for verb tests that need no real process. */
+import { PassThrough } from 'node:stream';
+import { main } from '../../cli/main.js';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(
+  argv: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<CliRun> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await main(argv, { stdout, stderr, cwd: options.cwd ?? process.cwd(), env: options.env ?? {} });
+  return { code, stdout: out, stderr: err };
+}
