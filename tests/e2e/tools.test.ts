@@ -141,4 +141,105 @@ output "seen_vpc_id" { value = terraform_data.app.output }`),
     const outputs = JSON.parse(out.stdout) as Record<string, { value: unknown }>;
     expect(outputs.seen_vpc_id?.value).toBe('vpc-10.0.0.0/16');
   });
+
+  it("passes a failed apply on as exit 1 with tofu's error on stderr", async () => {
+    const unit = join(work, 'failing');
+    mkdirSync(unit, { recursive: true });
+    writeFileSync(join(unit, 'terragrunt.hcl'), '# a unit whose apply fails\n');
+    writeFileSync(
+      join(unit, 'main.tf'),
+      mainTf(`resource "terraform_data" "x" {
+  provisioner "local-exec" { command = "exit 3" }
+}`),
+    );
+    const result = await execa(
+      tools.terragrunt,
+      unitArgs(unit, tools.tofu, ['apply', '-auto-approve', '-input=false']),
+      {
+        env,
+        extendEnv: false,
+        reject: false,
+        timeout: 300_000,
+      },
+    );
+    // tofu exits 1 (the provisioner's 3 is not propagated); terragrunt passes tofu's code through.
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('Failed to execute');
+    expect(result.stderr).toContain('local-exec provisioner error');
+  });
+
+  it('stops tofu at once and releases the state lock on SIGINT to the process group', async () => {
+    const unit = join(work, 'slow');
+    const flag = join(work, 'slow.started');
+    mkdirSync(unit, { recursive: true });
+    writeFileSync(
+      join(unit, 'terragrunt.hcl'),
+      `remote_state {
+  backend  = "local"
+  generate = { path = "backend.tf", if_exists = "overwrite" }
+  config   = { path = "\${get_terragrunt_dir()}/terraform.tfstate" }
+}
+`,
+    );
+    writeFileSync(
+      join(unit, 'main.tf'),
+      mainTf(`resource "terraform_data" "slow" {
+  provisioner "local-exec" { command = "touch ${flag}; sleep 60" }
+}`),
+    );
+    const child = execa(tools.terragrunt, unitArgs(unit, tools.tofu, ['apply', '-auto-approve', '-input=false']), {
+      env,
+      extendEnv: false,
+      reject: false,
+      detached: true,
+      timeout: 120_000,
+    });
+    const pid = child.pid!;
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(flag) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(flag), 'the apply never reached the slow resource').toBe(true);
+    // tofu holds the local state lock while it applies.
+    expect(existsSync(join(unit, '.terraform.tfstate.lock.info'))).toBe(true);
+
+    const signalledAt = Date.now();
+    // The whole group, as a terminal's Ctrl-C does: signalling terragrunt alone makes it wait 15 s
+    // (SignalForwardingDelay in terragrunt's internal/shell/run_cmd.go) before forwarding to tofu.
+    process.kill(-pid, 'SIGINT');
+    const result = await child;
+    expect(Date.now() - signalledAt).toBeLessThan(10_000);
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain('Gracefully shutting down');
+    expect(existsSync(join(unit, '.terraform.tfstate.lock.info'))).toBe(false);
+    // Nothing of the group survives (the provisioner's sleep got the SIGINT too); its members may take a moment
+    // longer than terragrunt to be reaped.
+    const groupAlive = (): boolean => {
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const reapDeadline = Date.now() + 5_000;
+    while (groupAlive() && Date.now() < reapDeadline) await new Promise((r) => setTimeout(r, 50));
+    const survived = groupAlive();
+    if (survived) process.kill(-pid, 'SIGKILL');
+    expect(survived).toBe(false);
+  });
+
+  it('fails every run when TF_CLI_CONFIG_FILE names a missing file', async () => {
+    const unit = join(work, 'cli-config');
+    mkdirSync(unit, { recursive: true });
+    writeFileSync(join(unit, 'terragrunt.hcl'), '# any unit\n');
+    writeFileSync(join(unit, 'main.tf'), mainTf('output "x" { value = 1 }'));
+    // tofu prints a warning before its version line; terragrunt cannot parse `tofu -version` and gives up.
+    const result = await execa(tools.terragrunt, unitArgs(unit, tools.tofu, ['plan', '-input=false']), {
+      env: { ...env, TF_CLI_CONFIG_FILE: join(work, 'no-such.tfrc') },
+      extendEnv: false,
+      reject: false,
+      timeout: 120_000,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('Unable to parse Terraform version output');
+  });
 });
