@@ -1,0 +1,1048 @@
+/**
+ * OpenTofu's built-in functions, as far as offline discovery needs them, with OpenTofu's semantics: objects in
+ * lexical key order, Go's path and regular-expression rules, `jsonencode` escaping like Go's encoder.
+ *
+ * Functions that cannot give a reproducible answer (uuid, timestamp, bcrypt) return an Unknown. Functions that
+ * touch the filesystem come from {@link fsBuiltins}, bound to a host the caller supplies. `try` and `can` are
+ * special forms implemented by the evaluator.
+ */
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { evaluateExpression } from './evaluate.js';
+import type { CallInfo, HclFunction, Scope } from './evaluate.js';
+import { parseTemplate } from './parser.js';
+import {
+  HclEvalError,
+  Unknown,
+  compareStrings,
+  findUnknown,
+  formatNumber,
+  hasKey,
+  isObject,
+  primitiveToString,
+  setKey,
+  sortedKeys,
+  toBool,
+  toNumber,
+  typeName,
+  valuesEqual,
+} from './values.js';
+import type { Value, ValueObject } from './values.js';
+
+type Impl = (args: Value[], call: CallInfo) => Value;
+
+// --- argument helpers ----------------------------------------------------------------------------------
+
+function misuse(call: CallInfo, message: string): HclEvalError {
+  return new HclEvalError(`${call.name}(): ${message}`, { reason: 'invalid-call' });
+}
+
+function arity(call: CallInfo, args: Value[], min: number, max: number = min): void {
+  if (args.length >= min && args.length <= max) return;
+  const wanted =
+    min === max
+      ? `${min} argument${min === 1 ? '' : 's'}`
+      : max === Infinity
+        ? `at least ${min} argument${min === 1 ? '' : 's'}`
+        : `${min} to ${max} arguments`;
+  throw misuse(call, `takes ${wanted}, got ${args.length}`);
+}
+
+function ordinal(index: number): string {
+  return `argument ${index + 1}`;
+}
+
+function present(call: CallInfo, args: Value[], index: number): Value {
+  const value = args[index];
+  if (value === undefined) throw misuse(call, `${ordinal(index)} is missing`);
+  if (value === null) throw misuse(call, `${ordinal(index)} must not be null`);
+  return value;
+}
+
+function str(call: CallInfo, args: Value[], index: number): string {
+  const value = present(call, args, index);
+  const text = primitiveToString(value);
+  if (text === undefined) throw misuse(call, `${ordinal(index)} must be a string, got ${typeName(value)}`);
+  return text;
+}
+
+function num(call: CallInfo, args: Value[], index: number): number {
+  const value = present(call, args, index);
+  const number = toNumber(value);
+  if (number === undefined) throw misuse(call, `${ordinal(index)} must be a number, got ${describeArg(value)}`);
+  return number;
+}
+
+function int(call: CallInfo, args: Value[], index: number): number {
+  const number = num(call, args, index);
+  if (!Number.isInteger(number)) throw misuse(call, `${ordinal(index)} must be a whole number, got ${number}`);
+  return number;
+}
+
+function bool(call: CallInfo, args: Value[], index: number): boolean {
+  const value = present(call, args, index);
+  const result = toBool(value);
+  if (result === undefined) throw misuse(call, `${ordinal(index)} must be a bool, got ${describeArg(value)}`);
+  return result;
+}
+
+function list(call: CallInfo, args: Value[], index: number): Value[] {
+  const value = present(call, args, index);
+  if (!Array.isArray(value)) throw misuse(call, `${ordinal(index)} must be a list, got ${typeName(value)}`);
+  return value;
+}
+
+function object(call: CallInfo, args: Value[], index: number): ValueObject {
+  const value = present(call, args, index);
+  if (!isObject(value)) throw misuse(call, `${ordinal(index)} must be a map or object, got ${typeName(value)}`);
+  return value;
+}
+
+function describeArg(value: Value): string {
+  return typeof value === 'string' ? JSON.stringify(value) : typeName(value);
+}
+
+function elementString(call: CallInfo, value: Value, where: string): string {
+  if (value === null) throw misuse(call, `${where} is null`);
+  const text = primitiveToString(value);
+  if (text === undefined) throw misuse(call, `${where} must be a string, got ${typeName(value)}`);
+  return text;
+}
+
+/** A function whose result depends on every part of its arguments: any Unknown inside makes it Unknown. */
+function pure(impl: Impl): HclFunction {
+  return (args, call) => {
+    for (const arg of args) {
+      const unknown = findUnknown(arg);
+      if (unknown) return unknown;
+    }
+    return impl(args, call);
+  };
+}
+
+/** A function that only rearranges its arguments: Unknowns inside them are carried along. */
+function shallow(impl: Impl): HclFunction {
+  return impl;
+}
+
+/** A function that sees Unknown arguments itself. */
+function seesUnknown(impl: Impl): HclFunction {
+  return Object.assign((args: Value[], call: CallInfo) => impl(args, call), { acceptsUnknown: true });
+}
+
+function needsRun(reason: string): HclFunction {
+  return seesUnknown((_args, call) => new Unknown(`${call.name}() ${reason}`, call.name));
+}
+
+// --- numbers -------------------------------------------------------------------------------------------
+
+const numberFunctions: Record<string, HclFunction> = {
+  abs: pure((args, call) => {
+    arity(call, args, 1);
+    return Math.abs(num(call, args, 0));
+  }),
+  ceil: pure((args, call) => {
+    arity(call, args, 1);
+    return Math.ceil(num(call, args, 0));
+  }),
+  floor: pure((args, call) => {
+    arity(call, args, 1);
+    return Math.floor(num(call, args, 0));
+  }),
+  max: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    return Math.max(...args.map((_, i) => num(call, args, i)));
+  }),
+  min: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    return Math.min(...args.map((_, i) => num(call, args, i)));
+  }),
+  pow: pure((args, call) => {
+    arity(call, args, 2);
+    return num(call, args, 0) ** num(call, args, 1);
+  }),
+  signum: pure((args, call) => {
+    arity(call, args, 1);
+    return Math.sign(num(call, args, 0));
+  }),
+  log: pure((args, call) => {
+    arity(call, args, 2);
+    return Math.log(num(call, args, 0)) / Math.log(num(call, args, 1));
+  }),
+  parseint: pure((args, call) => {
+    arity(call, args, 2);
+    const text = str(call, args, 0);
+    const base = int(call, args, 1);
+    if (base < 2 || base > 62) throw misuse(call, `base must be between 2 and 62, got ${base}`);
+    const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'.slice(0, base);
+    const match = /^([+-]?)(.+)$/.exec(text);
+    const body = match?.[2] ?? '';
+    let result = 0;
+    for (const char of body) {
+      const digit = digits.indexOf(base <= 36 ? char.toLowerCase() : char);
+      if (digit === -1) throw misuse(call, `cannot parse ${JSON.stringify(text)} as a base ${base} integer`);
+      result = result * base + digit;
+    }
+    if (body === '') throw misuse(call, `cannot parse ${JSON.stringify(text)} as a base ${base} integer`);
+    return match?.[1] === '-' ? -result : result;
+  }),
+};
+
+// --- strings -------------------------------------------------------------------------------------------
+
+/** Go's strings.Title notion of a word separator. */
+function isSeparator(char: string): boolean {
+  if (char.charCodeAt(0) < 0x80) return !/[A-Za-z0-9_]/.test(char);
+  if (/[\p{L}\p{N}]/u.test(char)) return false;
+  return /\s/u.test(char);
+}
+
+function chars(text: string): string[] {
+  return [...text];
+}
+
+/**
+ * Compiles an RE2 pattern (OpenTofu's syntax) as a JavaScript RegExp: leading inline flags become RegExp flags,
+ * `(?P<name>` becomes `(?<name>`, `\A` and `\z` become anchors.
+ */
+function compileRegex(call: CallInfo, pattern: string, global: boolean): RegExp {
+  let source = pattern;
+  let flags = global ? 'g' : '';
+  const inline = /^\(\?([imsU]+)\)/.exec(source);
+  if (inline) {
+    for (const flag of inline[1] ?? '') {
+      if (flag === 'U') throw misuse(call, 'the (?U) ungreedy flag is not supported');
+      if (!flags.includes(flag)) flags += flag;
+    }
+    source = source.slice(inline[0].length);
+  }
+  source = source
+    .replace(/\(\?P</g, '(?<')
+    .replace(/\\A/g, '^')
+    .replace(/\\z/g, '$(?![\\s\\S])');
+  try {
+    return new RegExp(source, `${flags}u`);
+  } catch {
+    // RE2 accepts escapes (such as "\-" outside a class) that Unicode-mode RegExps refuse.
+    try {
+      return new RegExp(source, flags);
+    } catch (error) {
+      throw misuse(call, `invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+    }
+  }
+}
+
+function matchResult(match: RegExpMatchArray): Value {
+  const groups = match.groups;
+  if (groups && Object.keys(groups).length > 0) {
+    const out: ValueObject = {};
+    for (const [name, value] of Object.entries(groups)) setKey(out, name, value ?? null);
+    return out;
+  }
+  if (match.length > 1) return match.slice(1).map((group) => group ?? null);
+  return match[0];
+}
+
+/** Expands Go's regexp replacement template ($1, ${1}, $name, ${name}, $$). */
+function expandReplacement(template: string, match: RegExpMatchArray): string {
+  return template.replace(/\$(?:(\$)|\{([A-Za-z0-9_]+)\}|([A-Za-z0-9_]+))/g, (_all, dollar, braced, bare) => {
+    if (dollar) return '$';
+    const name = (braced ?? bare) as string;
+    if (/^\d+$/.test(name)) return match[Number(name)] ?? '';
+    return match.groups?.[name] ?? '';
+  });
+}
+
+/** Go fmt verbs as OpenTofu's format() supports them. */
+function formatString(call: CallInfo, spec: string, args: Value[]): string {
+  let out = '';
+  let next = 0;
+  let used = 0;
+  const verbPattern = /%([-+# 0]*)(?:\[(\d+)\])?(\d+)?(?:\.(\d+))?([a-zA-Z%])/y;
+  for (let i = 0; i < spec.length;) {
+    const char = spec[i] ?? '';
+    if (char !== '%') {
+      out += char;
+      i++;
+      continue;
+    }
+    verbPattern.lastIndex = i;
+    const match = verbPattern.exec(spec);
+    if (!match) throw misuse(call, `unfinished format verb at offset ${i} of ${JSON.stringify(spec)}`);
+    i += match[0].length;
+    const [, flags = '', explicit, widthText, precisionText, verb = ''] = match;
+    if (verb === '%') {
+      out += '%';
+      continue;
+    }
+    if (explicit !== undefined) next = Number(explicit) - 1;
+    if (next >= args.length) throw misuse(call, `not enough arguments for the format verb "%${verb}"`);
+    const value = args[next] as Value;
+    next++;
+    used = Math.max(used, next);
+    const precision = precisionText === undefined ? undefined : Number(precisionText);
+    let text = formatVerb(call, verb, flags, precision, value);
+    const width = widthText === undefined ? 0 : Number(widthText);
+    const length = chars(text).length;
+    if (length < width) {
+      const pad = width - length;
+      if (flags.includes('-')) text += ' '.repeat(pad);
+      else if (flags.includes('0') && 'dbfeEgGxXo'.includes(verb)) {
+        const sign = /^[+-]/.test(text) ? (text[0] ?? '') : '';
+        text = sign + '0'.repeat(pad) + text.slice(sign.length);
+      } else text = ' '.repeat(pad) + text;
+    }
+    out += text;
+  }
+  if (used < args.length) throw misuse(call, `too many arguments: the format string uses ${used} of ${args.length}`);
+  return out;
+}
+
+function formatVerb(call: CallInfo, verb: string, flags: string, precision: number | undefined, value: Value): string {
+  const plus = flags.includes('+');
+  const sharp = flags.includes('#');
+  const numeric = (): number => {
+    const number = toNumber(value);
+    if (number === undefined || value === null) {
+      throw misuse(call, `"%${verb}" needs a number, got ${describeArg(value)}`);
+    }
+    return number;
+  };
+  const signed = (number: number, text: string): string => (plus && number >= 0 ? `+${text}` : text);
+  switch (verb) {
+    case 'v':
+      if (sharp || (value !== null && typeof value === 'object')) return jsonEncode(call, value);
+      return value === null ? 'null' : (primitiveToString(value) ?? '');
+    case 't': {
+      const result = toBool(value);
+      if (result === undefined) throw misuse(call, `"%t" needs a bool, got ${describeArg(value)}`);
+      return String(result);
+    }
+    case 's':
+    case 'q': {
+      if (value === null) throw misuse(call, `"%${verb}" cannot format null`);
+      const text = primitiveToString(value);
+      if (text === undefined) throw misuse(call, `"%${verb}" needs a string, got ${typeName(value)}`);
+      const cut = precision === undefined ? text : chars(text).slice(0, precision).join('');
+      return verb === 'q' ? JSON.stringify(cut) : cut;
+    }
+    case 'd': {
+      const number = numeric();
+      if (!Number.isInteger(number)) throw misuse(call, `"%d" needs a whole number, got ${number}`);
+      return signed(number, formatNumber(number));
+    }
+    case 'b':
+    case 'o':
+    case 'x':
+    case 'X': {
+      if (verb !== 'b' && typeof value === 'string' && toNumber(value) === undefined) {
+        const hex = Buffer.from(value, 'utf8').toString('hex');
+        return verb === 'X' ? hex.toUpperCase() : hex;
+      }
+      const number = numeric();
+      if (!Number.isInteger(number)) throw misuse(call, `"%${verb}" needs a whole number, got ${number}`);
+      const base = verb === 'b' ? 2 : verb === 'o' ? 8 : 16;
+      const digits = Math.abs(number).toString(base);
+      const prefix = sharp ? (verb === 'o' ? '0' : verb === 'b' ? '0b' : '0x') : '';
+      const text = `${number < 0 ? '-' : ''}${prefix}${verb === 'X' ? digits.toUpperCase() : digits}`;
+      return signed(number, text);
+    }
+    case 'e':
+    case 'E': {
+      const number = numeric();
+      const text = number.toExponential(precision ?? 6).replace(/e([+-])(\d)$/, 'e$10$2');
+      return signed(number, verb === 'E' ? text.toUpperCase() : text);
+    }
+    case 'f':
+    case 'F': {
+      const number = numeric();
+      return signed(number, number.toFixed(precision ?? 6));
+    }
+    case 'g':
+    case 'G': {
+      const number = numeric();
+      const text = precision === undefined ? formatNumber(number) : String(Number(number.toPrecision(precision)));
+      return signed(number, verb === 'G' ? text.toUpperCase() : text);
+    }
+    default:
+      throw misuse(call, `unsupported format verb "%${verb}"`);
+  }
+}
+
+const stringFunctions: Record<string, HclFunction> = {
+  format: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    return formatString(call, str(call, args, 0), args.slice(1));
+  }),
+  formatlist: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    const spec = str(call, args, 0);
+    const rest = args.slice(1);
+    let length: number | undefined;
+    rest.forEach((arg, i) => {
+      if (!Array.isArray(arg)) return;
+      if (length !== undefined && arg.length !== length) {
+        throw misuse(
+          call,
+          `all list arguments must have the same length (argument ${i + 2} has ${arg.length}, not ${length})`,
+        );
+      }
+      length = arg.length;
+    });
+    const rows = length ?? 1;
+    const out: Value[] = [];
+    for (let row = 0; row < rows; row++) {
+      out.push(
+        formatString(
+          call,
+          spec,
+          rest.map((arg) => (Array.isArray(arg) ? (arg[row] as Value) : arg)),
+        ),
+      );
+    }
+    return out;
+  }),
+  join: pure((args, call) => {
+    arity(call, args, 2, Infinity);
+    const separator = str(call, args, 0);
+    const parts: string[] = [];
+    for (let i = 1; i < args.length; i++) {
+      list(call, args, i).forEach((item, j) => parts.push(elementString(call, item, `element ${j} of ${ordinal(i)}`)));
+    }
+    return parts.join(separator);
+  }),
+  split: pure((args, call) => {
+    arity(call, args, 2);
+    const separator = str(call, args, 0);
+    const text = str(call, args, 1);
+    return separator === '' ? chars(text) : text.split(separator);
+  }),
+  replace: pure((args, call) => {
+    arity(call, args, 3);
+    const text = str(call, args, 0);
+    const search = str(call, args, 1);
+    const replacement = str(call, args, 2);
+    if (search.length >= 2 && search.startsWith('/') && search.endsWith('/')) {
+      const pattern = compileRegex(call, search.slice(1, -1), true);
+      let out = '';
+      let last = 0;
+      for (const match of text.matchAll(pattern)) {
+        out += text.slice(last, match.index) + expandReplacement(replacement, match);
+        last = match.index + match[0].length;
+      }
+      return out + text.slice(last);
+    }
+    return search === '' ? text : text.split(search).join(replacement);
+  }),
+  regex: pure((args, call) => {
+    arity(call, args, 2);
+    const pattern = str(call, args, 0);
+    const text = str(call, args, 1);
+    const match = compileRegex(call, pattern, false).exec(text);
+    if (!match) throw misuse(call, `pattern ${JSON.stringify(pattern)} does not match ${JSON.stringify(text)}`);
+    return matchResult(match);
+  }),
+  regexall: pure((args, call) => {
+    arity(call, args, 2);
+    const pattern = compileRegex(call, str(call, args, 0), true);
+    return [...str(call, args, 1).matchAll(pattern)].map((match) => matchResult(match));
+  }),
+  lower: pure((args, call) => {
+    arity(call, args, 1);
+    return str(call, args, 0).toLowerCase();
+  }),
+  upper: pure((args, call) => {
+    arity(call, args, 1);
+    return str(call, args, 0).toUpperCase();
+  }),
+  title: pure((args, call) => {
+    arity(call, args, 1);
+    let previous = ' ';
+    let out = '';
+    for (const char of str(call, args, 0)) {
+      out += isSeparator(previous) ? char.toUpperCase() : char;
+      previous = char;
+    }
+    return out;
+  }),
+  trim: pure((args, call) => {
+    arity(call, args, 2);
+    const cut = new Set(chars(str(call, args, 1)));
+    const text = chars(str(call, args, 0));
+    let start = 0;
+    let end = text.length;
+    while (start < end && cut.has(text[start] ?? '')) start++;
+    while (end > start && cut.has(text[end - 1] ?? '')) end--;
+    return text.slice(start, end).join('');
+  }),
+  trimspace: pure((args, call) => {
+    arity(call, args, 1);
+    return str(call, args, 0).trim();
+  }),
+  trimprefix: pure((args, call) => {
+    arity(call, args, 2);
+    const text = str(call, args, 0);
+    const prefix = str(call, args, 1);
+    return text.startsWith(prefix) ? text.slice(prefix.length) : text;
+  }),
+  trimsuffix: pure((args, call) => {
+    arity(call, args, 2);
+    const text = str(call, args, 0);
+    const suffix = str(call, args, 1);
+    return suffix !== '' && text.endsWith(suffix) ? text.slice(0, -suffix.length) : text;
+  }),
+  startswith: pure((args, call) => {
+    arity(call, args, 2);
+    return str(call, args, 0).startsWith(str(call, args, 1));
+  }),
+  endswith: pure((args, call) => {
+    arity(call, args, 2);
+    return str(call, args, 0).endsWith(str(call, args, 1));
+  }),
+  strcontains: pure((args, call) => {
+    arity(call, args, 2);
+    return str(call, args, 0).includes(str(call, args, 1));
+  }),
+  strrev: pure((args, call) => {
+    arity(call, args, 1);
+    return chars(str(call, args, 0))
+      .reverse()
+      .join('');
+  }),
+  substr: pure((args, call) => {
+    arity(call, args, 3);
+    const text = chars(str(call, args, 0));
+    let offset = int(call, args, 1);
+    const length = int(call, args, 2);
+    if (offset < 0) offset = Math.max(0, text.length + offset);
+    if (offset > text.length) throw misuse(call, `offset ${offset} is beyond the string's ${text.length} characters`);
+    const end = length < 0 ? text.length : Math.min(text.length, offset + length);
+    return text.slice(offset, end).join('');
+  }),
+  chomp: pure((args, call) => {
+    arity(call, args, 1);
+    return str(call, args, 0).replace(/(?:\r\n|\n|\r)+$/, '');
+  }),
+  indent: pure((args, call) => {
+    arity(call, args, 2);
+    const pad = ' '.repeat(Math.max(0, int(call, args, 0)));
+    return str(call, args, 1).replace(/\n/g, `\n${pad}`);
+  }),
+  urlencode: pure((args, call) => {
+    arity(call, args, 1);
+    let out = '';
+    for (const byte of Buffer.from(str(call, args, 0), 'utf8')) {
+      const char = String.fromCharCode(byte);
+      if (/[A-Za-z0-9\-_.~]/.test(char)) out += char;
+      else if (char === ' ') out += '+';
+      else out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    }
+    return out;
+  }),
+};
+
+// --- collections ---------------------------------------------------------------------------------------
+
+function distinctValues(items: Value[]): Value[] {
+  const out: Value[] = [];
+  for (const item of items) {
+    if (!out.some((seen) => valuesEqual(seen, item) === true)) out.push(item);
+  }
+  return out;
+}
+
+function isNumberList(items: Value[]): items is number[] {
+  return items.every((item) => typeof item === 'number');
+}
+
+/** A set's elements in cty's order: strings lexically, numbers numerically; mixed primitives become strings. */
+function setOf(items: Value[]): Value[] {
+  const unique = distinctValues(items);
+  if (isNumberList(unique)) return unique.sort((a, b) => a - b);
+  if (unique.every((item) => item !== null && typeof item !== 'object')) {
+    return distinctValues(unique.map((item) => primitiveToString(item) ?? '')).sort((a, b) =>
+      compareStrings(a as string, b as string),
+    );
+  }
+  return unique;
+}
+
+function flattenInto(items: Value[], out: Value[]): void {
+  for (const item of items) {
+    if (Array.isArray(item)) flattenInto(item, out);
+    else out.push(item);
+  }
+}
+
+const collectionFunctions: Record<string, HclFunction> = {
+  length: shallow((args, call) => {
+    arity(call, args, 1);
+    const value = present(call, args, 0);
+    if (typeof value === 'string') return chars(value).length;
+    if (Array.isArray(value)) return value.length;
+    if (isObject(value)) return Object.keys(value).length;
+    throw misuse(call, `argument 1 must be a string, list or map, got ${typeName(value)}`);
+  }),
+  concat: shallow((args, call) => {
+    const out: Value[] = [];
+    args.forEach((_, i) => out.push(...list(call, args, i)));
+    return out;
+  }),
+  contains: shallow((args, call) => {
+    arity(call, args, 2);
+    const items = list(call, args, 0);
+    let unknown: Unknown | undefined;
+    for (const item of items) {
+      const equal = valuesEqual(item, args[1] as Value);
+      if (equal === true) return true;
+      if (equal instanceof Unknown) unknown ??= equal;
+    }
+    return unknown ?? false;
+  }),
+  distinct: pure((args, call) => {
+    arity(call, args, 1);
+    return distinctValues(list(call, args, 0));
+  }),
+  element: shallow((args, call) => {
+    arity(call, args, 2);
+    const items = list(call, args, 0);
+    const position = int(call, args, 1);
+    if (items.length === 0) throw misuse(call, 'cannot take an element of an empty list');
+    if (position < 0) throw misuse(call, `index must not be negative, got ${position}`);
+    return items[position % items.length] as Value;
+  }),
+  flatten: pure((args, call) => {
+    arity(call, args, 1);
+    const out: Value[] = [];
+    flattenInto(list(call, args, 0), out);
+    return out;
+  }),
+  index: pure((args, call) => {
+    arity(call, args, 2);
+    const items = list(call, args, 0);
+    const found = items.findIndex((item) => valuesEqual(item, args[1] as Value) === true);
+    if (found === -1) throw misuse(call, `the list does not contain ${describeArg(args[1] as Value)}`);
+    return found;
+  }),
+  keys: shallow((args, call) => {
+    arity(call, args, 1);
+    return sortedKeys(object(call, args, 0));
+  }),
+  values: shallow((args, call) => {
+    arity(call, args, 1);
+    const map = object(call, args, 0);
+    return sortedKeys(map).map((key) => map[key] as Value);
+  }),
+  lookup: shallow((args, call) => {
+    arity(call, args, 2, 3);
+    const map = object(call, args, 0);
+    const key = str(call, args, 1);
+    if (hasKey(map, key)) return map[key] as Value;
+    if (args.length === 3) return args[2] as Value;
+    throw misuse(call, `key ${JSON.stringify(key)} not found and no default given`);
+  }),
+  merge: shallow((args, call) => {
+    const out: ValueObject = {};
+    args.forEach((arg, i) => {
+      if (arg === null) return;
+      const map = object(call, args, i);
+      for (const key of Object.keys(map)) setKey(out, key, map[key] as Value);
+    });
+    return out;
+  }),
+  range: pure((args, call) => {
+    arity(call, args, 1, 3);
+    const numbers = args.map((_, i) => num(call, args, i));
+    const [start, limit] = numbers.length === 1 ? [0, numbers[0] ?? 0] : [numbers[0] ?? 0, numbers[1] ?? 0];
+    const step = numbers[2] ?? (start <= limit ? 1 : -1);
+    if (step === 0) throw misuse(call, 'step must not be zero');
+    if ((step > 0 && start > limit) || (step < 0 && start < limit)) {
+      throw misuse(call, `step ${step} cannot go from ${start} to ${limit}`);
+    }
+    const out: number[] = [];
+    for (let value = start; step > 0 ? value < limit : value > limit; value += step) {
+      if (out.length >= 1024) throw misuse(call, 'more than 1024 numbers requested');
+      out.push(value);
+    }
+    return out;
+  }),
+  reverse: shallow((args, call) => {
+    arity(call, args, 1);
+    return [...list(call, args, 0)].reverse();
+  }),
+  slice: shallow((args, call) => {
+    arity(call, args, 3);
+    const items = list(call, args, 0);
+    const start = int(call, args, 1);
+    const end = int(call, args, 2);
+    if (start < 0 || end > items.length || start > end) {
+      throw misuse(call, `cannot slice [${start}:${end}] from a list of ${items.length}`);
+    }
+    return items.slice(start, end);
+  }),
+  sort: pure((args, call) => {
+    arity(call, args, 1);
+    return list(call, args, 0)
+      .map((item, i) => elementString(call, item, `element ${i}`))
+      .sort(compareStrings);
+  }),
+  toset: pure((args, call) => {
+    arity(call, args, 1);
+    return setOf(list(call, args, 0));
+  }),
+  tolist: shallow((args, call) => {
+    arity(call, args, 1);
+    if (args[0] === null) return null;
+    return list(call, args, 0);
+  }),
+  tomap: shallow((args, call) => {
+    arity(call, args, 1);
+    if (args[0] === null) return null;
+    return object(call, args, 0);
+  }),
+  tostring: shallow((args, call) => {
+    arity(call, args, 1);
+    if (args[0] === null) return null;
+    return str(call, args, 0);
+  }),
+  tonumber: shallow((args, call) => {
+    arity(call, args, 1);
+    if (args[0] === null) return null;
+    return num(call, args, 0);
+  }),
+  tobool: shallow((args, call) => {
+    arity(call, args, 1);
+    if (args[0] === null) return null;
+    return bool(call, args, 0);
+  }),
+  coalesce: seesUnknown((args, call) => {
+    arity(call, args, 1, Infinity);
+    for (const arg of args) {
+      // An unknown argument might be null or empty: the result is as unknown as it is.
+      if (arg instanceof Unknown) return arg;
+      if (arg !== null && arg !== '') return arg;
+    }
+    throw misuse(call, 'no non-null, non-empty-string argument');
+  }),
+  coalescelist: seesUnknown((args, call) => {
+    arity(call, args, 1, Infinity);
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i] as Value;
+      if (arg instanceof Unknown) return arg;
+      if (list(call, args, i).length > 0) return arg;
+    }
+    throw misuse(call, 'no non-empty list argument');
+  }),
+  compact: pure((args, call) => {
+    arity(call, args, 1);
+    return list(call, args, 0)
+      .filter((item) => item !== null && item !== '')
+      .map((item, i) => elementString(call, item, `element ${i}`));
+  }),
+  zipmap: shallow((args, call) => {
+    arity(call, args, 2);
+    const keys = list(call, args, 0);
+    const values = list(call, args, 1);
+    const unknown = findUnknown(keys);
+    if (unknown) return unknown;
+    if (keys.length !== values.length) {
+      throw misuse(call, `${keys.length} keys but ${values.length} values`);
+    }
+    const out: ValueObject = {};
+    keys.forEach((key, i) => setKey(out, elementString(call, key, `key ${i}`), values[i] as Value));
+    return out;
+  }),
+  one: shallow((args, call) => {
+    arity(call, args, 1);
+    if (args[0] === null) return null;
+    const items = list(call, args, 0);
+    if (items.length > 1) throw misuse(call, `the list has ${items.length} elements; at most one is allowed`);
+    return items[0] ?? null;
+  }),
+  sum: pure((args, call) => {
+    arity(call, args, 1);
+    const items = list(call, args, 0);
+    if (items.length === 0) throw misuse(call, 'cannot sum an empty list');
+    return items.reduce<number>((total, item, i) => total + num(call, items, i), 0);
+  }),
+  alltrue: pure((args, call) => {
+    arity(call, args, 1);
+    const items = list(call, args, 0);
+    return items.every((_, i) => bool(call, items, i));
+  }),
+  anytrue: pure((args, call) => {
+    arity(call, args, 1);
+    const items = list(call, args, 0);
+    return items.some((_, i) => bool(call, items, i));
+  }),
+  setunion: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    return setOf(args.flatMap((_, i) => list(call, args, i)));
+  }),
+  setintersection: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    const [first = [], ...rest] = args.map((_, i) => list(call, args, i));
+    return setOf(first.filter((item) => rest.every((other) => other.some((o) => valuesEqual(o, item) === true))));
+  }),
+  setsubtract: pure((args, call) => {
+    arity(call, args, 2);
+    const remove = list(call, args, 1);
+    return setOf(list(call, args, 0).filter((item) => !remove.some((o) => valuesEqual(o, item) === true)));
+  }),
+  chunklist: shallow((args, call) => {
+    arity(call, args, 2);
+    const items = list(call, args, 0);
+    const size = int(call, args, 1);
+    if (size < 0) throw misuse(call, 'the chunk size must not be negative');
+    if (size === 0) return [items];
+    const out: Value[] = [];
+    for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+    return out;
+  }),
+  sensitive: shallow((args, call) => {
+    arity(call, args, 1);
+    return args[0] as Value;
+  }),
+  nonsensitive: shallow((args, call) => {
+    arity(call, args, 1);
+    return args[0] as Value;
+  }),
+};
+
+// --- encoding and hashing ------------------------------------------------------------------------------
+
+/** JSON as Go's encoder writes it: sorted keys, no spaces, `<`, `>`, `&`, U+2028, U+2029 escaped. */
+function jsonEncode(call: CallInfo, value: Value): string {
+  if (value === null) return 'null';
+  // Callers are pure(): an Unknown cannot get here.
+  if (value instanceof Unknown) throw misuse(call, `cannot encode an unknown value (${value.reason})`);
+  if (typeof value === 'string') {
+    return JSON.stringify(value).replace(
+      /[<>&\u2028\u2029]/g,
+      (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw misuse(call, `cannot encode ${value} as JSON`);
+    return formatNumber(value);
+  }
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map((item) => jsonEncode(call, item)).join(',')}]`;
+  const map = value;
+  return `{${sortedKeys(map)
+    .map((key) => `${jsonEncode(call, key)}:${jsonEncode(call, map[key] as Value)}`)
+    .join(',')}}`;
+}
+
+/** Converts decoded JSON/YAML into a Value (plain objects, no undefined, no bigint). */
+function fromData(data: unknown): Value {
+  if (data === null || data === undefined) return null;
+  if (typeof data === 'string' || typeof data === 'boolean' || typeof data === 'number') return data;
+  if (typeof data === 'bigint') return Number(data);
+  if (Array.isArray(data)) return data.map(fromData);
+  if (data instanceof Date) return data.toISOString();
+  const out: ValueObject = {};
+  if (data instanceof Map) {
+    for (const [key, item] of data as Map<unknown, unknown>) setKey(out, String(key), fromData(item));
+    return out;
+  }
+  if (typeof data === 'object') {
+    for (const [key, item] of Object.entries(data as Record<string, unknown>)) setKey(out, key, fromData(item));
+    return out;
+  }
+  return null;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function hashFunction(algorithm: string, encoding: 'hex' | 'base64'): HclFunction {
+  return pure((args, call) => {
+    arity(call, args, 1);
+    return createHash(algorithm)
+      .update(str(call, args, 0), 'utf8')
+      .digest(encoding);
+  });
+}
+
+const encodingFunctions: Record<string, HclFunction> = {
+  jsonencode: pure((args, call) => {
+    arity(call, args, 1);
+    return jsonEncode(call, args[0] as Value);
+  }),
+  jsondecode: pure((args, call) => {
+    arity(call, args, 1);
+    const text = str(call, args, 0);
+    try {
+      return fromData(JSON.parse(text));
+    } catch (error) {
+      throw misuse(call, `invalid JSON: ${(error as Error).message}`);
+    }
+  }),
+  yamldecode: pure((args, call) => {
+    arity(call, args, 1);
+    const documents = parseAllDocuments(str(call, args, 0), { merge: true });
+    if (!Array.isArray(documents)) return null;
+    if (documents.length > 1) throw misuse(call, 'the YAML holds more than one document');
+    const [document] = documents;
+    if (!document) return null;
+    const [problem] = document.errors;
+    if (problem) throw misuse(call, `invalid YAML: ${problem.message}`);
+    return fromData(document.toJS({ maxAliasCount: 1000 }));
+  }),
+  base64encode: pure((args, call) => {
+    arity(call, args, 1);
+    return Buffer.from(str(call, args, 0), 'utf8').toString('base64');
+  }),
+  base64decode: pure((args, call) => {
+    arity(call, args, 1);
+    const text = str(call, args, 0);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
+      throw misuse(call, `${JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}...` : text)} is not valid base64`);
+    }
+    try {
+      return utf8.decode(Buffer.from(text, 'base64'));
+    } catch {
+      throw misuse(call, 'the decoded bytes are not valid UTF-8');
+    }
+  }),
+  md5: hashFunction('md5', 'hex'),
+  sha1: hashFunction('sha1', 'hex'),
+  sha256: hashFunction('sha256', 'hex'),
+  sha512: hashFunction('sha512', 'hex'),
+  base64sha256: hashFunction('sha256', 'base64'),
+  base64sha512: hashFunction('sha512', 'base64'),
+  uuid: needsRun('is random: a new value every run'),
+  bcrypt: needsRun('is salted randomly: a new value every run'),
+  timestamp: needsRun('reads the clock at apply time'),
+  plantimestamp: needsRun('reads the clock at plan time'),
+};
+
+// --- paths ---------------------------------------------------------------------------------------------
+
+/** Go's filepath.Clean for posix paths. */
+function cleanPath(path: string): string {
+  if (path === '') return '.';
+  const normal = posix.normalize(path);
+  return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
+}
+
+/** Go's filepath.Dir: everything before the last slash, cleaned ("a/b/" gives "a/b"). */
+function goDirname(path: string): string {
+  const slash = path.lastIndexOf('/');
+  if (slash === -1) return '.';
+  return cleanPath(path.slice(0, slash + 1));
+}
+
+/** Go's filepath.Base: the last element after trailing slashes are removed ("" gives ".", "/" gives "/"). */
+function goBasename(path: string): string {
+  if (path === '') return '.';
+  const trimmed = path.replace(/\/+$/, '');
+  if (trimmed === '') return '/';
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+const pathFunctions: Record<string, HclFunction> = {
+  dirname: pure((args, call) => {
+    arity(call, args, 1);
+    return goDirname(str(call, args, 0));
+  }),
+  basename: pure((args, call) => {
+    arity(call, args, 1);
+    return goBasename(str(call, args, 0));
+  }),
+};
+
+/** Every built-in that needs no filesystem, by name. */
+export const pureBuiltins: Readonly<Record<string, HclFunction>> = Object.freeze({
+  ...numberFunctions,
+  ...stringFunctions,
+  ...collectionFunctions,
+  ...encodingFunctions,
+  ...pathFunctions,
+});
+
+/** What the filesystem functions may ask of the outside world (posix paths). */
+export interface FsHost {
+  /** Relative paths in file(), fileexists(), fileset(), templatefile() and abspath() resolve against this. */
+  readonly baseDir: string;
+  /** The file's text, or undefined when there is no such file. */
+  readonly readFile: (path: string) => string | undefined;
+  /** Whether a regular file exists at the absolute path. */
+  readonly exists: (path: string) => boolean;
+  /** Files under `baseDir` matching the glob pattern, relative to `baseDir` (absolute paths are accepted too). */
+  readonly glob: (pattern: string, baseDir: string) => readonly string[];
+  /** The environment, for pathexpand()'s HOME. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** file, fileexists, fileset, templatefile, abspath and pathexpand, bound to a host. */
+export function fsBuiltins(host: FsHost): Record<string, HclFunction> {
+  const resolve = (path: string): string => posix.resolve(host.baseDir, path);
+  const read = (call: CallInfo, path: string): string => {
+    const text = host.readFile(resolve(path));
+    if (text === undefined) throw misuse(call, `no file exists at ${JSON.stringify(path)} (from ${host.baseDir})`);
+    return text;
+  };
+
+  const templatefile: HclFunction = pure((args, call) => {
+    arity(call, args, 2);
+    const path = str(call, args, 0);
+    const variables = object(call, args, 1);
+    const parsed = parseTemplate(read(call, path));
+    if (!parsed.ok) {
+      const { message, line, column } = parsed.error;
+      throw misuse(call, `${path}:${line}:${column}: ${message}`);
+    }
+    // The template sees only the variables passed in; templatefile() may not recurse (as in OpenTofu).
+    const functions = { ...call.scope.functions };
+    delete functions.templatefile;
+    const scope: Scope = { variables: { ...variables }, functions };
+    try {
+      const result = evaluateExpression(parsed.ast, scope);
+      return result instanceof Unknown ? result : (primitiveToString(result) ?? result);
+    } catch (error) {
+      if (error instanceof HclEvalError) throw misuse(call, `${path}: ${error.message}`);
+      throw error;
+    }
+  });
+
+  return {
+    file: pure((args, call) => {
+      arity(call, args, 1);
+      return read(call, str(call, args, 0));
+    }),
+    fileexists: pure((args, call) => {
+      arity(call, args, 1);
+      return host.exists(resolve(str(call, args, 0)));
+    }),
+    fileset: pure((args, call) => {
+      arity(call, args, 2);
+      const dir = resolve(str(call, args, 0));
+      const pattern = str(call, args, 1);
+      const found = host.glob(pattern, dir).map((path) => (path.startsWith('/') ? posix.relative(dir, path) : path));
+      return [...new Set(found)].sort(compareStrings);
+    }),
+    templatefile,
+    abspath: pure((args, call) => {
+      arity(call, args, 1);
+      return resolve(str(call, args, 0));
+    }),
+    pathexpand: pure((args, call) => {
+      arity(call, args, 1);
+      const path = str(call, args, 0);
+      if (path !== '~' && !path.startsWith('~/')) return path;
+      const home = host.env?.HOME;
+      if (!home) return new Unknown('pathexpand() needs HOME, which is not set', 'pathexpand');
+      return home + path.slice(1);
+    }),
+  };
+}
+
+/**
+ * The OpenTofu built-ins: the pure ones, plus the filesystem ones when a host is given. Spread Terragrunt's own
+ * functions over the result.
+ */
+export function standardFunctions(host?: FsHost): Record<string, HclFunction> {
+  return host ? { ...pureBuiltins, ...fsBuiltins(host) } : { ...pureBuiltins };
+}

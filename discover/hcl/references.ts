@@ -1,0 +1,161 @@
+/**
+ * Static analysis of expressions: which variables (as traversal paths) and functions they use, without
+ * evaluating anything. Lets discovery say "config_path reads dependency.vpc.outputs" or skip work for values that
+ * reference nothing.
+ */
+import type { Expression, TemplatePart } from './ast.js';
+import { parseTemplate } from './parser.js';
+
+export interface References {
+  /** Traversal paths, as far as they are static: `local.env`, `include.root.locals.region`, `dependency.vpc`. */
+  readonly variables: readonly string[];
+  /** Function names called, `try` and `can` included. */
+  readonly functions: readonly string[];
+}
+
+/** What an expression refers to. For-expression variables are not reported. */
+export function expressionReferences(ast: Expression): References {
+  const variables = new Set<string>();
+  const functions = new Set<string>();
+  walk(ast, new Set(), variables, functions);
+  return { variables: [...variables].sort(), functions: [...functions].sort() };
+}
+
+/**
+ * What an hcl2json value refers to (strings parsed as templates, recursively through arrays and objects).
+ * Strings that do not parse are skipped: evaluation reports them.
+ */
+export function jsonReferences(value: unknown): References {
+  const variables = new Set<string>();
+  const functions = new Set<string>();
+  const visit = (item: unknown): void => {
+    if (typeof item === 'string') {
+      if (!item.includes('{')) return;
+      const parsed = parseTemplate(item);
+      if (parsed.ok) walk(parsed.ast, new Set(), variables, functions);
+    } else if (Array.isArray(item)) {
+      item.forEach(visit);
+    } else if (item && typeof item === 'object') {
+      for (const [key, inner] of Object.entries(item as Record<string, unknown>)) {
+        visit(key);
+        visit(inner);
+      }
+    }
+  };
+  visit(value);
+  return { variables: [...variables].sort(), functions: [...functions].sort() };
+}
+
+/** The static path of a traversal (`a.b.c`, `a["b"]` as `a.b`), or undefined when it is not rooted at a variable. */
+function traversalPath(node: Expression, bound: ReadonlySet<string>): string | undefined {
+  if (node.type === 'variable') return bound.has(node.name) ? undefined : node.name;
+  if (node.type === 'getattr') {
+    const base = traversalPath(node.object, bound);
+    return base === undefined ? undefined : `${base}.${node.name}`;
+  }
+  if (node.type === 'index') {
+    const base = traversalPath(node.object, bound);
+    if (base === undefined) return undefined;
+    return node.key.type === 'literal' && typeof node.key.value === 'string' ? `${base}.${node.key.value}` : base;
+  }
+  return undefined;
+}
+
+function walk(node: Expression, bound: ReadonlySet<string>, variables: Set<string>, functions: Set<string>): void {
+  const recurse = (child: Expression, names: ReadonlySet<string> = bound): void =>
+    walk(child, names, variables, functions);
+  switch (node.type) {
+    case 'literal':
+    case 'splat-item':
+      return;
+    case 'variable':
+    case 'getattr': {
+      const path = traversalPath(node, bound);
+      if (path !== undefined) variables.add(path);
+      else if (node.type === 'getattr') recurse(node.object);
+      return;
+    }
+    case 'index': {
+      const path = traversalPath(node, bound);
+      if (path !== undefined) variables.add(path);
+      else recurse(node.object);
+      if (node.key.type !== 'literal') recurse(node.key);
+      return;
+    }
+    case 'template':
+      walkParts(node.parts, bound, variables, functions);
+      return;
+    case 'tuple':
+      node.items.forEach((item) => recurse(item));
+      return;
+    case 'object':
+      for (const { key, value } of node.items) {
+        if (key.kind === 'expression') recurse(key.expression);
+        recurse(value);
+      }
+      return;
+    case 'splat':
+      recurse(node.source);
+      recurse(node.each);
+      return;
+    case 'call':
+      functions.add(node.name);
+      node.args.forEach((arg) => recurse(arg));
+      return;
+    case 'unary':
+      recurse(node.operand);
+      return;
+    case 'binary':
+      recurse(node.left);
+      recurse(node.right);
+      return;
+    case 'conditional':
+      recurse(node.condition);
+      recurse(node.trueResult);
+      recurse(node.falseResult);
+      return;
+    case 'paren':
+      recurse(node.expression);
+      return;
+    case 'for': {
+      recurse(node.collection);
+      const inner = new Set(bound);
+      inner.add(node.valueVar);
+      if (node.keyVar !== undefined) inner.add(node.keyVar);
+      if (node.key) recurse(node.key, inner);
+      recurse(node.value, inner);
+      if (node.condition) recurse(node.condition, inner);
+      return;
+    }
+  }
+}
+
+function walkParts(
+  parts: readonly TemplatePart[],
+  bound: ReadonlySet<string>,
+  variables: Set<string>,
+  functions: Set<string>,
+): void {
+  for (const part of parts) {
+    switch (part.kind) {
+      case 'literal':
+        break;
+      case 'interpolation':
+        walk(part.expression, bound, variables, functions);
+        break;
+      case 'if':
+        walk(part.condition, bound, variables, functions);
+        walkParts(part.then, bound, variables, functions);
+        walkParts(part.else, bound, variables, functions);
+        break;
+      case 'for': {
+        walk(part.collection, bound, variables, functions);
+        const inner = new Set(bound);
+        inner.add(part.valueVar);
+        if (part.keyVar !== undefined) inner.add(part.keyVar);
+        walkParts(part.body, inner, variables, functions);
+        break;
+      }
+    }
+  }
+}
