@@ -333,13 +333,15 @@ class Lexer {
         this.#pos = pos + 1;
         return;
       }
-      // A newline inside quotes: report it and end the string there, so later lines still lex sensibly.
+      // A newline inside quotes: report it and end the string there (a zero-width closing quote keeps the
+      // token stream balanced for the outline scanner), so later lines still lex sensibly.
       this.#emit(
         'invalid',
         pos,
         pos,
         'quoted strings may not be split over multiple lines; use "\\n" or a heredoc (<<EOT)',
       );
+      this.#emit('cquote', pos, pos, '');
       this.#frames.pop();
     }
   }

@@ -46,19 +46,37 @@ export function jsonReferences(value: unknown): References {
   return { variables: [...variables].sort(), functions: [...functions].sort() };
 }
 
-/** The static path of a traversal (`a.b.c`, `a["b"]` as `a.b`), or undefined when it is not rooted at a variable. */
-function traversalPath(node: Expression, bound: ReadonlySet<string>): string | undefined {
-  if (node.type === 'variable') return bound.has(node.name) ? undefined : node.name;
+/**
+ * The static path of a traversal (`a.b.c`, with `a["b"]` read as `a.b`), cut at the first dynamic step, or undefined
+ * when the chain is not rooted at a free variable. Dynamic index keys are walked separately.
+ */
+function traversalPath(
+  node: Expression,
+  bound: ReadonlySet<string>,
+  visitKey: (key: Expression) => void,
+): { path: string; complete: boolean } | undefined {
+  if (node.type === 'variable') return bound.has(node.name) ? undefined : { path: node.name, complete: true };
   if (node.type === 'getattr') {
-    const base = traversalPath(node.object, bound);
-    return base === undefined ? undefined : `${base}.${node.name}`;
+    const base = traversalPath(node.object, bound, visitKey);
+    if (!base?.complete) return base;
+    return { path: `${base.path}.${node.name}`, complete: true };
   }
   if (node.type === 'index') {
-    const base = traversalPath(node.object, bound);
-    if (base === undefined) return undefined;
-    return node.key.type === 'literal' && typeof node.key.value === 'string' ? `${base}.${node.key.value}` : base;
+    const base = traversalPath(node.object, bound, visitKey);
+    const key = node.key;
+    const staticKey = key.type === 'literal' && typeof key.value === 'string' ? key.value : undefined;
+    if (key.type !== 'literal') visitKey(key);
+    if (!base?.complete) return base;
+    return staticKey === undefined
+      ? { path: base.path, complete: false }
+      : { path: `${base.path}.${staticKey}`, complete: true };
   }
   return undefined;
+}
+
+/** The innermost object of a traversal chain (what the chain starts from). */
+function chainRoot(node: Expression): Expression {
+  return node.type === 'getattr' || node.type === 'index' ? chainRoot(node.object) : node;
 }
 
 function walk(node: Expression, bound: ReadonlySet<string>, variables: Set<string>, functions: Set<string>): void {
@@ -69,17 +87,11 @@ function walk(node: Expression, bound: ReadonlySet<string>, variables: Set<strin
     case 'splat-item':
       return;
     case 'variable':
-    case 'getattr': {
-      const path = traversalPath(node, bound);
-      if (path !== undefined) variables.add(path);
-      else if (node.type === 'getattr') recurse(node.object);
-      return;
-    }
+    case 'getattr':
     case 'index': {
-      const path = traversalPath(node, bound);
-      if (path !== undefined) variables.add(path);
-      else recurse(node.object);
-      if (node.key.type !== 'literal') recurse(node.key);
+      const traversal = traversalPath(node, bound, (key) => recurse(key));
+      if (traversal) variables.add(traversal.path);
+      else if (node.type !== 'variable') recurse(chainRoot(node));
       return;
     }
     case 'template':
