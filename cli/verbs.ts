@@ -5,6 +5,9 @@
 import type { Verb } from './verb.js';
 import { configVerb } from './config.js';
 import { graphVerb } from './graph.js';
+import { bootstrapVerb } from './bootstrap.js';
+import { teardownVerb } from './teardown.js';
+import { statusVerb } from './status.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
-export const VERBS: Verb<any>[] = [graphVerb, configVerb];
+export const VERBS: Verb<any>[] = [graphVerb, bootstrapVerb, teardownVerb, statusVerb, configVerb];

@@ -77,3 +77,17 @@ export async function processHasEnv(pid: number, name: string, value: string, pr
     return false;
   }
 }
+
+/**
+ * True when `pid` has exited but was not reaped yet (Linux `/proc/<pid>/stat` state Z). A unit process a killed
+ * platctl left is re-parented to PID 1, and in containers PID 1 does not always reap promptly: signalling it still
+ * succeeds, so liveness checks must treat a zombie as gone.
+ */
+export async function isZombie(pid: number, procRoot = '/proc'): Promise<boolean> {
+  try {
+    const stat = await readFile(join(procRoot, String(pid), 'stat'), 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}

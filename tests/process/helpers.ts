@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ProcessGroups } from '../../engine/processes.js';
+import { ProcessGroups, isZombie } from '../../engine/processes.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'engine');
 export const SCRIPTS = join(FIXTURES, 'scripts');
@@ -29,15 +29,6 @@ export async function gone(pid: number, ms = 3000): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return false;
-}
-
-async function isZombie(pid: number): Promise<boolean> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
 }
 
 /** Reads a pid a fixture script wrote, waiting for the file to appear. */

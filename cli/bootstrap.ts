@@ -1,0 +1,343 @@
+/**
+ * `platctl bootstrap`: apply every selected unit in dependency order, as parallel as the graph allows, resumable
+ * after a failure or an interruption. `cli/teardown.ts` shares everything here through `runWalkVerb`.
+ */
+import { hostname } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import type { Reporter, WalkEvent } from '../engine/events.js';
+import { combineReporters } from '../engine/events.js';
+import type { UnitId } from '../engine/graph.js';
+import { formatCommandLine } from '../engine/logs.js';
+import { planRun, planWaves } from '../engine/plan.js';
+import { Redactor, secretValues } from '../engine/redact.js';
+import { JsonReporter } from '../engine/reporters/json.js';
+import { makePaint } from '../engine/reporters/paint.js';
+import type { Paint } from '../engine/reporters/paint.js';
+import { PlainReporter } from '../engine/reporters/plain.js';
+import { renderSummary } from '../engine/reporters/summary.js';
+import { TtyReporter } from '../engine/reporters/tty.js';
+import type { ConfirmRequest, RunResult } from '../engine/run.js';
+import { RUN_ID_ENV, executeRun } from '../engine/run.js';
+import {
+  DEFAULT_GRACE_MS,
+  TerragruntExecutor,
+  chooseTools,
+  detectTfVersion,
+  providerCacheDecision,
+  resolveExecutable,
+} from '../engine/terragrunt.js';
+import type { RunCommand } from '../engine/unit-status.js';
+import { checkWorktree } from '../engine/worktree.js';
+import { loadProject } from './project.js';
+import { childGroups, exitCodeForSignal, handleInterruptions } from './signals.js';
+import type { CliIo, GlobalOptions } from './verb.js';
+import { EXIT, defineVerb } from './verb.js';
+import { platctlVersion } from './version.js';
+
+/** Flags shared by `bootstrap` and `teardown`. */
+export interface WalkVerbArgs {
+  'dry-run'?: boolean | undefined;
+  resume?: boolean | undefined;
+  force?: boolean | undefined;
+  unit?: string[] | undefined;
+  'with-deps'?: boolean | undefined;
+  parallelism?: number | undefined;
+  'fail-fast'?: boolean | undefined;
+  yes?: boolean | undefined;
+  'allow-unresolved'?: boolean | undefined;
+}
+
+/** Declares the shared flags on a yargs builder. */
+export function walkVerbOptions(y: Argv<GlobalOptions>, command: RunCommand): Argv<WalkVerbArgs & GlobalOptions> {
+  const order = command === 'bootstrap' ? 'dependency order' : 'reverse dependency order';
+  return y
+    .option('dry-run', { type: 'boolean', describe: `Print the waves in ${order} and stop` })
+    .option('resume', {
+      type: 'boolean',
+      describe: `Continue the last ${command}: completed units are not run again`,
+    })
+    .option('force', { type: 'boolean', describe: 'With --resume: continue even though the graph changed' })
+    .option('unit', { type: 'string', array: true, describe: 'Only this unit id (repeatable)' })
+    .option('with-deps', {
+      type: 'boolean',
+      describe:
+        command === 'bootstrap'
+          ? 'With --unit: also every unit the selected ones depend on'
+          : 'With --unit: also every unit that depends on the selected ones',
+    })
+    .option('parallelism', { type: 'number', describe: 'Units run at once (default: parallelism.apply, 4)' })
+    .option('fail-fast', { type: 'boolean', describe: 'Start nothing new after the first failure' })
+    .option('yes', {
+      type: 'boolean',
+      describe: command === 'teardown' ? 'Do not ask for confirmation (required without a terminal)' : 'Assume yes',
+    })
+    .option('allow-unresolved', {
+      type: 'boolean',
+      describe: 'Treat HCL expressions that need a real run as warnings during discovery',
+    });
+}
+
+export const bootstrapVerb = defineVerb<WalkVerbArgs>({
+  command: 'bootstrap',
+  describe: 'Apply every unit in dependency order, in parallel where the graph allows; --resume after a failure',
+  builder: (y) => walkVerbOptions(y, 'bootstrap'),
+  run: (args, io) => runWalkVerb('bootstrap', args, io),
+});
+
+/** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
+export interface WalkVerbHooks {
+  readonly confirm?: (request: ConfirmRequest, paint: Paint) => Promise<boolean>;
+  /** Refuses before anything is loaded (teardown without a terminal and without --yes). */
+  readonly precheck?: () => string | undefined;
+}
+
+function usage(io: CliIo, message: string): number {
+  io.stderr.write(`platctl: ${message}\n`);
+  return EXIT.usage;
+}
+
+/** The shared body of `bootstrap` and `teardown`. */
+export async function runWalkVerb(
+  command: RunCommand,
+  args: WalkVerbArgs & GlobalOptions,
+  io: CliIo,
+  hooks: WalkVerbHooks = {},
+): Promise<number> {
+  if (args.parallelism !== undefined && (!Number.isInteger(args.parallelism) || args.parallelism < 1)) {
+    return usage(io, `--parallelism ${String(args.parallelism)}: give a whole number of at least 1`);
+  }
+  if (args.resume && args['dry-run'])
+    return usage(io, '--dry-run prints the whole plan; it does not combine with --resume');
+  if (args.resume && ((args.unit ?? []).length > 0 || (args.env ?? []).length > 0)) {
+    return usage(io, '--resume continues the last run with its own selection; drop --unit/--env');
+  }
+  if (args.force && !args.resume) return usage(io, '--force only applies to --resume');
+  if (args['with-deps'] && (args.unit ?? []).length === 0) return usage(io, '--with-deps needs --unit');
+
+  const paint = makePaint(io.color);
+  const human = args.json ? io.stderr : io.stdout;
+  if (!args['dry-run']) {
+    const refusal = hooks.precheck?.();
+    if (refusal !== undefined) {
+      io.stderr.write(`platctl: ${refusal}\n`);
+      return EXIT.refused;
+    }
+  }
+
+  const loaded = await loadProject(args, io);
+  if (!loaded.ok) return loaded.exitCode;
+  const { root, config, discovery, configPath } = loaded.project;
+  const selection = { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true };
+
+  if (args['dry-run']) {
+    const planned = planRun({ command, graph: discovery.graph, config, selection });
+    if (planned.type === 'invalid') {
+      io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
+      return EXIT.usage;
+    }
+    const waves = planWaves(planned.plan);
+    if (args.json) {
+      io.stdout.write(`${JSON.stringify({ command, waves, kept: planned.plan.kept })}\n`);
+    } else {
+      const units = waves.reduce((n, w) => n + w.length, 0);
+      const order = command === 'teardown' ? ' (destroy order: dependents first)' : '';
+      io.stdout.write(`${paint.bold(`${command} plan`)}: ${units} units in ${waves.length} waves${order}\n`);
+      waves.forEach((wave, i) => io.stdout.write(`wave ${i}: ${wave.join(', ')}\n`));
+      if (planned.plan.kept.length > 0) {
+        io.stdout.write(`kept (teardown floor, never destroyed): ${planned.plan.kept.join(', ')}\n`);
+      }
+    }
+    return EXIT.ok;
+  }
+
+  // Refuse from a linked worktree: a different absolute path changes what Terraform sees (see engine/worktree.ts).
+  const worktree = await checkWorktree(root, io.env);
+  if (worktree.type === 'linked-worktree') {
+    io.stderr.write(
+      `platctl: refusing to ${command} from a git worktree (${root}).\n` +
+        `  Terraform state records absolute paths (module sources, path.module, local-exec directories), and\n` +
+        `  destroy-time provisioners (when = destroy) run with the paths of the checkout they run from: applying\n` +
+        `  from another directory can replace resources or run destroy-time commands against the wrong tree.\n` +
+        `  hint: run platctl from the main checkout (${dirname(worktree.commonDir)}).\n`,
+    );
+    return EXIT.refused;
+  }
+
+  const tools = chooseTools(config, io.env);
+  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
+  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
+  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
+  for (const [name, choice, source, found] of [
+    ['terragrunt', tools.binary, tools.binarySource, binary],
+    ['tf_path', tools.tfPath, tools.tfPathSource, tf],
+  ] as const) {
+    if (found.type === 'missing') {
+      io.stderr.write(
+        `platctl: ${name} "${choice}" (from ${source}) ${found.reason === 'not-executable' ? 'is not executable' : `was not found${found.searched === 'PATH' ? ' on PATH' : ''}`}; nothing was run.\n` +
+          `  hint: install it (npm run tools builds terragrunt and OpenTofu into .tools/bin), or point ${source} at it` +
+          `${source.startsWith('PLATCTL_') ? '' : ` in ${configPath} (or set ${name === 'terragrunt' ? 'PLATCTL_TERRAGRUNT' : 'PLATCTL_TF_PATH'})`}.\n`,
+      );
+      return EXIT.refused;
+    }
+  }
+  if (binary.type !== 'ok' || tf.type !== 'ok') return EXIT.refused;
+  // A name stays a name (terragrunt looks it up on PATH); a path is made absolute, since terragrunt resolves a
+  // relative --tf-path against each unit's directory.
+  const tfPathArg = tools.tfPath.includes('/') ? tf.path : tools.tfPath;
+
+  handleInterruptions();
+  const reporter = makeReporter(args, io, paint);
+  const failureLines = new Map<UnitId, readonly string[]>();
+  let tookMs: number | undefined;
+  const emit = (event: WalkEvent): void => {
+    if (event.type === 'unit-failed') failureLines.set(event.unit, event.last_lines.slice(-8));
+    if (event.type === 'run-finished') tookMs = event.duration_ms;
+    reporter.event(event);
+  };
+
+  const unitEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) unitEnv[key] = value;
+  Object.assign(unitEnv, config.terragrunt.env);
+  const parallelismGuess = args.parallelism ?? config.parallelism.apply;
+  if (unitEnv.TF_PLUGIN_CACHE_DIR !== undefined && parallelismGuess > 1) {
+    const decision = providerCacheDecision({
+      env: unitEnv,
+      parallelism: parallelismGuess,
+      extraArgs: config.terragrunt.extra_args,
+      tfVersion: await detectTfVersion(tf.path, unitEnv, root),
+    });
+    if (decision.type === 'unset') {
+      delete unitEnv.TF_PLUGIN_CACHE_DIR;
+      emit({ type: 'warning', at: new Date().toISOString(), message: decision.message });
+    }
+  }
+  const graceMs = parseGrace(io.env.PLATCTL_KILL_GRACE);
+  const redactor = new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]);
+
+  let result: RunResult;
+  try {
+    result = await executeRun(
+      {
+        command,
+        root,
+        graph: discovery.graph,
+        absDir: (unit) => discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit),
+        config,
+        selection,
+        resume: args.resume === true,
+        force: args.force === true,
+        ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),
+        failFast: args['fail-fast'] === true,
+        commandLine: invocation(command, args),
+        platctlVersion: platctlVersion(),
+      },
+      {
+        now: () => Date.now(),
+        machine: { pid: process.pid, host: hostname(), isAlive },
+        groups: childGroups,
+        executor: (runId) =>
+          new TerragruntExecutor(
+            {
+              binary: binary.path,
+              tfPath: tfPathArg,
+              extraArgs: config.terragrunt.extra_args,
+              env: { ...unitEnv, [RUN_ID_ENV]: runId },
+              graceMs,
+            },
+            childGroups,
+          ),
+        signal: io.signal,
+        emit,
+        redactor,
+        graceMs,
+        ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
+      },
+    );
+  } finally {
+    reporter.close();
+  }
+
+  switch (result.type) {
+    case 'invalid':
+      io.stderr.write(
+        `platctl: ${result.message}\n${(result.details ?? []).map((d) => `  ${d}\n`).join('')}${result.hint ? `  hint: ${result.hint}\n` : ''}`,
+      );
+      return EXIT.usage;
+    case 'refused':
+      io.stderr.write(
+        `platctl: refused: ${result.message}\n${(result.details ?? []).map((d) => `  ${d}\n`).join('')}${result.hint ? `  hint: ${result.hint}\n` : ''}`,
+      );
+      return EXIT.refused;
+    case 'cancelled':
+      io.stderr.write(`platctl: ${command} cancelled; nothing was changed\n`);
+      return EXIT.refused;
+    case 'finished': {
+      human.write(
+        renderSummary({
+          state: result.state,
+          lastLines: failureLines,
+          paint,
+          resumeCommand: resumeCommand(command, args),
+          ...(tookMs === undefined ? {} : { durationMs: tookMs }),
+          problems: result.problems,
+        }),
+      );
+      if (result.status === 'completed') return EXIT.ok;
+      if (result.status === 'interrupted') return exitCodeForSignal(io.signal.reason);
+      return EXIT.failed;
+    }
+  }
+}
+
+function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Reporter {
+  const now = (): number => Date.now();
+  if (args.json) {
+    const json = new JsonReporter(io.stdout);
+    return io.stderr.isTTY ? combineReporters(json, new TtyReporter(io.stderr, paint, { now })) : json;
+  }
+  return io.stdout.isTTY ? new TtyReporter(io.stdout, paint, { now }) : new PlainReporter(io.stdout, paint);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30). */
+function parseGrace(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_GRACE_MS;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_GRACE_MS;
+}
+
+/** The options that shape a run, in the order a person would type them. */
+function sharedFlags(args: WalkVerbArgs & GlobalOptions): string[] {
+  const out: string[] = [];
+  if (args.config !== undefined) out.push('--config', args.config);
+  if (args.parallelism !== undefined) out.push('--parallelism', String(args.parallelism));
+  if (args['fail-fast']) out.push('--fail-fast');
+  if (args.yes) out.push('--yes');
+  if (args['allow-unresolved']) out.push('--allow-unresolved');
+  return out;
+}
+
+/** The command line as typed (for the lock file). */
+function invocation(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string {
+  const selection = [
+    ...(args.env ?? []).flatMap((e) => ['--env', e]),
+    ...(args.unit ?? []).flatMap((u) => ['--unit', u]),
+    ...(args['with-deps'] ? ['--with-deps'] : []),
+  ];
+  const resume = [...(args.resume ? ['--resume'] : []), ...(args.force ? ['--force'] : [])];
+  return formatCommandLine(['platctl', command, ...resume, ...selection, ...sharedFlags(args)]);
+}
+
+/** The exact command that continues this run: the selection is in the state file, so only the flags repeat. */
+function resumeCommand(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string {
+  return formatCommandLine(['platctl', command, '--resume', ...sharedFlags(args)]);
+}

@@ -1,0 +1,76 @@
+/**
+ * `platctl status [--json]`: the last run's state, per unit (status, duration, last error line, log path) and in
+ * counts. Exit 0 only when the last run completed every unit, so scripts can ask "is the platform up?".
+ */
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+import { compareIds } from '../engine/graph.js';
+import { LOCK_FILE } from '../engine/lock.js';
+import { countStatuses, renderStatus } from '../engine/reporters/summary.js';
+import { makePaint } from '../engine/reporters/paint.js';
+import { STATE_FILE, loadState } from '../engine/state.js';
+import { findConfig } from '../config/load.js';
+import { formatConfigErrors } from '../config/errors.js';
+import { EXIT, defineVerb } from './verb.js';
+
+/** True when `.platctl.lock` names a live process on this host: the recorded run is still going. */
+async function runInProgress(root: string): Promise<boolean> {
+  try {
+    const lock = JSON.parse(await readFile(join(root, LOCK_FILE), 'utf8')) as { pid?: unknown; host?: unknown };
+    if (typeof lock.pid !== 'number') return false;
+    if (lock.host !== hostname()) return true;
+    process.kill(lock.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export const statusVerb = defineVerb<object>({
+  command: 'status',
+  describe: "The last bootstrap/teardown run: each unit's status, duration, error and log; exit 0 only if it completed",
+  builder: (y) => y,
+  run: async (args, io) => {
+    const found = await findConfig(io.cwd, args.config);
+    if (!found.ok) {
+      io.stderr.write(formatConfigErrors([found.error], io.cwd));
+      return EXIT.usage;
+    }
+    const root = dirname(found.path);
+    const loaded = await loadState(root);
+    if (loaded.type === 'missing') {
+      io.stderr.write(`platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`);
+      if (args.json) io.stdout.write(`${JSON.stringify({ run: null, units: [], counts: null, complete: false })}\n`);
+      return EXIT.failed;
+    }
+    if (loaded.type === 'invalid') {
+      io.stderr.write(`platctl: ${loaded.message}\n`);
+      return EXIT.usage;
+    }
+    const state = loaded.state;
+    const live = state.status === 'running' && (await runInProgress(root));
+    const counts = countStatuses(state);
+    const complete = state.status === 'completed' && counts.completed === Object.keys(state.units).length;
+    if (args.json) {
+      const { units, ...run } = state;
+      io.stdout.write(
+        `${JSON.stringify({
+          run: { ...run, in_progress: live },
+          units: Object.entries(units)
+            .sort((a, b) => compareIds(a[0], b[0]))
+            .map(([id, unit]) => ({ id, ...unit })),
+          counts,
+          complete,
+        })}\n`,
+      );
+    } else {
+      io.stdout.write(renderStatus(state, makePaint(io.color), { live }));
+      if (state.status !== 'completed' && !live) {
+        const config = args.config === undefined ? '' : ` --config ${found.path}`;
+        io.stdout.write(`Resume with: platctl ${state.command} --resume${config}\n`);
+      }
+    }
+    return complete ? EXIT.ok : EXIT.failed;
+  },
+});

@@ -1,0 +1,192 @@
+/**
+ * What a walk will do, decided before anything runs (pure): which units are selected, the graph to walk (reversed
+ * for teardown), the teardown floor that is kept, each unit's wave, and, for `--resume`, whether the saved run still
+ * matches the graph. `--dry-run` prints this plan and stops.
+ */
+import type { PlatctlConfig } from '../config/schema.js';
+import type { Graph, UnitId } from './graph.js';
+import {
+  compareIds,
+  findCycles,
+  fingerprint,
+  reverse,
+  select,
+  subgraph,
+  transitiveDependencies,
+  waveIndex,
+  waves,
+} from './graph.js';
+import type { RunCommand } from './unit-status.js';
+import type { RunState } from './state.js';
+
+/** What the user picked on the command line. */
+export interface SelectionArgs {
+  /** `--env` (empty: every environment). */
+  readonly env: readonly string[];
+  /** `--unit` (empty: every unit). */
+  readonly unit: readonly string[];
+  /** `--with-deps`: add what selected units need (bootstrap) or what needs them (teardown). */
+  readonly withDeps: boolean;
+}
+
+export interface Plan {
+  readonly command: RunCommand;
+  /** The selected units with the edges among them, forward direction (what the fingerprint covers). */
+  readonly scope: Graph;
+  /** The graph the walk runs: `scope` for bootstrap; for teardown reversed, without the kept floor. */
+  readonly walkGraph: Graph;
+  /** Teardown floor inside the selection: `teardown_skip` units and everything they depend on. */
+  readonly kept: readonly UnitId[];
+  /** Each walked unit's wave in `walkGraph` (kept units: none). */
+  readonly waves: ReadonlyMap<UnitId, number>;
+  readonly fingerprint: string;
+}
+
+export type PlanResult =
+  | { readonly type: 'ok'; readonly plan: Plan }
+  | {
+      readonly type: 'invalid';
+      readonly reason: 'unknown-unit' | 'unknown-env' | 'empty-selection' | 'cycle';
+      readonly message: string;
+      readonly hint?: string;
+    };
+
+/** Selects, orients and levels the graph for a verb. */
+export function planRun(input: {
+  readonly command: RunCommand;
+  readonly graph: Graph;
+  readonly config: Pick<PlatctlConfig, 'units' | 'environments'>;
+  readonly selection: SelectionArgs;
+}): PlanResult {
+  const { graph, selection, command, config } = input;
+  const unknownEnvs = selection.env.filter((env) => !(env in config.environments));
+  if (unknownEnvs.length > 0) {
+    return {
+      type: 'invalid',
+      reason: 'unknown-env',
+      message: `unknown environment ${unknownEnvs.join(', ')}`,
+      hint: `environments in .platctl.yaml: ${Object.keys(config.environments).sort(compareIds).join(', ')}`,
+    };
+  }
+  const unknownUnits = selection.unit.filter((id) => !graph.has(id));
+  if (unknownUnits.length > 0) {
+    const suggestions = unknownUnits.map((id) => nearest(id, graph.ids())).filter((s) => s !== undefined);
+    return {
+      type: 'invalid',
+      reason: 'unknown-unit',
+      message: `unknown unit ${unknownUnits.join(', ')}`,
+      hint:
+        suggestions.length > 0
+          ? `did you mean ${suggestions.join(', ')}? (platctl graph lists every unit)`
+          : 'platctl graph lists every unit id',
+    };
+  }
+  const picked = select(graph, {
+    envs: selection.env,
+    units: selection.unit,
+    expand: selection.withDeps ? (command === 'bootstrap' ? 'dependencies' : 'dependents') : 'none',
+  });
+  if (picked.size === 0) {
+    return { type: 'invalid', reason: 'empty-selection', message: 'the selection holds no unit' };
+  }
+  const scope = subgraph(graph, picked);
+  const cycles = findCycles(scope);
+  if (cycles.length > 0) {
+    return {
+      type: 'invalid',
+      reason: 'cycle',
+      message: `dependency cycle: ${cycles.map((c) => c.path.join(' -> ')).join('; ')}`,
+      hint: 'platctl graph shows where each edge is declared',
+    };
+  }
+  let kept: UnitId[] = [];
+  let walkGraph = scope;
+  if (command === 'teardown') {
+    const floor = scope.ids().filter((id) => config.units[id]?.teardown_skip === true);
+    const keptSet = new Set([...floor, ...transitiveDependencies(scope, floor)]);
+    kept = [...keptSet].sort(compareIds);
+    walkGraph = reverse(
+      subgraph(
+        scope,
+        scope.ids().filter((id) => !keptSet.has(id)),
+      ),
+    );
+  }
+  return {
+    type: 'ok',
+    plan: { command, scope, walkGraph, kept, waves: waveIndex(walkGraph), fingerprint: fingerprint(scope) },
+  };
+}
+
+/** The waves a dry run prints (teardown: reverse order, floor excluded). */
+export function planWaves(plan: Plan): UnitId[][] {
+  return waves(plan.walkGraph);
+}
+
+/** How the selected graph differs from the one a saved run walked. */
+export interface GraphDiff {
+  readonly added: UnitId[];
+  readonly removed: UnitId[];
+  /** Units whose dependencies changed, with what changed. */
+  readonly rewired: { unit: UnitId; gained: UnitId[]; lost: UnitId[] }[];
+}
+
+/** Compares the saved per-unit dependencies with the current scope. */
+export function diffScope(saved: RunState['units'], scope: Graph): GraphDiff {
+  const savedIds = new Set(Object.keys(saved));
+  const added = scope.ids().filter((id) => !savedIds.has(id));
+  const removed = [...savedIds].filter((id) => !scope.has(id)).sort(compareIds);
+  const rewired: GraphDiff['rewired'] = [];
+  for (const id of scope.ids()) {
+    const before = saved[id];
+    if (!before) continue;
+    const now = new Set(scope.get(id)?.dependencies ?? []);
+    const was = new Set(before.dependencies);
+    const gained = [...now].filter((d) => !was.has(d)).sort(compareIds);
+    const lost = [...was].filter((d) => !now.has(d)).sort(compareIds);
+    if (gained.length > 0 || lost.length > 0) rewired.push({ unit: id, gained, lost });
+  }
+  return { added, removed, rewired };
+}
+
+/** The diff in lines a person reads. */
+export function describeDiff(diff: GraphDiff): string[] {
+  const lines: string[] = [];
+  if (diff.added.length > 0) lines.push(`added:    ${diff.added.join(', ')}`);
+  if (diff.removed.length > 0) lines.push(`removed:  ${diff.removed.join(', ')}`);
+  for (const r of diff.rewired) {
+    const parts = [
+      ...(r.gained.length > 0 ? [`now depends on ${r.gained.join(', ')}`] : []),
+      ...(r.lost.length > 0 ? [`no longer depends on ${r.lost.join(', ')}`] : []),
+    ];
+    lines.push(`re-wired: ${r.unit} ${parts.join('; ')}`);
+  }
+  return lines;
+}
+
+/** The closest id by edit distance, when close enough to be a typo. */
+function nearest(id: string, ids: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of ids) {
+    const d = editDistance(id, candidate);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(id.length / 4)) ? best : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}

@@ -1,0 +1,18 @@
+/** `--json`: every walk event as one JSON line on stdout (NDJSON), for CI and scripts. */
+import type { Reporter, WalkEvent } from '../events.js';
+
+export class JsonReporter implements Reporter {
+  readonly #out: NodeJS.WritableStream;
+
+  constructor(out: NodeJS.WritableStream) {
+    this.#out = out;
+  }
+
+  event(event: WalkEvent): void {
+    this.#out.write(`${JSON.stringify(event)}\n`);
+  }
+
+  close(): void {
+    // Lines are written as they come: nothing buffered.
+  }
+}

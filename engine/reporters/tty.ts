@@ -1,0 +1,157 @@
+/**
+ * The live view on a terminal: finished units scroll up as permanent lines (the same lines the plain reporter
+ * prints), and below them a block redrawn in place shows the running units with their elapsed time, the count of
+ * units done, and an ETA from the durations of earlier runs.
+ */
+import { createLogUpdate } from 'log-update';
+import type { Reporter, WalkEvent } from '../events.js';
+import type { UnitId } from '../graph.js';
+import { formatDuration } from '../logs.js';
+import type { Paint } from './paint.js';
+import { PlainReporter } from './plain.js';
+
+const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+
+export interface TtyReporterOptions {
+  readonly now: () => number;
+  /** Redraw period. */
+  readonly intervalMs?: number;
+  /** Running units shown before "and N more". */
+  readonly maxRows?: number;
+}
+
+export class TtyReporter implements Reporter {
+  readonly #paint: Paint;
+  readonly #now: () => number;
+  readonly #update: ReturnType<typeof createLogUpdate>;
+  readonly #lines: PlainReporter;
+  readonly #maxRows: number;
+  readonly #running = new Map<UnitId, number>();
+  #pendingLines = '';
+  #estimates: Readonly<Record<UnitId, number>> = {};
+  #command = '';
+  #toRun = 0;
+  #finished = 0;
+  #failed = 0;
+  #parallelism = 1;
+  #remainingEstimate = 0;
+  #measured: number[] = [];
+  #frame = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(out: NodeJS.WritableStream & { columns?: number }, paint: Paint, options: TtyReporterOptions) {
+    this.#paint = paint;
+    this.#now = options.now;
+    this.#maxRows = options.maxRows ?? 12;
+    this.#update = createLogUpdate(out, { showCursor: false });
+    // Permanent lines go through a plain reporter writing into a buffer that is flushed above the live block.
+    this.#lines = new PlainReporter(
+      {
+        write: (chunk: string | Uint8Array) => {
+          this.#pendingLines += String(chunk);
+          return true;
+        },
+      } as NodeJS.WritableStream,
+      paint,
+    );
+    this.#timer = setInterval(() => this.#render(), options.intervalMs ?? 100);
+    // A pending redraw must never keep platctl alive.
+    this.#timer.unref();
+  }
+
+  event(event: WalkEvent): void {
+    this.#lines.event(event);
+    switch (event.type) {
+      case 'run-started':
+        this.#command = event.command;
+        this.#toRun = event.to_run;
+        this.#parallelism = event.parallelism;
+        this.#estimates = event.estimates_ms;
+        this.#remainingEstimate = Object.values(event.estimates_ms).reduce((a, b) => a + b, 0);
+        break;
+      case 'unit-started':
+        this.#running.set(event.unit, Date.parse(event.at));
+        break;
+      case 'unit-completed':
+      case 'unit-failed':
+      case 'unit-interrupted':
+        this.#running.delete(event.unit);
+        this.#finished += 1;
+        if (event.type === 'unit-failed') this.#failed += 1;
+        if (event.type === 'unit-completed') this.#measured.push(event.duration_ms);
+        this.#remainingEstimate -= this.#estimates[event.unit] ?? 0;
+        break;
+      case 'unit-skipped':
+        this.#finished += 1;
+        this.#remainingEstimate -= this.#estimates[event.unit] ?? 0;
+        break;
+      case 'interrupting':
+      case 'warning':
+      case 'run-finished':
+        break;
+    }
+    this.#render();
+  }
+
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#update.clear();
+    if (this.#pendingLines !== '') this.#update.persist(this.#pendingLines.replace(/\n$/, ''));
+    this.#pendingLines = '';
+    this.#update.done();
+  }
+
+  #render(): void {
+    if (this.#pendingLines !== '') {
+      this.#update.persist(this.#pendingLines.replace(/\n$/, ''));
+      this.#pendingLines = '';
+    }
+    if (this.#command === '') return;
+    const p = this.#paint;
+    const now = this.#now();
+    this.#frame = (this.#frame + 1) % SPINNER.length;
+    const eta = this.#eta(now);
+    const head = [
+      p.bold(this.#command),
+      `${this.#finished}/${this.#toRun} done`,
+      `${this.#running.size} running`,
+      ...(this.#failed > 0 ? [p.red(`${this.#failed} failed`)] : []),
+      ...(eta === undefined ? [] : [`ETA ~${formatDuration(eta)}`]),
+    ].join(p.dim(' · '));
+    const rows = [...this.#running.entries()]
+      .sort((a, b) => a[1] - b[1])
+      .slice(0, this.#maxRows)
+      .map(([unit, since]) => {
+        const estimate = this.#estimates[unit];
+        const usual = estimate !== undefined && estimate > 1 ? p.dim(` (usually ${formatDuration(estimate)})`) : '';
+        return `  ${p.cyan(SPINNER[this.#frame] ?? '')} ${unit} ${formatDuration(now - since)}${usual}`;
+      });
+    if (this.#running.size > this.#maxRows) rows.push(p.dim(`  … and ${this.#running.size - this.#maxRows} more`));
+    this.#update([head, ...rows].join('\n'));
+  }
+
+  /** Remaining estimated work spread over the slots, but never less than the longest running unit still needs. */
+  #eta(now: number): number | undefined {
+    const known = Object.keys(this.#estimates).length > 0 && this.#remainingEstimate > this.#toRun;
+    const average =
+      this.#measured.length > 0 ? this.#measured.reduce((a, b) => a + b, 0) / this.#measured.length : undefined;
+    if (!known && average === undefined) return undefined;
+    let longestRunning = 0;
+    let runningLeft = 0;
+    for (const [unit, since] of this.#running) {
+      const estimate = known ? (this.#estimates[unit] ?? average ?? 0) : (average ?? 0);
+      const left = Math.max(0, estimate - (now - since));
+      longestRunning = Math.max(longestRunning, left);
+      runningLeft += left;
+    }
+    const notStarted = this.#toRun - this.#finished - this.#running.size;
+    const pendingWork = known
+      ? Math.max(
+          0,
+          this.#remainingEstimate - [...this.#running.keys()].reduce((a, u) => a + (this.#estimates[u] ?? 0), 0),
+        )
+      : notStarted * (average ?? 0);
+    return Math.max(longestRunning, (runningLeft + pendingWork) / Math.max(1, this.#parallelism));
+  }
+}

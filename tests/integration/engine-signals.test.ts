@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { gone } from '../process/helpers.js';
+import { printedResumeArgs, sandbox, until } from './engine-helpers.js';
+import type { Call, Sandbox } from './engine-helpers.js';
+
+/** Waits until `count` units are running (their fake terragrunt recorded its start). */
+async function running(box: Sandbox, count: number): Promise<Call[]> {
+  let calls: Call[] = [];
+  await until(
+    async () => {
+      calls = await box.calls();
+      return calls.length >= count;
+    },
+    15_000,
+    `${count} running units`,
+  );
+  return calls;
+}
+
+/** Every process the fake terragrunt runs recorded (units and their grandchildren) is gone. */
+async function noSurvivors(calls: readonly Call[]): Promise<void> {
+  for (const call of calls) {
+    expect(await gone(call.pid), `unit ${call.unit} pid ${call.pid}`).toBe(true);
+    if (call.grandchild_pid !== null) {
+      expect(await gone(call.grandchild_pid), `grandchild of ${call.unit}`).toBe(true);
+    }
+  }
+}
+
+describe('interrupting platctl (built CLI, real signals)', () => {
+  it('on Ctrl-C forwards SIGINT, waits for the units, saves state, exits 130, and the resume completes', async () => {
+    const box = await sandbox();
+    await box.control({}, { sleep_ms: 20_000, grandchild: true });
+    const child = box.start(['bootstrap']);
+    const calls = await running(box, 2);
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    const output = String(result.stdout);
+    expect(output).toContain('SIGINT: starting nothing new; interrupting 2 running unit(s)');
+    expect(output).toMatch(/STOPPED platform\/ecr +interrupted/);
+    await noSurvivors(calls);
+    const state = await box.state();
+    expect(state.status).toBe('interrupted');
+    expect(state.units['platform/ecr']).toMatchObject({ status: 'interrupted', exit_code: 1 });
+    expect(state.units['platform/vpc']?.status).toBe('pending');
+    // The unit saw SIGINT and cleaned up like terraform does.
+    const log = await box.run(['status']);
+    expect(log.exitCode).toBe(1);
+
+    await box.control({});
+    const resumed = await box.run(printedResumeArgs(output));
+    expect(resumed.exitCode).toBe(0);
+    expect((await box.state()).status).toBe('completed');
+  });
+
+  it('exits 143 on SIGTERM', async () => {
+    const box = await sandbox();
+    await box.control({}, { sleep_ms: 20_000 });
+    const child = box.start(['bootstrap', '--unit', 'platform/ecr']);
+    const calls = await running(box, 1);
+    child.kill('SIGTERM');
+    expect((await child).exitCode).toBe(143);
+    await noSurvivors(calls);
+    expect((await box.state()).units['platform/ecr']?.status).toBe('interrupted');
+  });
+
+  it('on a second Ctrl-C kills units that ignore SIGINT at once instead of waiting out the grace period', async () => {
+    const box = await sandbox();
+    await box.control({}, { sleep_ms: 60_000, ignore_signals: true, grandchild: true });
+    const child = box.start(['bootstrap'], { PLATCTL_KILL_GRACE: '60' });
+    const calls = await running(box, 2);
+    child.kill('SIGINT');
+    // Give the first signal time to be handled (units ignore it), then insist.
+    await until(async () => (await box.state()).units['platform/ecr']?.status === 'running', 5000, 'first signal');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const secondAt = Date.now();
+    child.kill('SIGINT');
+    const result = await child;
+    expect(Date.now() - secondAt).toBeLessThan(10_000);
+    expect(result.exitCode).toBe(130);
+    await noSurvivors(calls);
+    const state = await box.state();
+    expect(state.status).toBe('interrupted');
+    expect(Object.values(state.units).filter((u) => u.status === 'interrupted')).toHaveLength(2);
+  });
+});
