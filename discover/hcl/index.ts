@@ -32,8 +32,10 @@
  * - Blocks: `type "a" "b" { }` nests as `{type: {a: {b: [body]}}}`; an unlabelled block is `{type: [body]}`;
  *   repeated blocks append to the same array (`locals` twice is `[{...}, {...}]`, two `dependency "vpc"` blocks
  *   give `{dependency: {vpc: [{...}, {...}]}}`). An empty block is `[{}]`.
+ *   Labelled and unlabelled blocks of one type in one file (`include "r" {}` and `include {}`) make hcl2json
+ *   fail: `convert to HCL: ... cannot have blocks with and without labels`.
  * - Comments vanish (except inside `${...}` source, see above). Positions are not kept: use {@link outline}.
- * - Parse errors reject with a plain Error: `parse config: [FILE:LINE,COL-ENDCOL: summary; detail ...]`.
+ * - Syntax errors reject with a plain Error: `parse config: [FILE:LINE,COL-ENDCOL: summary; detail ...]`.
  * - Known lossy spot: a literal `$` or `%` that comes from an interpolation and is followed by `{` merges with
  *   it. `"${"$"}{x}"` arrives as `${x}` (read back: x's value), `"${"$"}${x}"` as `$${x}` (read back: the
  *   literal `${x}`), `"${"%"}{x}"` as `%{x}` (a directive, so an error). Nobody writes that on purpose.
