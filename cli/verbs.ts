@@ -8,6 +8,16 @@ import { graphVerb } from './graph.js';
 import { bootstrapVerb } from './bootstrap.js';
 import { teardownVerb } from './teardown.js';
 import { statusVerb } from './status.js';
+import { validateVerb } from './validate.js';
+import { kubeconfigVerb } from './kubeconfig.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
-export const VERBS: Verb<any>[] = [graphVerb, bootstrapVerb, teardownVerb, statusVerb, configVerb];
+export const VERBS: Verb<any>[] = [
+  graphVerb,
+  bootstrapVerb,
+  teardownVerb,
+  statusVerb,
+  validateVerb,
+  kubeconfigVerb,
+  configVerb,
+];

@@ -36,10 +36,20 @@ export function dnsResolver(servers: readonly string[] | undefined): ValidateDep
   };
 }
 
-/** Runs `file args` without a shell, collecting output; abort kills the child. */
-export function runCommand(file: string, args: readonly string[], signal: AbortSignal): Promise<CommandResult> {
+/** Runs `file args` without a shell in environment `env`, collecting output; abort kills the child. */
+export function commandRunner(env: Readonly<Record<string, string | undefined>>): ValidateDeps['runCommand'] {
+  return (file, args, signal) => runCommand(file, args, signal, env);
+}
+
+function runCommand(
+  file: string,
+  args: readonly string[],
+  signal: AbortSignal,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CommandResult> {
   return new Promise((resolve) => {
-    execFile(file, [...args], { signal, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    const options = { signal, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' as const, env: { ...env } };
+    execFile(file, [...args], options, (error, stdout, stderr) => {
       if (!error) return resolve({ type: 'exited', exitCode: 0, stdout, stderr });
       const code: unknown = (error as { code?: unknown }).code;
       if (typeof code === 'number') return resolve({ type: 'exited', exitCode: code, stdout, stderr });

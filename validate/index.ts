@@ -6,7 +6,7 @@ import { createEnvCloud } from '../cloud/environment.js';
 import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { ValidateDeps } from './deps.js';
-import { dnsResolver, runCommand } from './deps.js';
+import { commandRunner, dnsResolver } from './deps.js';
 import type { PlanInput } from './plan.js';
 import { planChecks } from './plan.js';
 import { runChecks } from './run.js';
@@ -66,7 +66,7 @@ export function createValidateDeps(options: DefaultDepsOptions): ValidateDeps {
     },
     fetch: options.fetch ?? fetch,
     resolveNs: dnsResolver(options.dnsServers),
-    runCommand,
+    runCommand: commandRunner(options.env),
     now,
   };
 }

@@ -202,7 +202,17 @@ export function planChecks(input: PlanInput): PlanResult {
     }
     iamOf.set(env, ids);
     if (kubeEnvs.has(env)) {
-      clusterOf.set(env, add('cluster/api', env, 'cluster', { kind: 'cluster-api', env }, { env, requires: ids }));
+      // An API server that does not answer in time is down, not merely unchecked.
+      clusterOf.set(
+        env,
+        add(
+          'cluster/api',
+          env,
+          'cluster',
+          { kind: 'cluster-api', env },
+          { env, requires: ids, timeoutIsFailure: true },
+        ),
+      );
     }
   }
 

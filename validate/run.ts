@@ -19,7 +19,7 @@ import { checkHttpEndpoint, checkTailscale, checkTailscaleUrl } from './checks/n
 import type { ValidateDeps } from './deps.js';
 import type { CheckSpec, PlannedCheck } from './plan.js';
 import type { CheckOutcome, CheckResult, ValidateReport } from './types.js';
-import { UNHEALTHY, unreachable } from './types.js';
+import { UNHEALTHY, formatTimeout, unreachable } from './types.js';
 
 /** How long a validate run may take; the SSO session and credentials must last at least this long. */
 export const VALIDATE_BUDGET_MS = 10 * 60_000;
@@ -152,10 +152,6 @@ async function runOne(
     // Anything still in flight for this check (a hung socket) is released now.
     controller.abort(new DOMException('check finished', 'AbortError'));
   }
-}
-
-function formatTimeout(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
 
 function dispatch(spec: CheckSpec, ctx: CheckContext): Promise<CheckOutcome> {

@@ -60,3 +60,8 @@ export type UnitCheckerName = 'eks_cluster' | 'cilium_agent' | 'argocd_apps';
 export function unreachable(value: never): never {
   throw new Error(`unreachable: ${JSON.stringify(value)}`);
 }
+
+/** A timeout for messages: `10s`, `0.4s`. */
+export function formatTimeout(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}

@@ -4,6 +4,7 @@
  */
 import { isAbortError, networkErrorCode } from '../../cloud/result.js';
 import type { CheckOutcome } from '../types.js';
+import { formatTimeout } from '../types.js';
 import type { CheckContext } from './context.js';
 import { error, fail, listNames, pass } from './context.js';
 
@@ -31,7 +32,7 @@ export async function checkHttpEndpoint(
 }
 
 function networkFailure(url: string, thrown: unknown, ctx: CheckContext): CheckOutcome {
-  if (ctx.signal.aborted || isAbortError(thrown)) return fail(`no answer within ${seconds(ctx.timeoutMs)}`);
+  if (ctx.signal.aborted || isAbortError(thrown)) return fail(`no answer within ${formatTimeout(ctx.timeoutMs)}`);
   const code = networkErrorCode(thrown);
   if (code) return fail(`cannot connect to ${new URL(url).host} (${code})`);
   const message = thrown instanceof Error ? thrown.message : String(thrown);
@@ -39,10 +40,6 @@ function networkFailure(url: string, thrown: unknown, ctx: CheckContext): CheckO
   const cause = (thrown as { cause?: unknown }).cause;
   const why = cause instanceof Error && cause.message ? ` (${cause.message})` : '';
   return fail(`request failed: ${message}${why}`);
-}
-
-function seconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`;
 }
 
 interface TailscalePeer {
@@ -83,7 +80,8 @@ export async function checkTailscale(
         hint: 'install Tailscale, or set validate.tailscale.binary',
       });
     }
-    if (result.code === 'ABORT_ERR') return fail(`tailscale status gave no answer within ${seconds(ctx.timeoutMs)}`);
+    if (result.code === 'ABORT_ERR')
+      return fail(`tailscale status gave no answer within ${formatTimeout(ctx.timeoutMs)}`);
     return error(`cannot run ${binary}: ${result.message}`);
   }
   let status: TailscaleStatus;

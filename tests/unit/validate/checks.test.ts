@@ -14,7 +14,7 @@ import {
   daemonSetProblem,
 } from '../../../validate/checks/kube.js';
 import { checkHttpEndpoint, checkTailscale, checkTailscaleUrl } from '../../../validate/checks/net.js';
-import { runCommand } from '../../../validate/deps.js';
+import { commandRunner } from '../../../validate/deps.js';
 import { fixtureApplication, fixtureDaemonSet, fixtureGateway, fixtureNode } from '../../helpers/kube-api.js';
 import type { FakeCloudAnswers } from './fakes.js';
 import { fakeCloud, fakeDeps } from './fakes.js';
@@ -245,7 +245,7 @@ describe('http endpoints (loopback server)', () => {
 
 describe('tailscale', () => {
   const script = join(FIXTURES, 'fake-tailscale.sh');
-  const realCtx = () => ctx({}, {}, fakeDeps({}, { runCommand }));
+  const realCtx = () => ctx({}, {}, fakeDeps({}, { runCommand: commandRunner(process.env) }));
   afterEach(() => vi.unstubAllEnvs());
 
   it('passes when running and the configured peers are online (real child process)', async () => {

@@ -132,7 +132,7 @@ describe('runChecks', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     expect(status['unit/state:platform/app-01']).toBe('error');
     expect(report.checks.find((c) => c.id === 'unit/state:platform/app-01')?.message).toBe(
-      'timed out: no answer within 200ms',
+      'timed out: no answer within 0.2s',
     );
     expect(status['unit/state:platform/app-02']).toBe('pass');
   });

@@ -1,0 +1,236 @@
+/**
+ * `platctl kubeconfig`: a kubeconfig context per cluster, whose user runs `platctl kubeconfig token` (an exec
+ * plugin) for a fresh EKS token, so kubectl works without the aws CLI. Entries are merged into the target file:
+ * other clusters, users and contexts are kept.
+ *
+ * `platctl kubeconfig token --env E`: prints an `ExecCredential` with a token for E's cluster.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { EnvironmentConfig } from '../config/schema.js';
+import { kubeconfigFiles } from '../cloud/kube.js';
+import { loadConfigOnly } from './validate.js';
+import type { CliIo } from './verb.js';
+import { EXIT, defineVerb } from './verb.js';
+
+const ACTIONS = ['write', 'token'] as const;
+
+export interface KubeconfigArgs {
+  action?: (typeof ACTIONS)[number] | undefined;
+  output?: string | undefined;
+  'exec-command'?: string | undefined;
+}
+
+/** The names platctl gives an environment's cluster, user and context. */
+export function contextName(env: string): string {
+  return `platctl-${env}`;
+}
+
+interface NamedEntry {
+  name: string;
+  [key: string]: unknown;
+}
+
+interface KubeconfigDocument {
+  apiVersion?: string;
+  kind?: string;
+  clusters?: NamedEntry[];
+  users?: NamedEntry[];
+  contexts?: NamedEntry[];
+  'current-context'?: string;
+  [key: string]: unknown;
+}
+
+export interface ClusterEntry {
+  readonly env: string;
+  readonly endpoint: string;
+  /** Base64 PEM, as DescribeCluster returns it. */
+  readonly caData: string;
+}
+
+export interface ExecSettings {
+  /** The program kubectl runs: `platctl` on PATH unless told otherwise. */
+  readonly command: string;
+  /** Absolute path of .platctl.yaml: kubectl runs the plugin from any directory. */
+  readonly configPath: string;
+}
+
+/**
+ * Merges platctl's entries into a kubeconfig document: entries with the same names are replaced, everything else
+ * is kept; current-context is set only when the file had none.
+ */
+export function mergeKubeconfig(
+  existing: KubeconfigDocument,
+  clusters: readonly ClusterEntry[],
+  exec: ExecSettings,
+): KubeconfigDocument {
+  const upsert = (list: NamedEntry[] | undefined, entry: NamedEntry): NamedEntry[] => {
+    const out = [...(list ?? [])];
+    const at = out.findIndex((e) => e.name === entry.name);
+    if (at === -1) out.push(entry);
+    else out[at] = entry;
+    return out;
+  };
+  const doc: KubeconfigDocument = { apiVersion: 'v1', kind: 'Config', ...existing };
+  for (const cluster of clusters) {
+    const name = contextName(cluster.env);
+    doc.clusters = upsert(doc.clusters, {
+      name,
+      cluster: { server: cluster.endpoint, 'certificate-authority-data': cluster.caData },
+    });
+    doc.users = upsert(doc.users, {
+      name,
+      user: {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1beta1',
+          command: exec.command,
+          args: ['kubeconfig', 'token', '--env', cluster.env, '--config', exec.configPath],
+          interactiveMode: 'Never',
+          provideClusterInfo: false,
+        },
+      },
+    });
+    doc.contexts = upsert(doc.contexts, { name, context: { cluster: name, user: name } });
+  }
+  const first = clusters[0];
+  if (!doc['current-context'] && first) doc['current-context'] = contextName(first.env);
+  return doc;
+}
+
+/** Where to write: --output, else the first KUBECONFIG entry, else ~/.kube/config. */
+export function kubeconfigTarget(output: string | undefined, io: Pick<CliIo, 'cwd' | 'env'>): string {
+  if (output !== undefined) return resolve(io.cwd, output);
+  return kubeconfigFiles(io.env)[0] ?? join(io.env.HOME ?? '', '.kube', 'config');
+}
+
+async function writeKubeconfig(
+  args: KubeconfigArgs & { config?: string | undefined; env?: string[] | undefined },
+  io: CliIo,
+): Promise<number> {
+  const loaded = await loadConfigOnly(args, io);
+  if (!loaded.ok) return loaded.exitCode;
+  const { config, configPath } = loaded.project;
+  const { createEnvCloud } = await import('../cloud/environment.js');
+  const wanted = args.env && args.env.length > 0 ? args.env : Object.keys(config.environments);
+  const entries: ClusterEntry[] = [];
+  let failed = false;
+  for (const env of wanted) {
+    const settings: EnvironmentConfig | undefined = config.environments[env];
+    if (!settings?.cluster) {
+      if (args.env?.includes(env)) {
+        io.stderr.write(`platctl: environment ${env} has no cluster (environments.${env}.cluster.name)\n`);
+        failed = true;
+      }
+      continue;
+    }
+    const cloud = createEnvCloud({ envName: env, settings, env: io.env });
+    const described = await cloud.describeCluster(io.signal);
+    if (!described.ok) {
+      io.stderr.write(`platctl: ${env}: ${described.message}${described.hint ? ` (${described.hint})` : ''}\n`);
+      failed = true;
+      continue;
+    }
+    const { endpoint, caData, status } = described.value;
+    if (!endpoint || !caData) {
+      io.stderr.write(`platctl: ${env}: cluster ${described.value.name} has no endpoint yet (status ${status})\n`);
+      failed = true;
+      continue;
+    }
+    entries.push({ env, endpoint, caData });
+  }
+  if (entries.length === 0) {
+    if (!failed) io.stderr.write('platctl: no environment names a cluster (environments.<env>.cluster.name)\n');
+    return failed ? EXIT.failed : EXIT.usage;
+  }
+  const target = kubeconfigTarget(args.output, io);
+  const { parse, stringify } = await import('yaml');
+  let existing: KubeconfigDocument = {};
+  if (existsSync(target)) {
+    try {
+      const parsed: unknown = parse(await readFile(target, 'utf8'));
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        existing = parsed as KubeconfigDocument;
+      else if (parsed !== null && parsed !== undefined) throw new Error('not a mapping');
+    } catch (error) {
+      io.stderr.write(
+        `platctl: ${target} is not a kubeconfig (${error instanceof Error ? error.message : String(error)}); left unchanged\n`,
+      );
+      return EXIT.failed;
+    }
+  }
+  const merged = mergeKubeconfig(existing, entries, {
+    command: args['exec-command'] ?? 'platctl',
+    configPath,
+  });
+  await mkdir(dirname(target), { recursive: true });
+  // Temp file + rename: kubectl running concurrently never reads half a file. 0600: it names credentials helpers.
+  const temp = `${target}.platctl-${process.pid}.tmp`;
+  await writeFile(temp, stringify(merged), { mode: 0o600 });
+  await rename(temp, target);
+  for (const entry of entries) io.stdout.write(`context ${contextName(entry.env)} -> ${entry.endpoint} (${target})\n`);
+  return failed ? EXIT.failed : EXIT.ok;
+}
+
+async function printToken(
+  args: { config?: string | undefined; env?: string[] | undefined },
+  io: CliIo,
+): Promise<number> {
+  const env = args.env?.length === 1 ? args.env[0] : undefined;
+  if (env === undefined) {
+    io.stderr.write('platctl: kubeconfig token needs exactly one --env\n');
+    return EXIT.usage;
+  }
+  const loaded = await loadConfigOnly(args, io);
+  if (!loaded.ok) return loaded.exitCode;
+  const settings = loaded.project.config.environments[env];
+  const cluster = settings?.cluster?.name;
+  const region = settings?.aws?.region;
+  if (!settings || cluster === undefined || region === undefined) {
+    io.stderr.write(`platctl: environment ${env} needs cluster.name and aws.region for a token\n`);
+    return EXIT.usage;
+  }
+  const { createEnvCloud } = await import('../cloud/environment.js');
+  const credentials = await createEnvCloud({ envName: env, settings, env: io.env }).credentials();
+  if (!credentials.ok) {
+    io.stderr.write(`platctl: ${credentials.message}${credentials.hint ? ` (${credentials.hint})` : ''}\n`);
+    return EXIT.refused;
+  }
+  const { eksToken, execCredential } = await import('../cloud/eks-token.js');
+  try {
+    const token = await eksToken(cluster, region, credentials.value);
+    io.stdout.write(`${JSON.stringify(execCredential(token))}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    // Credentials are resolved while signing: an expired SSO session surfaces here.
+    const { describeAwsError, loginHint } = await import('../cloud/auth-errors.js');
+    io.stderr.write(
+      `platctl: cannot sign an EKS token for ${cluster}: ${describeAwsError(error)} (${loginHint(settings.aws?.profile)})\n`,
+    );
+    return EXIT.refused;
+  }
+}
+
+export const kubeconfigVerb = defineVerb<KubeconfigArgs>({
+  command: 'kubeconfig [action]',
+  describe: 'Write kubeconfig contexts for the clusters (kubectl gets EKS tokens from platctl, no aws CLI)',
+  builder: (y) =>
+    y
+      .positional('action', {
+        choices: ACTIONS,
+        default: 'write' as const,
+        describe: 'write: merge contexts into the kubeconfig; token: print an ExecCredential (used by kubectl)',
+      })
+      .option('output', {
+        type: 'string',
+        describe: 'The kubeconfig to merge into (default: first KUBECONFIG entry, else ~/.kube/config)',
+      })
+      .option('exec-command', {
+        type: 'string',
+        describe: 'The platctl kubectl should run for tokens (default: platctl on PATH)',
+      })
+      .example('$0 kubeconfig', 'a context per cluster in ~/.kube/config (platctl-<env>)')
+      .example('$0 kubeconfig --env platform --output ./kubeconfig', 'one cluster, into ./kubeconfig')
+      .example('$0 kubeconfig token --env platform', 'what kubectl runs: prints an ExecCredential'),
+  run: (args, io) => (args.action === 'token' ? printToken(args, io) : writeKubeconfig(args, io)),
+});

@@ -1,0 +1,154 @@
+/**
+ * `platctl validate`: is the platform healthy, and if not, exactly what is broken. Exit 0 healthy, 1 unhealthy,
+ * 2 configuration or usage error. The checks and their order live in validate/; this file loads the project,
+ * wires the real clients and renders the report.
+ */
+import { didYouMean, formatConfigErrors } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import type { UnitInfo } from '../discover/types.js';
+import type { ValidateDeps } from '../validate/deps.js';
+import type { ValidateReport } from '../validate/types.js';
+import { loadProject } from './project.js';
+import type { CliIo, GlobalOptions } from './verb.js';
+import { EXIT, defineVerb } from './verb.js';
+
+export interface ValidateArgs {
+  check?: string | undefined;
+  concurrency?: number | undefined;
+  'allow-unresolved'?: boolean | undefined;
+}
+
+/** What validate needs from a loaded project; units only when a per-unit check can be selected. */
+export interface ValidateProject {
+  readonly config: PlatctlConfig;
+  readonly units: ReadonlyMap<string, UnitInfo>;
+}
+
+type Loaded = { ok: true; project: ValidateProject } | { ok: false; exitCode: number };
+
+/**
+ * The configuration, and the discovered units when the run can need them: `--check tailscale` must not pay for
+ * discovery (or anything else), so a prefix that cannot reach a `unit/` check loads the configuration only.
+ */
+async function loadForValidate(args: ValidateArgs & GlobalOptions, io: CliIo, needsUnits: boolean): Promise<Loaded> {
+  if (needsUnits) {
+    const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
+    if (!loaded.ok) return loaded;
+    return { ok: true, project: { config: loaded.project.config, units: loaded.project.discovery.units } };
+  }
+  return loadConfigOnly(args, io);
+}
+
+/** `.platctl.yaml` alone, with `--env` checked against it (shared with `platctl kubeconfig`). */
+export async function loadConfigOnly(
+  args: GlobalOptions,
+  io: CliIo,
+): Promise<{ ok: true; project: ValidateProject & { configPath: string } } | { ok: false; exitCode: number }> {
+  const loaded = await loadConfig({ path: args.config, cwd: io.cwd, env: io.env });
+  if (!loaded.ok) {
+    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+    return { ok: false, exitCode: EXIT.usage };
+  }
+  const envNames = Object.keys(loaded.value.config.environments);
+  for (const env of args.env ?? []) {
+    if (!envNames.includes(env)) {
+      const suggestion = didYouMean(env, envNames);
+      io.stderr.write(
+        `platctl: --env ${env}: no such environment in ${loaded.value.path}` +
+          `${suggestion ? `; did you mean ${suggestion}?` : ''} (known: ${envNames.join(', ')})\n`,
+      );
+      return { ok: false, exitCode: EXIT.usage };
+    }
+  }
+  return { ok: true, project: { config: loaded.value.config, units: new Map(), configPath: loaded.value.path } };
+}
+
+/** Writes the report: the table and verdict on stdout, or JSON on stdout and the verdict on stderr. */
+export async function printReport(report: ValidateReport, json: boolean, io: CliIo): Promise<void> {
+  const { renderTable, renderVerdict, toJson } = await import('../validate/render.js');
+  const columns = (io.stdout as { columns?: number }).columns;
+  if (json) {
+    io.stdout.write(`${JSON.stringify(toJson(report))}\n`);
+    io.stderr.write(renderVerdict(report, { color: io.color }));
+    return;
+  }
+  io.stdout.write(renderTable(report, { color: io.color, ...(columns ? { width: columns } : {}) }));
+  io.stdout.write(renderVerdict(report, { color: io.color }));
+}
+
+/** Runs validate on a loaded project; the verb's body without the loading, for tests. */
+export async function runValidate(
+  project: ValidateProject,
+  args: ValidateArgs & GlobalOptions,
+  io: CliIo,
+  deps?: ValidateDeps,
+): Promise<number> {
+  const { validate, createValidateDeps } = await import('../validate/index.js');
+  const concurrency = args.concurrency ?? project.config.parallelism.validate;
+  // Resolvers for the DNS fallback of dns_delegation (ip or ip:port, comma-separated); the system's when unset.
+  const dnsServers = (io.env.PLATCTL_DNS_SERVERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const outcome = await validate(
+    {
+      config: project.config,
+      units: project.units,
+      ...(args.env ? { envs: args.env } : {}),
+      ...(args.check !== undefined ? { checkPrefix: args.check } : {}),
+      concurrency,
+      signal: io.signal,
+    },
+    deps ??
+      createValidateDeps({
+        config: project.config,
+        env: io.env,
+        ...(dnsServers.length > 0 ? { dnsServers } : {}),
+      }),
+  );
+  if (!outcome.ok) {
+    io.stderr.write(`platctl: ${outcome.message}\n`);
+    return EXIT.usage;
+  }
+  await printReport(outcome.report, args.json === true, io);
+  if (io.signal.aborted) return EXIT.sigint;
+  return outcome.report.healthy ? EXIT.ok : EXIT.failed;
+}
+
+export const validateVerb = defineVerb<ValidateArgs>({
+  command: 'validate',
+  describe: 'Health probe: credentials, deployer role and state bucket first, then every unit and endpoint',
+  builder: (y) =>
+    y
+      .option('check', {
+        type: 'string',
+        describe: 'Only checks whose id starts with this (plus what they depend on), e.g. tailscale, unit/eks, iam',
+      })
+      .option('concurrency', {
+        type: 'number',
+        describe: 'Checks at once (default: parallelism.validate, 8)',
+      })
+      .option('allow-unresolved', {
+        type: 'boolean',
+        default: false,
+        describe: 'Warn, not fail, on expressions discovery cannot evaluate offline',
+      })
+      .example('$0 validate', 'every check of every environment; exit 0 when healthy')
+      .example('$0 validate --env platform --json', 'one environment, machine-readable')
+      .example('$0 validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)'),
+  run: async (args, io) => {
+    if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) {
+      io.stderr.write(`platctl: --concurrency must be a positive integer, not ${String(args.concurrency)}\n`);
+      return EXIT.usage;
+    }
+    if (args.check !== undefined && args.check.trim() === '') {
+      io.stderr.write('platctl: --check needs a prefix, e.g. --check tailscale\n');
+      return EXIT.usage;
+    }
+    const { prefixNeedsUnits } = await import('../validate/plan.js');
+    const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
+    if (!loaded.ok) return loaded.exitCode;
+    return runValidate(loaded.project, args, io);
+  },
+});

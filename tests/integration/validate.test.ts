@@ -1,0 +1,382 @@
+/**
+ * `platctl validate` end to end in-process: real configuration loading and discovery of a fixture repository, AWS
+ * over moto's server (STS, S3 state objects, EKS DescribeCluster, Route 53), the cluster over the loopback
+ * Kubernetes API, HTTP endpoints over a loopback server, and Tailscale through a stand-in CLI.
+ */
+import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Route53Client } from '../../cloud/route53.js';
+import { ssoTokenFile } from '../../cloud/sso.js';
+import type { ValidateJson } from '../../validate/render.js';
+import { runCli } from '../helpers/run-cli.js';
+import type { KubeApiServer } from '../helpers/kube-api.js';
+import {
+  fixtureApplication,
+  fixtureDaemonSet,
+  fixtureGateway,
+  fixtureNode,
+  startKubeApi,
+} from '../helpers/kube-api.js';
+import { MOTO_ACCOUNT_ID, createHostedZone, upsertRecord, useMoto } from '../helpers/moto.js';
+
+const FAKE_TAILSCALE = join(import.meta.dirname, '../fixtures/validate/fake-tailscale.sh');
+const UNITS = ['vpc', 'eks', 'cilium', 'argocd', 'dns', 'iam-roles'];
+const STATE_UNITS = ['vpc', 'dns', 'iam-roles'];
+
+let root: string;
+let home: string;
+let kube: KubeApiServer;
+let http: Server;
+let httpBase: string;
+
+function healthyKubeFixtures() {
+  return {
+    nodes: [fixtureNode('ip-10-0-1-1'), fixtureNode('ip-10-0-1-2'), fixtureNode('ip-10-0-1-3')],
+    daemonSets: [fixtureDaemonSet('kube-system', 'cilium', { desired: 3 })],
+    applications: [fixtureApplication('root'), fixtureApplication('backstage'), fixtureApplication('monitoring')],
+    gateways: [fixtureGateway('gateway', 'public')],
+  };
+}
+
+interface ConfigOptions {
+  accountId?: string;
+  profile?: string;
+  stateBucket?: string;
+  endpoints?: string;
+}
+
+function writeConfig(options: ConfigOptions = {}): void {
+  const endpoints =
+    options.endpoints ?? `    - url: ${httpBase}/ok\n    - url: ${httpBase}/login\n      expect: [200, 302]\n`;
+  writeFileSync(
+    join(root, '.platctl.yaml'),
+    `version: 1
+environments:
+  platform:
+    dir: live/platform
+    aws:
+${options.profile ? `      profile: ${options.profile}\n` : ''}      region: eu-west-1
+      account_id: "${options.accountId ?? MOTO_ACCOUNT_ID}"
+      deployer_role_arn: arn:aws:iam::${MOTO_ACCOUNT_ID}:role/Deployer
+      state_bucket: ${options.stateBucket ?? 'tf-state-platform'}
+    cluster:
+      name: platform
+      kubeconfig_context: fixture
+validate:
+  endpoints:
+${endpoints}  dns_delegation:
+    - zone: platform.example.com
+  gateway:
+    namespace: gateway
+    name: public
+  tailscale:
+    binary: ${FAKE_TAILSCALE}
+    peers: [platform-bastion]
+  timeout: 3s
+`,
+  );
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'platctl-validate-'));
+  home = join(root, 'home');
+  mkdirSync(home);
+  writeFileSync(
+    join(root, 'root.hcl'),
+    `remote_state {
+  backend = "s3"
+  config = {
+    bucket = "tf-state-platform"
+    key    = "\${path_relative_to_include()}/terraform.tfstate"
+    region = "eu-west-1"
+  }
+}
+`,
+  );
+  for (const unit of UNITS) {
+    mkdirSync(join(root, 'live/platform', unit), { recursive: true });
+    writeFileSync(
+      join(root, 'live/platform', unit, 'terragrunt.hcl'),
+      `include "root" {\n  path = find_in_parent_folders("root.hcl")\n}\n`,
+    );
+  }
+  kube = await startKubeApi(healthyKubeFixtures());
+  http = createServer((request, response) => {
+    if (request.url === '/ok') return response.writeHead(200).end('ok');
+    if (request.url === '/login') return response.writeHead(302, { location: '/sso' }).end();
+    if (request.url === '/broken') return response.writeHead(500).end('internal error');
+    // /hang never answers
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', () => resolve()));
+  const address = http.address();
+  httpBase = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+
+afterAll(async () => {
+  await kube.close();
+  http.closeAllConnections();
+  await new Promise<void>((resolve) => http.close(() => resolve()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('platctl validate', () => {
+  const moto = useMoto();
+  let zones: { child: string[] };
+
+  const env = () => ({
+    ...moto.env,
+    HOME: home,
+    KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
+    PATH: process.env.PATH,
+  });
+
+  async function seed(options: { bucket?: boolean; parentNs?: string[] } = {}): Promise<void> {
+    const aws = {
+      region: 'eu-west-1',
+      endpoint: moto.endpoint,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    };
+    const s3 = new S3Client({ ...aws, forcePathStyle: true });
+    if (options.bucket !== false) {
+      await s3.send(
+        new CreateBucketCommand({
+          Bucket: 'tf-state-platform',
+          CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' },
+        }),
+      );
+      for (const unit of STATE_UNITS) {
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: 'tf-state-platform',
+            Key: `live/platform/${unit}/terraform.tfstate`,
+            Body: JSON.stringify({ version: 4, serial: 3, resources: [{ type: 'x', name: unit }] }),
+          }),
+        );
+      }
+    }
+    await new EKSClient(aws).send(
+      new CreateClusterCommand({
+        name: 'platform',
+        roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
+        resourcesVpcConfig: { subnetIds: [] },
+      }),
+    );
+    const route53 = new Route53Client({ credentials: () => Promise.resolve(aws.credentials), env: moto.env });
+    const parent = await createHostedZone(route53, 'example.com');
+    const child = await createHostedZone(route53, 'platform.example.com');
+    zones = { child: child.nameServers };
+    await upsertRecord(
+      route53,
+      parent.id,
+      'platform.example.com',
+      'NS',
+      options.parentNs ?? child.nameServers.map((n) => `${n}.`),
+    );
+  }
+
+  beforeEach(() => {
+    kube.fixtures = healthyKubeFixtures();
+    writeConfig();
+  });
+  afterEach(() => {
+    kube.hang = undefined;
+  });
+
+  async function validateJson(args: string[] = [], envOverrides: Record<string, string | undefined> = {}) {
+    const run = await runCli(['validate', '--json', ...args], { cwd: root, env: { ...env(), ...envOverrides } });
+    const report = run.stdout ? (JSON.parse(run.stdout) as ValidateJson) : undefined;
+    const status = Object.fromEntries(
+      (report?.checks ?? []).map((c) => [c.id, c.skipped_because ? `skip<-${c.skipped_because}` : c.status]),
+    );
+    return { run, report, status, byId: new Map((report?.checks ?? []).map((c) => [c.id, c])) };
+  }
+
+  it('passes a healthy platform: every check, exit 0', async () => {
+    await seed();
+    const { run, report, status } = await validateJson();
+    expect(run.stderr).toMatch(/^healthy: 15 of 15 checks passed/);
+    expect(run.code).toBe(0);
+    expect(report?.healthy).toBe(true);
+    expect(status).toEqual({
+      'iam/credentials:platform': 'pass',
+      'iam/deployer_role:platform': 'pass',
+      'iam/state_bucket:platform': 'pass',
+      'cluster/api:platform': 'pass',
+      'unit/argocd_apps:platform/argocd': 'pass',
+      'unit/cilium_agent:platform/cilium': 'pass',
+      'unit/state:platform/dns': 'pass',
+      'unit/eks_cluster:platform/eks': 'pass',
+      'unit/state:platform/iam-roles': 'pass',
+      'unit/state:platform/vpc': 'pass',
+      [`http/endpoint:${httpBase}/ok`]: 'pass',
+      [`http/endpoint:${httpBase}/login`]: 'pass',
+      'dns/delegation:platform.example.com': 'pass',
+      'gateway/status:gateway/public': 'pass',
+      'tailscale/status:local': 'pass',
+    });
+    expect(report?.checks.every((c) => typeof c.duration_ms === 'number')).toBe(true);
+  });
+
+  it('prints a table and a verdict without --json', async () => {
+    await seed();
+    const run = await runCli(['validate'], { cwd: root, env: env() });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CHECK\s+TARGET\s+RESULT\s+TIME\s+MESSAGE$/);
+    expect(lines.find((l) => l.startsWith('unit/eks_cluster'))).toMatch(
+      /^unit\/eks_cluster\s+platform\/eks\s+PASS\s+\d+ms\s+platform ACTIVE.*3 nodes Ready$/,
+    );
+    expect(lines.at(-1)).toMatch(/^healthy: \d+ of \d+ checks passed/);
+  });
+
+  it('an expired SSO session is one failure with the login command; the rest of the environment is skipped', async () => {
+    await seed();
+    writeConfig({ profile: 'sso-platform' });
+    moto.writeConfig(
+      '[profile sso-platform]\nsso_start_url = https://corp.awsapps.com/start\nsso_region = eu-west-1\nsso_account_id = 123456789012\nsso_role_name = Admin\n',
+    );
+    mkdirSync(join(home, '.aws/sso/cache'), { recursive: true });
+    writeFileSync(
+      ssoTokenFile('https://corp.awsapps.com/start', { HOME: home }),
+      JSON.stringify({ accessToken: 'secret', expiresAt: '2020-01-01T00:00:00Z', region: 'eu-west-1' }),
+    );
+    const { run, report, status, byId } = await validateJson();
+    expect(run.code).toBe(1);
+    expect(report?.healthy).toBe(false);
+    const failures = report?.checks.filter((c) => c.status === 'fail' || c.status === 'error') ?? [];
+    expect(failures.map((c) => c.id)).toEqual(['iam/credentials:platform']);
+    expect(byId.get('iam/credentials:platform')?.message).toBe(
+      'the SSO session of profile sso-platform expired at 2020-01-01T00:00:00.000Z',
+    );
+    expect(byId.get('iam/credentials:platform')?.hint).toBe('run `aws sso login --profile sso-platform`');
+    for (const id of [
+      'iam/deployer_role:platform',
+      'cluster/api:platform',
+      'unit/eks_cluster:platform/eks',
+      'unit/state:platform/vpc',
+      'dns/delegation:platform.example.com',
+      'gateway/status:gateway/public',
+    ]) {
+      expect(status[id], id).toBe('skip<-iam/credentials:platform');
+    }
+    // Checks that need no AWS still run.
+    expect(status['tailscale/status:local']).toBe('pass');
+    expect(status[`http/endpoint:${httpBase}/ok`]).toBe('pass');
+  });
+
+  it('refuses the wrong account', async () => {
+    await seed();
+    writeConfig({ accountId: '111111111111' });
+    const { run, status, byId } = await validateJson();
+    expect(run.code).toBe(1);
+    expect(status['iam/credentials:platform']).toBe('fail');
+    expect(byId.get('iam/credentials:platform')?.message).toContain(`are for account ${MOTO_ACCOUNT_ID}`);
+    expect(status['unit/state:platform/vpc']).toBe('skip<-iam/credentials:platform');
+  });
+
+  it('an unreadable state bucket fails phase 1 and skips the units', async () => {
+    await seed({ bucket: false });
+    const { run, status, byId } = await validateJson();
+    expect(run.code).toBe(1);
+    expect(status['iam/state_bucket:platform']).toBe('fail');
+    expect(byId.get('iam/state_bucket:platform')?.message).toBe('bucket tf-state-platform does not exist');
+    expect(status['iam/deployer_role:platform']).toBe('pass');
+    expect(status['unit/eks_cluster:platform/eks']).toBe('skip<-iam/state_bucket:platform');
+    expect(status['unit/state:platform/iam-roles']).toBe('skip<-iam/state_bucket:platform');
+  });
+
+  it('names what is broken: a NotReady node, an OutOfSync/Degraded app, a 500, a hung endpoint, an NS mismatch', async () => {
+    await seed({ parentNs: ['ns-1.stale-zone.example.net.', 'ns-2.stale-zone.example.net.'] });
+    writeConfig({
+      endpoints: `    - url: ${httpBase}/broken\n    - url: ${httpBase}/hang\n      timeout: 400ms\n`,
+    });
+    kube.fixtures = {
+      ...healthyKubeFixtures(),
+      nodes: [fixtureNode('ip-10-0-1-1'), fixtureNode('ip-10-0-1-2', false)],
+      applications: [
+        fixtureApplication('root'),
+        fixtureApplication(
+          'backstage',
+          'OutOfSync',
+          'Degraded',
+          'argocd',
+          'Deployment backstage has 0 available replicas',
+        ),
+      ],
+    };
+    const started = Date.now();
+    const { run, status, byId } = await validateJson();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.code).toBe(1);
+    expect(status['unit/eks_cluster:platform/eks']).toBe('fail');
+    expect(byId.get('unit/eks_cluster:platform/eks')?.message).toBe('1 of 2 nodes not Ready: ip-10-0-1-2');
+    expect(status['unit/argocd_apps:platform/argocd']).toBe('fail');
+    expect(byId.get('unit/argocd_apps:platform/argocd')?.details).toEqual([
+      'backstage: OutOfSync/Degraded (Deployment backstage has 0 available replicas)',
+    ]);
+    expect(byId.get(`http/endpoint:${httpBase}/broken`)).toMatchObject({
+      status: 'fail',
+      message: 'HTTP 500, expected 200',
+    });
+    expect(byId.get(`http/endpoint:${httpBase}/hang`)).toMatchObject({
+      status: 'fail',
+      message: 'no answer within 0.4s',
+    });
+    const dns = byId.get('dns/delegation:platform.example.com');
+    expect(dns?.status).toBe('fail');
+    expect(dns?.message).toMatch(
+      /^Route 53 zone example\.com \(\w+\) delegates platform\.example\.com to other name servers/,
+    );
+    expect(dns?.details?.[0]).toBe('parent: ns-1.stale-zone.example.net, ns-2.stale-zone.example.net');
+    expect(dns?.details?.[1]).toContain([...zones.child].sort().join(', '));
+    // Healthy parts stay green.
+    expect(status['unit/cilium_agent:platform/cilium']).toBe('pass');
+    expect(status['gateway/status:gateway/public']).toBe('pass');
+  });
+
+  it('a hung Kubernetes API times out the cluster gate instead of hanging', async () => {
+    await seed();
+    kube.hang = () => true;
+    const started = Date.now();
+    const { run, status } = await validateJson(['--check', 'unit/cilium']);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(run.code).toBe(1);
+    expect(status).toEqual({
+      'iam/credentials:platform': 'pass',
+      'iam/deployer_role:platform': 'pass',
+      'iam/state_bucket:platform': 'pass',
+      'cluster/api:platform': 'fail',
+      'unit/cilium_agent:platform/cilium': 'skip<-cluster/api:platform',
+    });
+  });
+
+  it('--check tailscale touches nothing else: no AWS, no cluster, no discovery', async () => {
+    rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
+    const before = kube.requests.length;
+    const started = performance.now();
+    const { run, status } = await validateJson(['--check', 'tailscale'], { AWS_ENDPOINT_URL: 'http://127.0.0.1:1' });
+    const elapsed = performance.now() - started;
+    expect(run.code).toBe(0);
+    expect(status).toEqual({ 'tailscale/status:local': 'pass' });
+    expect(kube.requests.length).toBe(before);
+    expect(existsSync(join(root, '.platctl-cache'))).toBe(false);
+    expect(elapsed).toBeLessThan(2000);
+  });
+
+  it('usage errors exit 2', async () => {
+    const none = await runCli(['validate', '--check', 'nope'], { cwd: root, env: env() });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--check nope: no check id starts with it');
+    const badConcurrency = await runCli(['validate', '--concurrency', '0'], { cwd: root, env: env() });
+    expect(badConcurrency.code).toBe(2);
+    const badEnv = await runCli(['validate', '--check', 'tailscale', '--env', 'platfrom'], { cwd: root, env: env() });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr).toContain('did you mean platform?');
+  });
+});
