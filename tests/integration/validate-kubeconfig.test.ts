@@ -1,0 +1,176 @@
+/**
+ * `platctl kubeconfig` and `platctl kubeconfig token` in-process, against moto's EKS DescribeCluster; the
+ * ExecCredential is fed to @kubernetes/client-node as an exec plugin to show a real client accepts it.
+ */
+import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { kubeReaderFromContext } from '../../cloud/kube.js';
+import { mergeKubeconfig } from '../../cli/kubeconfig.js';
+import { runCli } from '../helpers/run-cli.js';
+import { fixtureNode, startKubeApi } from '../helpers/kube-api.js';
+import { MOTO_ACCOUNT_ID, useMoto } from '../helpers/moto.js';
+
+interface Kubeconfig {
+  'current-context'?: string;
+  clusters: { name: string; cluster: Record<string, unknown> }[];
+  users: { name: string; user: { exec: { command: string } } & Record<string, unknown> }[];
+  contexts: { name: string }[];
+}
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'platctl-kubeconfig-'));
+  for (const env of ['platform', 'preprod', 'tools']) mkdirSync(join(root, 'live', env), { recursive: true });
+  writeFileSync(
+    join(root, '.platctl.yaml'),
+    `version: 1
+environments:
+  platform:
+    dir: live/platform
+    aws: { region: eu-west-1 }
+    cluster: { name: platform }
+  preprod:
+    dir: live/preprod
+    aws: { region: eu-west-1 }
+    cluster: { name: preprod }
+  tools:
+    dir: live/tools
+    aws: { region: eu-west-1 }
+`,
+  );
+});
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('platctl kubeconfig', () => {
+  const moto = useMoto();
+  const env = () => ({ ...moto.env, HOME: join(root, 'home') });
+
+  beforeEach(async () => {
+    const eks = new EKSClient({
+      region: 'eu-west-1',
+      endpoint: moto.endpoint,
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+    });
+    for (const name of ['platform', 'preprod']) {
+      await eks.send(
+        new CreateClusterCommand({
+          name,
+          roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
+          resourcesVpcConfig: { subnetIds: [] },
+        }),
+      );
+    }
+  });
+
+  it('merges a context per cluster into the kubeconfig, keeping the other entries', async () => {
+    const file = join(root, 'merged-kubeconfig');
+    writeFileSync(
+      file,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'other', cluster: { server: 'https://other.example.com' } }],
+        users: [{ name: 'other', user: { token: 'keep-me' } }],
+        contexts: [{ name: 'other', context: { cluster: 'other', user: 'other' } }],
+        'current-context': 'other',
+      }),
+    );
+    const run = await runCli(['kubeconfig', '--output', file, '--exec-command', '/opt/platctl/bin/platctl'], {
+      cwd: root,
+      env: env(),
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^context platctl-platform -> https:\/\/.+\ncontext platctl-preprod -> https:\/\/.+\n$/);
+    const doc = parse(readFileSync(file, 'utf8')) as Kubeconfig;
+    expect(doc['current-context']).toBe('other');
+    expect(doc.contexts.map((c) => c.name)).toEqual(['other', 'platctl-platform', 'platctl-preprod']);
+    expect(doc.users[0]).toEqual({ name: 'other', user: { token: 'keep-me' } });
+    expect(doc.users[1]).toEqual({
+      name: 'platctl-platform',
+      user: {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1beta1',
+          command: '/opt/platctl/bin/platctl',
+          args: ['kubeconfig', 'token', '--env', 'platform', '--config', join(root, '.platctl.yaml')],
+          interactiveMode: 'Never',
+          provideClusterInfo: false,
+        },
+      },
+    });
+    expect(doc.clusters[1]?.cluster.server).toMatch(/^https:\/\//);
+    expect(typeof doc.clusters[1]?.cluster['certificate-authority-data']).toBe('string');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    // Again: replaced in place, not duplicated.
+    const again = await runCli(['kubeconfig', '--output', file, '--env', 'platform'], { cwd: root, env: env() });
+    expect(again.code).toBe(0);
+    const doc2 = parse(readFileSync(file, 'utf8')) as Kubeconfig;
+    expect(doc2.contexts.map((c) => c.name)).toEqual(['other', 'platctl-platform', 'platctl-preprod']);
+    expect(doc2.users[1]?.user.exec.command).toBe('platctl');
+  });
+
+  it('writes to the first KUBECONFIG entry by default and sets current-context when there was none', async () => {
+    const file = join(root, 'kube', 'fresh');
+    const run = await runCli(['kubeconfig', '--env', 'preprod'], { cwd: root, env: { ...env(), KUBECONFIG: file } });
+    expect(run.code).toBe(0);
+    expect((parse(readFileSync(file, 'utf8')) as Kubeconfig)['current-context']).toBe('platctl-preprod');
+  });
+
+  it('fails clearly for a cluster that does not exist or an environment without one', async () => {
+    const file = join(root, 'unused');
+    const noCluster = await runCli(['kubeconfig', '--output', file, '--env', 'tools'], { cwd: root, env: env() });
+    expect(noCluster.code).toBe(1);
+    expect(noCluster.stderr).toContain('environment tools has no cluster');
+    await moto.reset();
+    const missing = await runCli(['kubeconfig', '--output', file, '--env', 'platform'], { cwd: root, env: env() });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('EKS cluster platform does not exist in eu-west-1');
+  });
+
+  it('prints an ExecCredential that @kubernetes/client-node accepts as an exec plugin', async () => {
+    const run = await runCli(['kubeconfig', 'token', '--env', 'platform'], { cwd: root, env: env() });
+    expect(run.code).toBe(0);
+    const credential = JSON.parse(run.stdout) as { status: { token: string; expirationTimestamp: string } };
+    expect(credential).toMatchObject({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1beta1' });
+    expect(credential.status.token).toMatch(/^k8s-aws-v1\.[A-Za-z0-9_-]+$/);
+    const expires = Date.parse(credential.status.expirationTimestamp) - Date.now();
+    expect(expires).toBeGreaterThan(13 * 60_000);
+    expect(expires).toBeLessThanOrEqual(14 * 60_000);
+
+    const kube = await startKubeApi({ nodes: [fixtureNode('a')] }, { requireBearerPrefix: 'k8s-aws-v1.' });
+    try {
+      const credentialFile = join(root, 'credential.json');
+      writeFileSync(credentialFile, run.stdout);
+      const doc = mergeKubeconfig({}, [{ env: 'platform', endpoint: kube.url, caData: '' }], {
+        command: 'cat',
+        configPath: credentialFile,
+      });
+      // `cat <file>` stands in for the plugin command; the plain-HTTP fixture needs skipTLSVerify.
+      const user = doc.users?.[0]?.user as { exec: { args: string[] } };
+      user.exec.args = [credentialFile];
+      doc.clusters = [{ name: 'platctl-platform', cluster: { server: kube.url, 'insecure-skip-tls-verify': true } }];
+      const kubeconfig = join(root, 'exec-kubeconfig');
+      writeFileSync(kubeconfig, stringify(doc));
+      const reader = await kubeReaderFromContext('platctl-platform', {
+        KUBECONFIG: kubeconfig,
+        PATH: process.env.PATH,
+      });
+      if (!reader.ok) throw new Error(reader.message);
+      expect((await reader.value.listNodes()).ok).toBe(true);
+      expect(kube.requests.at(-1)?.authorization).toBe(`Bearer ${credential.status.token}`);
+    } finally {
+      await kube.close();
+    }
+  });
+
+  it('token needs exactly one --env', async () => {
+    const run = await runCli(['kubeconfig', 'token'], { cwd: root, env: env() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('exactly one --env');
+  });
+});
