@@ -49,7 +49,8 @@ module_dir() {
   local module="$1" version="$2" json dir err
   if ! json="$(go mod download -json "$module@$version" 2>&1)"; then
     err="$(printf '%s\n' "$json" | sed -n 's/.*"Error": "\(.*\)",\{0,1\}$/\1/p')"
-    die "cannot download $module@$version: ${err:-$json}"
+    # %b turns the JSON string's \n and \t back into line breaks.
+    die "$(printf 'cannot download %s@%s:\n%b' "$module" "$version" "${err:-$json}")"
   fi
   dir="$(printf '%s\n' "$json" | sed -n 's/.*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
   [[ -n "$dir" && -d "$dir" ]] || die "go mod download $module@$version gave no directory: $json"
