@@ -26,6 +26,8 @@ export type ProjectResult = { ok: true; project: Project } | { ok: false; exitCo
 export interface LoadProjectOptions extends GlobalOptions {
   /** Report expressions that cannot be evaluated offline as warnings, not errors. */
   allowUnresolved?: boolean | undefined;
+  /** Evaluate units' remote_state blocks (validate's state checks need them). */
+  withRemoteState?: boolean | undefined;
 }
 
 export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<ProjectResult> {
@@ -52,6 +54,7 @@ export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<
       config,
       env: io.env,
       allowUnresolved: args.allowUnresolved === true,
+      remoteState: args.withRemoteState === true,
       cacheDir: join(root, '.platctl-cache'),
     },
     { locate: (keyPath) => loaded.value.locate(keyPath), version: platctlVersion() },

@@ -7,6 +7,8 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
+import { fsBuiltins } from './hcl/index.js';
+import type { HclFunction } from './hcl/index.js';
 import { ParsedFiles } from './parsed-files.js';
 import { STACK_FILE, UNIT_FILE, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
@@ -18,7 +20,7 @@ import { closestMatch } from './suggest.js';
 export type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 export { isUsable } from './types.js';
 
-/** Evaluation rounds: each round parses the files the previous one found it needs (includes, read files). */
+/** Attempts per unit: each parses the files the previous attempt found it needs (includes, read files). */
 const MAX_ROUNDS = 25;
 
 export interface DiscoverExtras {
@@ -38,7 +40,7 @@ export interface ExternalDependency {
 export interface Discovery extends DiscoveryResult {
   readonly externals: readonly ExternalDependency[];
   /** How many files the parser saw in this run (the rest came from the cache). */
-  readonly stats: { readonly units: number; readonly filesParsed: number; readonly rounds: number };
+  readonly stats: { readonly units: number; readonly filesParsed: number; readonly retries: number };
 }
 
 export async function discover(options: DiscoverOptions, extras: DiscoverExtras = {}): Promise<Discovery> {
@@ -49,7 +51,11 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     // Longest first, so a unit belongs to the most specific environment directory.
     .sort((a, b) => b.absDir.length - a.absDir.length);
 
-  const scanned = await scan({ root, dirs: envDirs.map((e) => e.absDir), exclude: options.config.exclude });
+  const { dirs: scanned, listings } = await scan({
+    root,
+    dirs: envDirs.map((e) => e.absDir),
+    exclude: options.config.exclude,
+  });
   const graph = new Graph();
   const units = new Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>();
   const unitByDir = new Map<string, UnitId>();
@@ -80,38 +86,44 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     cacheDir: options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir,
     version: extras.version ?? 'dev',
   });
-  const host = evaluationHost(files, options.env);
+  const host = evaluationHost(files, options.env, listings, options.remoteState === true);
   const configs = new Map<UnitId, UnitConfig>();
   let rounds = 0;
   try {
-    await files.ensure([...units.values()].map((u) => u.configFile));
-    let pending = [...units.keys()].sort(compareIds);
-    while (pending.length > 0 && rounds < MAX_ROUNDS) {
-      rounds += 1;
-      const needed = new Set<string>();
-      const next: UnitId[] = [];
-      for (const id of pending) {
-        const unit = units.get(id);
-        if (!unit) continue;
+    // Siblings every unit may read are fetched with the unit files, so most units evaluate on the first try.
+    const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
+    await files.ensure(
+      [...units.values()].flatMap((u) => [
+        u.configFile,
+        ...siblings.map((name) => join(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
+      ]),
+    );
+    // Units are evaluated one after another; one that needs a file not parsed yet (an include, a file read by
+    // read_terragrunt_config) waits for it and is evaluated again. Files shared by many units are parsed once,
+    // for the first unit that needs them.
+    for (const id of [...units.keys()].sort(compareIds)) {
+      const unit = units.get(id);
+      if (!unit) continue;
+      for (let attempt = 1; ; attempt += 1) {
         try {
           configs.set(id, evaluateUnitConfig(unit, host));
+          break;
         } catch (error) {
           if (!(error instanceof NeedFiles)) throw error;
-          for (const path of error.paths) needed.add(path);
-          next.push(id);
+          if (attempt >= MAX_ROUNDS) {
+            problems.push({
+              severity: 'error',
+              kind: 'include-error',
+              unit: id,
+              message: `${id}: its includes and read files nest more than ${MAX_ROUNDS} levels deep`,
+              location: { file: unit.configFile, line: 1 },
+            });
+            break;
+          }
+          rounds += 1;
+          await files.ensure(error.paths);
         }
       }
-      pending = next;
-      if (needed.size > 0) await files.ensure(needed);
-    }
-    for (const id of pending) {
-      problems.push({
-        severity: 'error',
-        kind: 'include-error',
-        unit: id,
-        message: `${id}: its includes and read files nest more than ${MAX_ROUNDS} levels deep`,
-        location: { file: units.get(id)?.configFile ?? id, line: 1 },
-      });
     }
     await files.save();
   } finally {
@@ -199,7 +211,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     units: publicUnits,
     problems,
     externals,
-    stats: { units: units.size, filesParsed: files.parsedCount, rounds },
+    stats: { units: units.size, filesParsed: files.parsedCount, retries: rounds },
   };
 }
 
@@ -299,11 +311,21 @@ function addConfiguredEdges(graph: Graph, options: DiscoverOptions, extras: Disc
 }
 
 /** The filesystem as evaluation sees it: memoised stats, git roots found by walking up (no `git` process). */
-function evaluationHost(files: ParsedFiles, env: Readonly<Record<string, string | undefined>>): EvaluationHost {
+function evaluationHost(
+  files: ParsedFiles,
+  env: Readonly<Record<string, string | undefined>>,
+  listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>,
+  remoteState: boolean,
+): EvaluationHost {
   const kinds = new Map<string, 'file' | 'dir' | undefined>();
   const repoRoots = new Map<string, string | undefined>();
   const kind = (path: string): 'file' | 'dir' | undefined => {
     if (kinds.has(path)) return kinds.get(path);
+    // Inside a directory the scan read, its listing answers without a stat (a dangling name is simply absent).
+    const listing = listings.get(dirname(path));
+    const listed = listing ? (listing.get(basename(path)) ?? 'absent') : undefined;
+    if (listed === 'file' || listed === 'dir') return listed;
+    if (listed === 'absent') return undefined;
     let result: 'file' | 'dir' | undefined;
     try {
       const stat = statSync(path);
@@ -320,18 +342,33 @@ function evaluationHost(files: ParsedFiles, env: Readonly<Record<string, string 
     repoRoots.set(dir, found);
     return found;
   };
+  const readText = (path: string): string | undefined => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const fsTables = new Map<string, Record<string, HclFunction>>();
   return {
     files,
     kind,
     env,
+    remoteState,
     repoRoot,
-    readText: (path) => {
-      try {
-        return readFileSync(path, 'utf8');
-      } catch {
-        return undefined;
+    fsFunctions: (baseDir) => {
+      let table = fsTables.get(baseDir);
+      if (!table) {
+        table = fsBuiltins({
+          baseDir,
+          readFile: readText,
+          exists: (path) => kind(path) === 'file',
+          glob: (pattern, dir) => fg.sync(pattern, { cwd: dir, dot: false, onlyFiles: true }).sort(),
+          env,
+        });
+        fsTables.set(baseDir, table);
       }
+      return table;
     },
-    glob: (pattern, baseDir) => fg.sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort(),
   };
 }

@@ -9,16 +9,29 @@ import { join } from 'node:path';
 import type { SourceLocation } from '../engine/graph.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
+import { outline } from './hcl/index.js';
 
 /** A file as discovery sees it: its text (for positions) and what the parser made of it. */
 export interface ParsedFile {
   readonly path: string;
   readonly content: string;
+  /** SHA-256 of the content (base64url): the cache key. */
+  readonly hash: string;
   readonly outcome: ParseOutcome;
 }
 
+/** Where a top-level block and its attributes are written (hcl2json keeps no positions). */
+export interface BlockPosition {
+  readonly type: string;
+  readonly labels: readonly string[];
+  readonly line: number;
+  readonly column: number;
+  /** Attribute name to [line, column]. */
+  readonly attributes: Readonly<Record<string, readonly [number, number]>>;
+}
+
 type CachedOutcome =
-  | { ok: true; json: Record<string, unknown> }
+  | { ok: true; json: Record<string, unknown>; positions?: BlockPosition[] }
   | { ok: false; message: string; line: number; column?: number | undefined };
 
 interface CacheFile {
@@ -85,7 +98,7 @@ export class ParsedFiles {
       const hash = createHash('sha256').update(text.content).digest('base64url');
       this.#usedHashes.add(hash);
       const cached = cache.get(hash);
-      if (cached) this.#files.set(text.path, { ...text, outcome: fromCache(cached, text.path) });
+      if (cached) this.#files.set(text.path, { ...text, hash, outcome: fromCache(cached, text.path) });
       else toParse.push({ ...text, hash });
     }
     if (toParse.length === 0) return;
@@ -95,10 +108,29 @@ export class ParsedFiles {
     for (const t of toParse) {
       const outcome = outcomes.get(t.path);
       if (!outcome) continue;
-      this.#files.set(t.path, { path: t.path, content: t.content, outcome });
+      this.#files.set(t.path, { path: t.path, content: t.content, hash: t.hash, outcome });
       cache.set(t.hash, toCache(outcome));
       this.#cacheDirty = true;
     }
+  }
+
+  /**
+   * Positions of the file's top-level blocks and their attributes, from a structural scan of its text; computed once
+   * per content and kept in the cache with the parse.
+   */
+  positions(file: ParsedFile): readonly BlockPosition[] {
+    const entry = this.#cache?.get(file.hash);
+    if (entry?.ok && entry.positions) return entry.positions;
+    const positions: BlockPosition[] = outline(file.content).map((block) => {
+      const attributes: Record<string, [number, number]> = {};
+      for (const attr of block.attributes) attributes[attr.name] ??= [attr.line, attr.column];
+      return { type: block.type, labels: [...block.labels], line: block.line, column: block.column, attributes };
+    });
+    if (entry?.ok) {
+      entry.positions = positions;
+      this.#cacheDirty = true;
+    }
+    return positions;
   }
 
   async #loadCache(): Promise<Map<string, CachedOutcome>> {

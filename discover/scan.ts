@@ -29,10 +29,18 @@ export interface ScanOptions {
   readonly exclude: readonly string[];
 }
 
-/** Every unit and stack directory under `dirs`, sorted by path. */
-export async function scan(options: ScanOptions): Promise<ScannedDir[]> {
+export interface ScanResult {
+  /** Unit and stack directories, sorted by path. */
+  readonly dirs: ScannedDir[];
+  /** What the walk saw in every directory it read: entry name to kind. Lets discovery skip most `stat` calls. */
+  readonly listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>;
+}
+
+/** Every unit and stack directory under `dirs`. */
+export async function scan(options: ScanOptions): Promise<ScanResult> {
   const isExcluded = options.exclude.length ? picomatch([...options.exclude], { dot: true }) : (): boolean => false;
   const found: ScannedDir[] = [];
+  const listings = new Map<string, Map<string, 'file' | 'dir' | 'other'>>();
 
   const walk = async (absDir: string): Promise<void> => {
     let entries;
@@ -45,7 +53,11 @@ export async function scan(options: ScanOptions): Promise<ScannedDir[]> {
     let isUnit = false;
     let isStack = false;
     const children: string[] = [];
+    const listing = new Map<string, 'file' | 'dir' | 'other'>();
+    listings.set(absDir, listing);
     for (const entry of entries) {
+      // A symlink's target is unknown without a stat: 'other' makes the lookup fall back to one.
+      listing.set(entry.name, entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other');
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRS.has(entry.name)) children.push(join(absDir, entry.name));
       } else if (entry.isFile() || entry.isSymbolicLink()) {
@@ -60,7 +72,7 @@ export async function scan(options: ScanOptions): Promise<ScannedDir[]> {
   };
 
   await Promise.all(options.dirs.map(walk));
-  return found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  return { dirs: found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)), listings };
 }
 
 export function toPosix(path: string): string {

@@ -68,6 +68,11 @@ export interface DiscoverOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Downgrade unresolvable expressions from errors to warnings. */
   readonly allowUnresolved?: boolean;
+  /**
+   * Evaluate each unit's `remote_state` block into `UnitInfo.remoteState` (validate needs it; the graph does not,
+   * and it costs about a fifth of evaluation).
+   */
+  readonly remoteState?: boolean;
   /** On-disk parse cache directory (`.platctl-cache`); false disables it. */
   readonly cacheDir?: string | false;
 }

@@ -20,9 +20,9 @@ import { dirname, join } from 'node:path';
 import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
 import { resolveFrom, terragruntFunctions } from './functions.js';
 import type { FunctionContext, FunctionHost } from './functions.js';
-import { HclEvalError, Unknown, evaluateJson, evaluateLocals, outline, standardFunctions } from './hcl/index.js';
-import type { HclFunction, OutlineBlock, Scope, Value } from './hcl/index.js';
-import type { ParsedFile, ParsedFiles } from './parsed-files.js';
+import { HclEvalError, Unknown, evaluateJson, evaluateLocals, pureBuiltins } from './hcl/index.js';
+import type { HclFunction, Scope, Value } from './hcl/index.js';
+import type { BlockPosition, ParsedFile, ParsedFiles } from './parsed-files.js';
 import { problem } from './types.js';
 import type { Problem, RemoteState } from './types.js';
 
@@ -62,8 +62,48 @@ export interface EvaluationHost {
   kind(path: string): 'file' | 'dir' | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   repoRoot(dir: string): string | undefined;
-  readText(path: string): string | undefined;
-  glob(pattern: string, baseDir: string): string[];
+  /** Whether to evaluate remote_state blocks. */
+  readonly remoteState: boolean;
+  /** file(), fileexists(), fileset(), templatefile(), abspath() bound to a directory (memoised per directory). */
+  fsFunctions(baseDir: string): Record<string, HclFunction>;
+}
+
+/** One read-only function table over several, the first that has a name winning; nothing is copied. */
+export function layeredFunctions(
+  lazyLayers: readonly (Record<string, HclFunction> | (() => Record<string, HclFunction>))[],
+): Record<string, HclFunction> {
+  // A layer given as a function is built on first use: most scopes never call a function at all.
+  const built: (Record<string, HclFunction> | undefined)[] = lazyLayers.map((l) =>
+    typeof l === 'function' ? undefined : l,
+  );
+  const layer = (i: number): Record<string, HclFunction> => {
+    let value = built[i];
+    if (!value) {
+      const source = lazyLayers[i];
+      value = typeof source === 'function' ? source() : (source ?? {});
+      built[i] = value;
+    }
+    return value;
+  };
+  const layers = lazyLayers.map((_, i) => i);
+  const find = (key: string | symbol): Record<string, HclFunction> | undefined => {
+    if (typeof key !== 'string') return undefined;
+    for (const i of layers) {
+      const table = layer(i);
+      if (Object.prototype.hasOwnProperty.call(table, key)) return table;
+    }
+    return undefined;
+  };
+  return new Proxy({} as Record<string, HclFunction>, {
+    get: (_target, key) => (typeof key === 'string' ? find(key)?.[key] : undefined),
+    has: (_target, key) => find(key) !== undefined,
+    getOwnPropertyDescriptor: (_target, key) => {
+      const layer = find(key);
+      if (!layer || typeof key !== 'string') return undefined;
+      return { value: layer[key], writable: false, enumerable: true, configurable: true };
+    },
+    ownKeys: () => [...new Set(layers.flatMap((i) => Object.keys(layer(i))))],
+  });
 }
 
 type Json = Record<string, unknown>;
@@ -279,7 +319,7 @@ class UnitEvaluation {
         .map((e) => ({ json: e.json, scope: e.scope })),
       { json, scope: unitScope },
     ];
-    for (const source of remoteSources) {
+    for (const source of this.#host.remoteState ? remoteSources : []) {
       const block = firstBlock(source.json.remote_state) ?? asObject(source.json.remote_state);
       if (block) remoteState = this.#remoteState(block, source.scope) ?? remoteState;
     }
@@ -358,18 +398,25 @@ class UnitEvaluation {
     return out;
   }
 
+  readonly #functionTables = new Map<string, Record<string, HclFunction>>();
+
+  /**
+   * The functions visible in a context: Terragrunt's, then the filesystem built-ins for the config's directory, then
+   * the pure built-ins. Layered rather than copied: a unit evaluates in several contexts, and copying ~130 entries
+   * for each dominated discovery time.
+   */
   #functions(context: FunctionContext): Record<string, HclFunction> {
-    const baseDir = dirname(context.configFile);
-    return {
-      ...standardFunctions({
-        baseDir,
-        readFile: (p) => this.#host.readText(p),
-        exists: (p) => this.#host.kind(p) === 'file',
-        glob: (pattern, dir) => this.#host.glob(pattern, dir),
-        env: this.#host.env,
-      }),
-      ...terragruntFunctions(context, this.#functionHost),
-    };
+    const key = [context.configFile, context.includedFile ?? '', context.includes.size].join('\u0000');
+    let table = this.#functionTables.get(key);
+    if (!table) {
+      table = layeredFunctions([
+        () => terragruntFunctions(context, this.#functionHost),
+        () => this.#host.fsFunctions(dirname(context.configFile)),
+        pureBuiltins,
+      ]);
+      this.#functionTables.set(key, table);
+    }
+    return table;
   }
 
   #scope(
@@ -404,15 +451,18 @@ class UnitEvaluation {
     return scope;
   }
 
-  /** `include.<name>` when exposed: its locals, and its other attributes where they evaluate. */
+  /**
+   * `include.<name>` when exposed: its locals, and its other attributes where they evaluate. Every attribute is
+   * evaluated on first access only: a unit usually reads one local of its root include, not its inputs.
+   */
   #exposedObject(json: Json, scope: Scope): Value {
-    const out: Record<string, Value> = {};
+    const out = lazyObject(
+      Object.keys(json)
+        .filter((key) => key !== 'locals' && key !== 'include')
+        .map((key) => [key, () => this.#evaluateQuietly(json[key], scope)]),
+    );
     const locals = scope.variables.local;
     out.locals = typeof locals === 'function' ? locals() : (locals ?? {});
-    for (const [key, raw] of Object.entries(json)) {
-      if (key === 'locals' || key === 'include') continue;
-      out[key] = this.#evaluateQuietly(raw, scope);
-    }
     return out;
   }
 
@@ -634,16 +684,16 @@ class UnitEvaluation {
       exposed: undefined,
       file: parsed,
     });
-    const out: Record<string, Value> = {};
+    const out = lazyObject(
+      Object.keys(json)
+        .filter((key) => key !== 'locals' && key !== 'dependency' && key !== 'include')
+        .map((key) => [key, () => this.#evaluateQuietly(json[key], scope)]),
+    );
     const locals = scope.variables.local;
     out.locals = typeof locals === 'function' ? locals() : (locals ?? {});
     const dependency: Record<string, Value> = {};
     for (const name of names) dependency[name] = { outputs: new Unknown(NOT_AVAILABLE, `dependency.${name}`) };
     out.dependency = dependency;
-    for (const [key, raw] of Object.entries(json)) {
-      if (key === 'locals' || key === 'dependency' || key === 'include') continue;
-      out[key] = this.#evaluateQuietly(raw, scope);
-    }
     return out;
   }
 
@@ -657,34 +707,43 @@ class UnitEvaluation {
     return out;
   }
 
-  #outlineCache = new Map<string, OutlineBlock[]>();
-
-  #blocks(file: ParsedFile): OutlineBlock[] {
-    let blocks = this.#outlineCache.get(file.path);
-    if (!blocks) {
-      blocks = outline(file.content);
-      this.#outlineCache.set(file.path, blocks);
-    }
-    return blocks;
+  #findBlock(file: ParsedFile, type: string, labels: string[]): BlockPosition | undefined {
+    const wanted = labels.join('\u0000');
+    return this.#host.files
+      .positions(file)
+      .find((b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === wanted));
   }
 
   #blockLocation(file: ParsedFile, type: string, labels: string[]): SourceLocation | undefined {
-    const block = this.#blocks(file).find(
-      (b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === labels.join('\u0000')),
-    );
+    const block = this.#findBlock(file, type, labels);
     return block ? { file: file.path, line: block.line, column: block.column } : undefined;
   }
 
   #attributeLocation(file: ParsedFile, type: string, labels: string[], attribute: string): SourceLocation | undefined {
-    const block = this.#blocks(file).find(
-      (b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === labels.join('\u0000')),
-    );
+    const block = this.#findBlock(file, type, labels);
     if (!block) return undefined;
-    const attr = block.attributes.find((a) => a.name === attribute);
-    return attr
-      ? { file: file.path, line: attr.line, column: attr.column }
+    const at = block.attributes[attribute];
+    return at
+      ? { file: file.path, line: at[0], column: at[1] }
       : { file: file.path, line: block.line, column: block.column };
   }
+}
+
+/** An object whose properties are computed on first access, then kept. */
+function lazyObject(entries: [string, () => Value][]): Record<string, Value> {
+  const out: Record<string, Value> = {};
+  for (const [key, compute] of entries) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = compute();
+        Object.defineProperty(out, key, { value, enumerable: true, configurable: true, writable: true });
+        return value;
+      },
+    });
+  }
+  return out;
 }
 
 /** hcl2json writes a labelled block as `{label: [body]}`. */
