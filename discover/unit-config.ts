@@ -94,7 +94,7 @@ export function layeredFunctions(
     }
     return undefined;
   };
-  return new Proxy({} as Record<string, HclFunction>, {
+  return new Proxy({}, {
     get: (_target, key) => (typeof key === 'string' ? find(key)?.[key] : undefined),
     has: (_target, key) => find(key) !== undefined,
     getOwnPropertyDescriptor: (_target, key) => {
