@@ -224,13 +224,11 @@ function resolveTarget(
   dep: DeclaredDependency,
   ctx: { unitByDir: Map<string, UnitId>; stackDirs: string[]; host: EvaluationHost; root: string },
 ): Resolution {
-  let dir = dep.target;
-  const kind = ctx.host.kind(dir);
-  if (kind === 'file') {
-    if (basename(dir) !== UNIT_FILE && basename(dir) !== STACK_FILE) {
-      return { type: 'dangling', dir, why: 'is a file, not a unit directory' };
-    }
-    dir = dirname(dir);
+  const dir = dep.target;
+  // Terragrunt takes config_path as a unit directory: a file path there becomes a phantom unit named after the
+  // file (seen with terragrunt v1.1.3), which then fails at run time. Say so now.
+  if (ctx.host.kind(dir) === 'file') {
+    return { type: 'dangling', dir, why: 'is a file; config_path and dependencies paths name a unit directory' };
   }
   const unit = ctx.unitByDir.get(dir);
   if (unit) return { type: 'units', ids: [unit], viaStack: false };
@@ -258,10 +256,10 @@ function danglingProblem(
 ): Problem {
   const rel = toPosix(relative(root, dir)) || '.';
   const what = dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path';
-  const suggestion = closestMatch(
-    rel,
-    unitDirs.map((d) => toPosix(relative(root, d))),
-  );
+  const candidates = unitDirs.map((d) => toPosix(relative(root, d)));
+  // For a file inside a unit directory, the directory is the obvious fix.
+  const parent = toPosix(relative(root, dirname(dir)));
+  const suggestion = candidates.includes(parent) ? parent : closestMatch(rel, candidates);
   const base = {
     severity: 'error' as const,
     kind: 'dangling-path' as const,

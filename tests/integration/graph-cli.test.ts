@@ -115,7 +115,7 @@ describe('platctl graph', () => {
       'live/dev/eks/terragrunt.hcl:3:3: error: dependency "networking" points at live/networking',
     );
     expect(run.stderr).toContain('hint: did you mean live/dev/networking?');
-    expect(run.stderr).toContain('the unit graph is not usable: 2 errors');
+    expect(run.stderr).toContain('the unit graph is not usable: 3 errors');
   });
 
   it('--allow-unresolved turns expressions that need a real run into warnings', async () => {

@@ -1,0 +1,108 @@
+/**
+ * Differential discovery: platctl's edges must equal real Terragrunt's, as `terragrunt find --dag --json
+ * --dependencies --external` reports them, on examples/platform and on every discovery fixture Terragrunt accepts.
+ *
+ * What is compared: for every unit platctl discovered, the set of its HCL-declared dependencies (platctl-only
+ * `implicit_deps` edges are left out), with dependencies outside every environment (externals) compared by path.
+ * Terragrunt's units inside the environment directories, minus platctl's `exclude` globs, must be platctl's units.
+ * Order inside `dependencies` is not deterministic in Terragrunt (see docs/discovery.md), so sets are compared.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { execa } from 'execa';
+import picomatch from 'picomatch';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config/load.js';
+import { discover } from '../../discover/index.js';
+import { discoverFixtures } from '../helpers/discover-fixtures.js';
+import { repoRoot, requireToolPaths } from './helpers/tools.js';
+
+interface FoundComponent {
+  type: 'unit' | 'stack';
+  path: string;
+  dependencies?: string[];
+}
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+function copy(source: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'platctl-diff-'));
+  temps.push(dir);
+  cpSync(source, dir, { recursive: true, verbatimSymlinks: true });
+  return dir;
+}
+
+/** The environment for terragrunt: no inherited TF_/TG_ settings (a TF_CLI_CONFIG_FILE naming a missing file breaks it). */
+function toolEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(TF_|TG_|TERRAGRUNT_)/.test(key)) env[key] = value;
+  }
+  return { ...env, HOME: mkdtempSync(join(tmpdir(), 'platctl-diff-home-')) };
+}
+
+async function compare(root: string): Promise<void> {
+  const tools = requireToolPaths();
+  const loaded = await loadConfig({ cwd: root, env: {} });
+  if (!loaded.ok) throw new Error(`invalid config in ${root}: ${JSON.stringify(loaded.errors)}`);
+  const { config } = loaded.value;
+  const ours = await discover({ root, config, env: {}, cacheDir: false });
+  expect(ours.problems.filter((p) => p.severity === 'error')).toEqual([]);
+
+  const run = await execa(
+    tools.terragrunt,
+    ['find', '--dag', '--json', '--dependencies', '--external', '--no-color', '--working-dir', root],
+    { env: toolEnv(), extendEnv: false, cwd: root, reject: false },
+  );
+  expect(run.exitCode, run.stderr).toBe(0);
+  const found = JSON.parse(run.stdout) as FoundComponent[];
+
+  const envDirs = Object.entries(config.environments).map(([env, e]) => ({ env, abs: resolve(root, e.dir) }));
+  const excluded = config.exclude.length ? picomatch([...config.exclude], { dot: true }) : (): boolean => false;
+  /** A Terragrunt path as a platctl id, or `external:<path from the root>` outside every environment. */
+  const toId = (path: string): string => {
+    const abs = resolve(root, path);
+    const env = envDirs
+      .filter((e) => abs === e.abs || abs.startsWith(e.abs + sep))
+      .sort((a, b) => b.abs.length - a.abs.length)[0];
+    const rel = relative(root, abs).split(sep).join('/');
+    if (!env || excluded(rel) || excluded(`${rel}/terragrunt.hcl`)) return `external:${rel}`;
+    return `${env.env}/${relative(env.abs, abs).split(sep).join('/') || '.'}`;
+  };
+
+  const theirs: Record<string, string[]> = {};
+  for (const component of found) {
+    if (component.type !== 'unit') continue;
+    const id = toId(component.path);
+    if (id.startsWith('external:')) continue;
+    theirs[id] = [...new Set((component.dependencies ?? []).map(toId))].sort();
+  }
+
+  const mine: Record<string, string[]> = {};
+  for (const id of ours.graph.ids()) {
+    const node = ours.graph.get(id);
+    const declared = [...(node?.dependencies ?? [])].filter((dep) =>
+      ours.graph.edgeOrigins(id, dep).some((origin) => origin.kind !== 'implicit'),
+    );
+    const externals = ours.externals.filter((e) => e.unit === id).map((e) => `external:${e.dir}`);
+    mine[id] = [...new Set([...declared, ...externals])].sort();
+  }
+  expect(mine).toEqual(theirs);
+}
+
+describe('discovery agrees with real terragrunt', () => {
+  it('on examples/platform', async () => {
+    await compare(copy(join(repoRoot, 'examples', 'platform')));
+  });
+
+  for (const { name, dir, expected } of discoverFixtures()) {
+    if (expected.terragrunt === 'rejects' || expected.terragrunt === 'skip') continue;
+    it(`on fixture ${name}`, async () => {
+      await compare(copy(dir));
+    });
+  }
+});
