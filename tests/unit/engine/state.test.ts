@@ -1,0 +1,115 @@
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunState } from '../../../engine/state.js';
+import { STATE_FILE, StateStore, loadState, parseState, removeStaleTempFiles } from '../../../engine/state.js';
+import { tempDir } from './helpers.js';
+
+function state(units: number): RunState {
+  const out: RunState['units'] = {};
+  for (let i = 0; i < units; i += 1) {
+    out[`p/u${String(i).padStart(4, '0')}`] = { status: 'pending', attempts: 0, wave: 0, dependencies: [] };
+  }
+  return {
+    version: 1,
+    run_id: 'r1',
+    command: 'bootstrap',
+    args: { env: [], unit: [], with_deps: false, parallelism: 4, fail_fast: false },
+    started_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    status: 'running',
+    graph_fingerprint: 'f',
+    platctl_version: '0.1.0',
+    resumes: 0,
+    known_durations_ms: {},
+    units: out,
+  };
+}
+
+describe('StateStore', () => {
+  it('writes JSON that reads back identically, one unit per line, after every kind of change', async () => {
+    const root = await tempDir();
+    const store = new StateStore(root, state(300), { now: () => Date.UTC(2026, 0, 2) });
+    await store.flush();
+    // Change units in different cached chunks, then run-level fields.
+    store.patchUnit('p/u0000', { status: 'running', attempts: 1, pid: 42 });
+    store.patchUnit('p/u0299', {
+      status: 'failed',
+      error: 'exit code 1: Error: "quoted" \\ and ünïcode',
+      exit_code: 1,
+    });
+    store.patchUnit('p/u0000', { pid: undefined });
+    store.patchRun({ status: 'failed' });
+    await store.flush();
+    const text = await readFile(join(root, STATE_FILE), 'utf8');
+    expect(text.split('\n').filter((l) => l.startsWith('"p/u')).length).toBe(300);
+    const loaded = await loadState(root);
+    expect(loaded.type).toBe('ok');
+    if (loaded.type !== 'ok') return;
+    expect(loaded.state).toEqual(store.state);
+    expect(loaded.state.units['p/u0000']).toEqual({ status: 'running', attempts: 1, wave: 0, dependencies: [] });
+    expect(loaded.state.updated_at).toBe('2026-01-02T00:00:00.000Z');
+    expect(await readdir(root)).toEqual([STATE_FILE]);
+  });
+
+  it('coalesces a burst of flushes into one write, and never reports a change as written before it is', async () => {
+    const root = await tempDir();
+    const store = new StateStore(root, state(10), { fsync: false });
+    const flushes = [];
+    for (let i = 0; i < 10; i += 1) {
+      store.patchUnit(`p/u000${i}`, { status: 'running' });
+      flushes.push(store.flush());
+    }
+    await Promise.all(flushes);
+    expect(store.writes).toBe(1);
+    // A change made while a write is in flight gets a write of its own after it.
+    store.patchUnit('p/u0001', { status: 'completed' });
+    const first = store.flush();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    store.patchUnit('p/u0002', { status: 'completed' });
+    await Promise.all([first, store.flush()]);
+    const loaded = await loadState(root);
+    expect(loaded.type === 'ok' && loaded.state.units['p/u0002']?.status).toBe('completed');
+    expect(store.writes).toBe(3);
+    // Nothing changed: no write.
+    await store.flush();
+    expect(store.writes).toBe(3);
+  });
+
+  it('writes scheduled transitions within the coalescing window', async () => {
+    const root = await tempDir();
+    const store = new StateStore(root, state(3), { fsync: false, coalesceMs: 20 });
+    store.patchUnit('p/u0000', { status: 'completed' });
+    store.schedule();
+    store.patchUnit('p/u0001', { status: 'completed' });
+    store.schedule();
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(store.writes).toBe(1);
+    await store.close();
+    expect(store.writes).toBe(1);
+  });
+});
+
+describe('reading a state file', () => {
+  it('tells a missing file, a broken one and a foreign version apart', async () => {
+    const root = await tempDir();
+    expect(await loadState(root)).toEqual({ type: 'missing' });
+    expect(parseState('{"version": 1, "units": ')).toMatchObject({ type: 'invalid', reason: 'unparsable' });
+    expect(parseState('{"version": 2}')).toMatchObject({
+      type: 'invalid',
+      reason: 'unsupported-version',
+      message: expect.stringContaining('this platctl reads version 1') as unknown,
+    });
+    expect(parseState('{"version": 1, "run_id": "x"}')).toMatchObject({ type: 'invalid', reason: 'unparsable' });
+    const withExtra = { ...state(1), future_field: true };
+    expect(parseState(JSON.stringify(withExtra)).type).toBe('ok');
+  });
+
+  it('removes temp files a killed writer left', async () => {
+    const root = await tempDir();
+    await writeFile(join(root, `${STATE_FILE}.tmp-deadbeef`), '{"half');
+    await writeFile(join(root, 'other.txt'), 'keep');
+    await removeStaleTempFiles(root);
+    expect(await readdir(root)).toEqual(['other.txt']);
+  });
+});
