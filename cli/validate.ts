@@ -33,7 +33,7 @@ type Loaded = { ok: true; project: ValidateProject } | { ok: false; exitCode: nu
  */
 async function loadForValidate(args: ValidateArgs & GlobalOptions, io: CliIo, needsUnits: boolean): Promise<Loaded> {
   if (needsUnits) {
-    const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
+    const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'], withRemoteState: true }, io);
     if (!loaded.ok) return loaded;
     return { ok: true, project: { config: loaded.project.config, units: loaded.project.discovery.units } };
   }

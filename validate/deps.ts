@@ -19,6 +19,8 @@ export interface ValidateDeps {
   /** Runs a program with an argument list (never a shell); killed when `signal` aborts. */
   readonly runCommand: (file: string, args: readonly string[], signal: AbortSignal) => Promise<CommandResult>;
   readonly now: () => number;
+  /** Starts loading client modules the run will need, so imports overlap with phase 1's network waits. */
+  readonly preload?: (needs: { readonly aws: boolean; readonly kube: boolean }) => void;
 }
 
 /** Resolves NS records with node's resolver, optionally through `servers` (`ip` or `ip:port`). */

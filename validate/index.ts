@@ -3,6 +3,7 @@
  * Pure of process: configuration, units, environment variables, clock and clients all come in as parameters.
  */
 import { createEnvCloud } from '../cloud/environment.js';
+import { preloadCloudModules } from '../cloud/preload.js';
 import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { ValidateDeps } from './deps.js';
@@ -68,5 +69,6 @@ export function createValidateDeps(options: DefaultDepsOptions): ValidateDeps {
     resolveNs: dnsResolver(options.dnsServers),
     runCommand: commandRunner(options.env),
     now,
+    preload: preloadCloudModules,
   };
 }

@@ -21,6 +21,15 @@ import type { CheckSpec, PlannedCheck } from './plan.js';
 import type { CheckOutcome, CheckResult, ValidateReport } from './types.js';
 import { UNHEALTHY, formatTimeout, unreachable } from './types.js';
 
+/** Checks that read the cluster (their client module is worth loading early). */
+const KUBE_KINDS: ReadonlySet<CheckSpec['kind']> = new Set([
+  'cluster-api',
+  'eks-cluster',
+  'cilium-agent',
+  'argocd-apps',
+  'gateway',
+]);
+
 /** How long a validate run may take; the SSO session and credentials must last at least this long. */
 export const VALIDATE_BUDGET_MS = 10 * 60_000;
 
@@ -40,6 +49,10 @@ export interface RunOptions {
 export async function runChecks(options: RunOptions): Promise<ValidateReport> {
   const { deps } = options;
   const started = deps.now();
+  deps.preload?.({
+    aws: options.checks.some((c) => c.env !== undefined),
+    kube: options.checks.some((c) => KUBE_KINDS.has(c.spec.kind)),
+  });
   const limit = pLimit(Math.max(1, options.concurrency));
   const clouds = new Map<string, EnvCloud>();
   const cloud = (env: string): EnvCloud => {

@@ -200,6 +200,7 @@ describe('platctl validate', () => {
   it('passes a healthy platform: every check, exit 0', async () => {
     await seed();
     const { run, report, status } = await validateJson();
+    expect(report?.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(run.stderr).toMatch(/^healthy: 15 of 15 checks passed/);
     expect(run.code).toBe(0);
     expect(report?.healthy).toBe(true);

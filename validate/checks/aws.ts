@@ -80,24 +80,24 @@ export async function checkDnsDelegation(env: string, zone: string, ctx: CheckCo
   if (!route53.ok) return fromCloudFailure(route53);
   const client = route53.value;
   const wanted = normalizeDomain(zone);
-  let hosted: { id: string; nameServers: string[] };
-  try {
-    const zones = (await client.findHostedZones(wanted, ctx.signal)).filter((z) => !z.privateZone);
-    const first = zones[0];
-    if (!first) return fail(`no public hosted zone named ${wanted} in this account`);
-    const { nameServers } = await client.getHostedZone(first.id, ctx.signal);
-    hosted = { id: first.id, nameServers };
-  } catch (thrown) {
-    return route53Error(thrown, ctx, env);
-  }
+  // The zone's own name servers and the parent's records are independent: ask for both at once.
+  const [hostedResult, parentResult] = await Promise.allSettled([
+    (async () => {
+      const zones = (await client.findHostedZones(wanted, ctx.signal)).filter((z) => !z.privateZone);
+      const first = zones[0];
+      if (!first) return undefined;
+      const { nameServers } = await client.getHostedZone(first.id, ctx.signal);
+      return { id: first.id, nameServers };
+    })(),
+    parentNsFromRoute53(client, wanted, ctx.signal),
+  ]);
+  if (hostedResult.status === 'rejected') return route53Error(hostedResult.reason, ctx, env);
+  const hosted = hostedResult.value;
+  if (!hosted) return fail(`no public hosted zone named ${wanted} in this account`);
   if (hosted.nameServers.length === 0) return error(`hosted zone ${wanted} (${hosted.id}) has no delegation set`);
+  if (parentResult.status === 'rejected') return route53Error(parentResult.reason, ctx, env);
 
-  let parent: { source: string; nameServers: string[] } | undefined;
-  try {
-    parent = await parentNsFromRoute53(client, wanted, ctx.signal);
-  } catch (thrown) {
-    return route53Error(thrown, ctx, env);
-  }
+  let parent = parentResult.value;
   if (!parent) {
     try {
       const records = await ctx.deps.resolveNs(wanted, ctx.signal);
@@ -106,9 +106,7 @@ export async function checkDnsDelegation(env: string, zone: string, ctx: CheckCo
       const code = (thrown as { code?: unknown }).code;
       return fail(
         `DNS has no NS records for ${wanted} (${typeof code === 'string' ? code : String(thrown)}): the zone is not delegated`,
-        {
-          details: [`hosted zone name servers: ${sorted(hosted.nameServers).join(', ')}`],
-        },
+        { details: [`hosted zone name servers: ${sorted(hosted.nameServers).join(', ')}`] },
       );
     }
   }
