@@ -79,9 +79,13 @@ const UNIT_CHECK: Record<UnitCheckerName, { check: string; kind: 'eks-cluster' |
   argocd_apps: { check: 'unit/argocd_apps', kind: 'argocd-apps' },
 };
 
-/** True when a `--check` prefix could select a per-unit check, i.e. when discovery is needed at all. */
+/**
+ * True when a `--check` prefix could select a check that only exists because of units (a per-unit check, or the
+ * cluster gate that per-unit checks create), i.e. when discovery is needed at all.
+ */
 export function prefixNeedsUnits(prefix: string | undefined): boolean {
-  return prefix === undefined || prefix === '' || 'unit/'.startsWith(prefix) || prefix.startsWith('unit/');
+  if (prefix === undefined || prefix === '') return true;
+  return ['unit/', 'cluster/'].some((group) => group.startsWith(prefix) || prefix.startsWith(group));
 }
 
 /**

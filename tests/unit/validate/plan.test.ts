@@ -144,5 +144,8 @@ describe('planChecks', () => {
     expect(prefixNeedsUnits('unit/eks')).toBe(true);
     expect(prefixNeedsUnits('tailscale')).toBe(false);
     expect(prefixNeedsUnits('iam')).toBe(false);
+    expect(prefixNeedsUnits('cluster/api')).toBe(true);
+    expect(prefixNeedsUnits('c')).toBe(true);
+    expect(prefixNeedsUnits('http/')).toBe(false);
   });
 });
