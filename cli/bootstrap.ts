@@ -271,7 +271,7 @@ export async function runWalkVerb(
       return EXIT.refused;
     case 'cancelled':
       io.stderr.write(`platctl: ${command} cancelled; nothing was changed\n`);
-      return EXIT.refused;
+      return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
     case 'finished': {
       human.write(
         renderSummary({
@@ -290,13 +290,21 @@ export async function runWalkVerb(
   }
 }
 
+/**
+ * A live view needs a terminal with a size: a pseudo-terminal of 0 rows (some CI runners, `script` without a
+ * terminal) would show nothing, so it gets the plain lines instead.
+ */
+function isLiveTerminal(stream: CliIo['stdout']): boolean {
+  return stream.isTTY === true && ((stream as { rows?: number }).rows ?? 0) > 0;
+}
+
 function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Reporter {
   const now = (): number => Date.now();
   if (args.json) {
     const json = new JsonReporter(io.stdout);
-    return io.stderr.isTTY ? combineReporters(json, new TtyReporter(io.stderr, paint, { now })) : json;
+    return isLiveTerminal(io.stderr) ? combineReporters(json, new TtyReporter(io.stderr, paint, { now })) : json;
   }
-  return io.stdout.isTTY ? new TtyReporter(io.stdout, paint, { now }) : new PlainReporter(io.stdout, paint);
+  return isLiveTerminal(io.stdout) ? new TtyReporter(io.stdout, paint, { now }) : new PlainReporter(io.stdout, paint);
 }
 
 function isAlive(pid: number): boolean {

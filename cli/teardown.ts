@@ -8,6 +8,7 @@ import type { Paint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest } from '../engine/run.js';
 import { runWalkVerb, walkVerbOptions } from './bootstrap.js';
 import type { WalkVerbArgs } from './bootstrap.js';
+import type { CliIo } from './verb.js';
 import { defineVerb } from './verb.js';
 
 /** Units listed by name in the prompt before "and N more". */
@@ -22,6 +23,7 @@ export async function confirmTeardown(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
   paint: Paint,
+  signal?: AbortSignal,
 ): Promise<boolean> {
   const listed = request.toRun.slice(0, LISTED).map((id) => `  - ${id}\n`);
   const more = request.toRun.length > LISTED ? [`  … and ${request.toRun.length - LISTED} more\n`] : [];
@@ -32,7 +34,11 @@ export async function confirmTeardown(
       (request.kept.length > 0 ? `Kept (teardown floor, never destroyed): ${request.kept.join(', ')}\n` : ''),
   );
   if (request.toRun.length === 0) return true;
+  if (signal?.aborted) return false;
   const rl = createInterface({ input, output, terminal: false });
+  // Ctrl-C at the prompt (the first signal aborts, it does not kill) is a "no".
+  const onAbort = (): void => rl.close();
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const answer = await new Promise<string | undefined>((resolve) => {
       rl.question('Type "yes" to destroy: ', resolve);
@@ -40,7 +46,18 @@ export async function confirmTeardown(
     });
     return answer?.trim() === 'yes';
   } finally {
+    signal?.removeEventListener('abort', onAbort);
     rl.close();
+  }
+}
+
+/** Asks on the terminal, then lets go of stdin: a paused TTY stream would still keep platctl alive. */
+async function confirmOnTerminal(request: ConfirmRequest, io: CliIo, paint: Paint): Promise<boolean> {
+  try {
+    return await confirmTeardown(request, process.stdin, io.stderr, paint, io.signal);
+  } finally {
+    process.stdin.pause();
+    process.stdin.unref();
   }
 }
 
@@ -57,8 +74,7 @@ export const teardownVerb = defineVerb<WalkVerbArgs>({
       ...(args.yes
         ? {}
         : {
-            confirm: (request: ConfirmRequest, paint: Paint) =>
-              confirmTeardown(request, process.stdin, io.stderr, paint),
+            confirm: (request: ConfirmRequest, paint: Paint) => confirmOnTerminal(request, io, paint),
           }),
     }),
 });

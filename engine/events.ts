@@ -22,8 +22,12 @@ export type WalkEvent =
       readonly parallelism: number;
       /** Teardown floor: never destroyed. */
       readonly kept: readonly UnitId[];
-      /** Expected duration per unit from earlier runs, for ETAs. */
+      /** Expected duration of each unit to run, from earlier runs (see `estimates_known`), for ETAs. */
       readonly estimates_ms: Readonly<Record<UnitId, number>>;
+      /** Per unit to run: expected duration of the heaviest chain from it to the end of the graph. */
+      readonly remaining_path_ms: Readonly<Record<UnitId, number>>;
+      /** False when no unit has run before: every estimate is a placeholder 1. */
+      readonly estimates_known: boolean;
     }
   | {
       readonly type: 'unit-started';

@@ -8,7 +8,7 @@ import type { PlatctlConfig } from '../config/schema.js';
 import type { RunOutcomeStatus, StatusCounts, WalkEvent } from './events.js';
 import type { Executor } from './executor.js';
 import type { Graph, UnitId } from './graph.js';
-import { compareIds, waves } from './graph.js';
+import { compareIds, remainingPathWeights, waves } from './graph.js';
 import type { LockEnvironment } from './lock.js';
 import { acquireLock } from './lock.js';
 import { UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
@@ -248,9 +248,10 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
     const store = new StateStore(root, state, { now: deps.now, ...deps.stateOptions });
     await store.flush();
 
-    const estimates = estimatesFor(request.command, previous, plan);
+    const { estimates, known } = estimatesFor(request.command, previous, plan);
     const kept = new Set(plan.kept);
     const toRun = plan.walkGraph.ids().filter((id) => state.units[id]?.status !== 'completed');
+    const paths = remainingPathWeights(plan.walkGraph, (id) => estimates.get(id) ?? 1);
     deps.emit({
       type: 'run-started',
       at: iso(),
@@ -261,7 +262,9 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
       to_run: toRun.length,
       parallelism,
       kept: plan.kept,
-      estimates_ms: Object.fromEntries(estimates),
+      estimates_ms: Object.fromEntries(toRun.map((id) => [id, estimates.get(id) ?? 1])),
+      remaining_path_ms: Object.fromEntries(toRun.map((id) => [id, paths.get(id) ?? 1])),
+      estimates_known: known,
     });
 
     const started = deps.now();
@@ -373,7 +376,11 @@ function initialState(input: {
  * Expected duration of each unit (ms) from earlier runs of the same verb. A unit never seen gets the median of the
  * known ones (1 when none is known), so one new unit does not look instant next to units measured in minutes.
  */
-function estimatesFor(command: RunCommand, previous: RunState | undefined, plan: Plan): Map<UnitId, number> {
+function estimatesFor(
+  command: RunCommand,
+  previous: RunState | undefined,
+  plan: Plan,
+): { estimates: Map<UnitId, number>; known: boolean } {
   const known = new Map<UnitId, number>(Object.entries(previous?.known_durations_ms[command] ?? {}));
   if (previous?.command === command) {
     for (const [id, unit] of Object.entries(previous.units)) {
@@ -384,7 +391,7 @@ function estimatesFor(command: RunCommand, previous: RunState | undefined, plan:
   const fallback = values.length > 0 ? (values[Math.floor(values.length / 2)] ?? 1) : 1;
   const out = new Map<UnitId, number>();
   for (const id of plan.walkGraph.ids()) out.set(id, Math.max(1, known.get(id) ?? fallback));
-  return out;
+  return { estimates: out, known: values.length > 0 };
 }
 
 /**

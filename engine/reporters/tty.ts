@@ -26,15 +26,19 @@ export class TtyReporter implements Reporter {
   readonly #update: ReturnType<typeof createLogUpdate>;
   readonly #lines: PlainReporter;
   readonly #maxRows: number;
+  /** Running units and when they started. */
   readonly #running = new Map<UnitId, number>();
+  /** Units not finished yet (ETA). */
+  readonly #left = new Set<UnitId>();
   #pendingLines = '';
   #estimates: Readonly<Record<UnitId, number>> = {};
+  #paths: Readonly<Record<UnitId, number>> = {};
+  #known = false;
   #command = '';
   #toRun = 0;
   #finished = 0;
   #failed = 0;
   #parallelism = 1;
-  #remainingEstimate = 0;
   #measured: number[] = [];
   #frame = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -67,7 +71,9 @@ export class TtyReporter implements Reporter {
         this.#toRun = event.to_run;
         this.#parallelism = event.parallelism;
         this.#estimates = event.estimates_ms;
-        this.#remainingEstimate = Object.values(event.estimates_ms).reduce((a, b) => a + b, 0);
+        this.#paths = event.remaining_path_ms;
+        this.#known = event.estimates_known;
+        for (const unit of Object.keys(event.estimates_ms)) this.#left.add(unit);
         break;
       case 'unit-started':
         this.#running.set(event.unit, Date.parse(event.at));
@@ -75,15 +81,12 @@ export class TtyReporter implements Reporter {
       case 'unit-completed':
       case 'unit-failed':
       case 'unit-interrupted':
+      case 'unit-skipped':
         this.#running.delete(event.unit);
+        this.#left.delete(event.unit);
         this.#finished += 1;
         if (event.type === 'unit-failed') this.#failed += 1;
         if (event.type === 'unit-completed') this.#measured.push(event.duration_ms);
-        this.#remainingEstimate -= this.#estimates[event.unit] ?? 0;
-        break;
-      case 'unit-skipped':
-        this.#finished += 1;
-        this.#remainingEstimate -= this.#estimates[event.unit] ?? 0;
         break;
       case 'interrupting':
       case 'warning':
@@ -124,34 +127,35 @@ export class TtyReporter implements Reporter {
       .slice(0, this.#maxRows)
       .map(([unit, since]) => {
         const estimate = this.#estimates[unit];
-        const usual = estimate !== undefined && estimate > 1 ? p.dim(` (usually ${formatDuration(estimate)})`) : '';
+        const usual = this.#known && estimate !== undefined ? p.dim(` (usually ${formatDuration(estimate)})`) : '';
         return `  ${p.cyan(SPINNER[this.#frame] ?? '')} ${unit} ${formatDuration(now - since)}${usual}`;
       });
     if (this.#running.size > this.#maxRows) rows.push(p.dim(`  … and ${this.#running.size - this.#maxRows} more`));
     this.#update([head, ...rows].join('\n'));
   }
 
-  /** Remaining estimated work spread over the slots, but never less than the longest running unit still needs. */
+  /**
+   * The lower bound of the remaining time: the longest remaining chain, or the remaining work spread over the slots,
+   * whichever is larger, each running unit counted from where it is. Durations from earlier runs; without any, the
+   * average of this run's units once one has finished (before that, no ETA).
+   */
   #eta(now: number): number | undefined {
-    const known = Object.keys(this.#estimates).length > 0 && this.#remainingEstimate > this.#toRun;
-    const average =
-      this.#measured.length > 0 ? this.#measured.reduce((a, b) => a + b, 0) / this.#measured.length : undefined;
-    if (!known && average === undefined) return undefined;
-    let longestRunning = 0;
-    let runningLeft = 0;
-    for (const [unit, since] of this.#running) {
-      const estimate = known ? (this.#estimates[unit] ?? average ?? 0) : (average ?? 0);
-      const left = Math.max(0, estimate - (now - since));
-      longestRunning = Math.max(longestRunning, left);
-      runningLeft += left;
+    let scale = 1;
+    if (!this.#known) {
+      if (this.#measured.length === 0) return undefined;
+      // Placeholder estimates are 1 each: paths count units, so the average duration turns them into time.
+      scale = this.#measured.reduce((a, b) => a + b, 0) / this.#measured.length;
     }
-    const notStarted = this.#toRun - this.#finished - this.#running.size;
-    const pendingWork = known
-      ? Math.max(
-          0,
-          this.#remainingEstimate - [...this.#running.keys()].reduce((a, u) => a + (this.#estimates[u] ?? 0), 0),
-        )
-      : notStarted * (average ?? 0);
-    return Math.max(longestRunning, (runningLeft + pendingWork) / Math.max(1, this.#parallelism));
+    let work = 0;
+    let path = 0;
+    for (const unit of this.#left) {
+      const since = this.#running.get(unit);
+      const elapsed = since === undefined ? 0 : now - since;
+      const estimate = (this.#estimates[unit] ?? 1) * scale;
+      const done = Math.min(elapsed, estimate);
+      work += estimate - done;
+      path = Math.max(path, (this.#paths[unit] ?? 1) * scale - done);
+    }
+    return Math.max(path, work / Math.max(1, this.#parallelism));
   }
 }

@@ -4,7 +4,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import type { WalkEvent } from '../../engine/events.js';
 import { gone } from '../process/helpers.js';
-import { printedResumeArgs, sandbox, until } from './engine-helpers.js';
+import { PLATCTL, printedResumeArgs, sandbox, until } from './engine-helpers.js';
 import type { Call } from './engine-helpers.js';
 
 const ALL = [
@@ -107,6 +107,24 @@ describe('platctl bootstrap (built CLI, fake terragrunt)', () => {
     const forced = await box.run(['bootstrap', '--resume', '--force']);
     expect(forced.exitCode).toBe(0);
     expect((await box.state()).units['platform/route53']?.status).toBe('completed');
+  });
+
+  it('prints the plan with --dry-run without running anything or needing terragrunt', async () => {
+    const box = await sandbox();
+    const env = { PLATCTL_TERRAGRUNT: '/nonexistent/terragrunt' };
+    const text = await box.run(['bootstrap', '--dry-run'], env);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toContain('bootstrap plan: 7 units in 5 waves');
+    expect(text.stdout).toContain('wave 0: platform/ecr, platform/iam-roles');
+    expect(text.stdout).toContain('wave 4: platform/argocd');
+    const json = await box.run(['bootstrap', '--dry-run', '--json', '--unit', 'platform/eks', '--with-deps'], env);
+    expect(JSON.parse(json.stdout)).toEqual({
+      command: 'bootstrap',
+      waves: [['platform/iam-roles'], ['platform/vpc'], ['platform/eks']],
+      kept: [],
+    });
+    expect(await box.calls()).toEqual([]);
+    expect(await readdir(box.root)).not.toContain('.platctl-state.json');
   });
 
   it('explains resumes that cannot happen', async () => {
@@ -266,6 +284,67 @@ describe('platctl teardown', () => {
   });
 });
 
+describe('on a terminal', () => {
+  // `script` runs platctl on a pseudo-terminal; `stty` gives it a size (a 0-row terminal gets plain lines).
+  const onTerminal = (box: Awaited<ReturnType<typeof sandbox>>, args: string) =>
+    execa('script', ['-qec', `stty rows 40 cols 120; exec node '${PLATCTL}' ${args}`, '/dev/null'], {
+      cwd: box.root,
+      env: box.env,
+      extendEnv: false,
+      reject: false,
+    });
+
+  it('shows a live view and asks before a teardown, destroying only after "yes"', async () => {
+    const box = await sandbox();
+    await box.control({}, { sleep_ms: 400 });
+    const live = await onTerminal(box, 'bootstrap --unit platform/vpc --with-deps');
+    expect(live.exitCode).toBe(0);
+    const screen = String(live.stdout);
+    expect(screen).toMatch(/bootstrap.*0\/2 done.*1 running/);
+    expect(screen).toMatch(/platform\/iam-roles \d+ms/);
+    expect(screen).toContain('2 units: 2 completed');
+
+    const teardown = onTerminal(box, 'teardown --unit platform/vpc');
+    let shown = '';
+    teardown.stdout?.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+      if (shown.includes('Type "yes" to destroy:') && !shown.includes('answered')) {
+        shown += 'answered';
+        teardown.stdin?.write('yes\n');
+      }
+    });
+    const result = await teardown;
+    expect(result.exitCode).toBe(0);
+    expect(shown).toContain('this destroys 1 unit in platform, dependents first:');
+    expect((await box.calls()).filter((c) => c.command === 'destroy').map((c) => c.unit)).toEqual(['platform/vpc']);
+
+    const declined = onTerminal(box, 'teardown --unit platform/vpc');
+    let asked = false;
+    declined.stdout?.on('data', (chunk: Buffer) => {
+      if (!asked && chunk.toString().includes('Type "yes"')) {
+        asked = true;
+        declined.stdin?.write('no\n');
+      }
+    });
+    const no = await declined;
+    expect(no.exitCode).toBe(3);
+    expect(String(no.stdout)).toContain('teardown cancelled; nothing was changed');
+    expect((await box.calls()).filter((c) => c.command === 'destroy')).toHaveLength(1);
+
+    // Ctrl-C at the prompt is a no, with the interruption's exit code.
+    const interrupted = onTerminal(box, 'teardown --unit platform/vpc');
+    let hit = false;
+    interrupted.stdout?.on('data', (chunk: Buffer) => {
+      if (!hit && chunk.toString().includes('Type "yes"')) {
+        hit = true;
+        interrupted.stdin?.write('\u0003');
+      }
+    });
+    expect((await interrupted).exitCode).toBe(130);
+    expect((await box.calls()).filter((c) => c.command === 'destroy')).toHaveLength(1);
+  });
+});
+
 describe('platctl status', () => {
   it('reports per unit and exits 0 only after a complete run', async () => {
     const box = await sandbox();
@@ -295,7 +374,7 @@ describe('platctl status', () => {
 describe('safety', () => {
   it('refuses a second run while the first holds the lock, naming the holder', async () => {
     const box = await sandbox();
-    await box.control({}, { sleep_ms: 1500 });
+    await box.control({}, { sleep_ms: 600 });
     const first = box.start(['bootstrap']);
     await until(async () => (await readdir(box.root)).includes('.platctl-state.json'), 15_000, 'the first run');
     const second = await box.run(['bootstrap', '--unit', 'platform/ecr']);

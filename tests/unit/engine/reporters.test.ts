@@ -22,6 +22,8 @@ const events: WalkEvent[] = [
     parallelism: 2,
     kept: [],
     estimates_ms: { 'p/a': 60_000, 'p/b': 60_000, 'p/c': 60_000 },
+    remaining_path_ms: { 'p/a': 180_000, 'p/b': 120_000, 'p/c': 60_000 },
+    estimates_known: true,
   },
   { type: 'unit-started', at, unit: 'p/a', wave: 0, attempt: 1, log: 'l/a' },
   { type: 'unit-completed', at: '2026-01-01T10:00:42.000Z', unit: 'p/a', duration_ms: 42_000, log: 'l/a' },
@@ -101,7 +103,8 @@ describe('reporters', () => {
     const text = out.text();
     expect(text).toContain('p/a 20.0s');
     expect(text).toContain('(usually 1m00s)');
-    expect(text).toMatch(/0\/3 done.*2 running.*ETA ~/);
+    // The chain a -> b -> c needs 3 minutes, 20 s of which a has done.
+    expect(text).toMatch(/0\/3 done.*2 running.*ETA ~2m40s/);
     expect(text).toContain('\u001b[');
     reporter.close();
   });
