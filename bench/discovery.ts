@@ -87,6 +87,8 @@ dependencies {
         } else if (kind === 'app') {
           body += `\ninclude "envcommon" {\n  path = "\${dirname(find_in_parent_folders("root.hcl"))}/_envcommon/app.hcl"\n}\n\ninputs = {\n  name = "svc-${i}"\n}\n`;
         }
+        // Every file is unique (as most real units are), so the parser's content dedup does not flatter the numbers.
+        body += `\n# unit ${env}/region-${i % 7}/svc-${i}/${kind}\n`;
         write(join(service, kind, 'terragrunt.hcl'), body);
       }
     }

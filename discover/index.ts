@@ -7,12 +7,13 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
-import { fsBuiltins } from './hcl/index.js';
-import type { HclFunction } from './hcl/index.js';
 import { ParsedFiles } from './parsed-files.js';
 import { STACK_FILE, UNIT_FILE, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
 import { NeedFiles, evaluateUnitConfig } from './unit-config.js';
+import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
+import type { CachedUnit } from './unit-cache.js';
+import { PARSER_ID } from './hcl2json.js';
 import type { DeclaredDependency, EvaluationHost, UnitConfig } from './unit-config.js';
 import type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 import { closestMatch } from './suggest.js';
@@ -40,7 +41,14 @@ export interface ExternalDependency {
 export interface Discovery extends DiscoveryResult {
   readonly externals: readonly ExternalDependency[];
   /** How many files the parser saw in this run (the rest came from the cache). */
-  readonly stats: { readonly units: number; readonly filesParsed: number; readonly retries: number };
+  readonly stats: {
+    readonly units: number;
+    /** Files the parser saw in this run (the rest came from the parse cache). */
+    readonly filesParsed: number;
+    /** Units whose cached evaluation was still valid. */
+    readonly unitsReused: number;
+    readonly retries: number;
+  };
 }
 
 export async function discover(options: DiscoverOptions, extras: DiscoverExtras = {}): Promise<Discovery> {
@@ -89,24 +97,46 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   const host = evaluationHost(files, options.env, listings, options.remoteState === true);
   const configs = new Map<UnitId, UnitConfig>();
   let rounds = 0;
+  let reused = 0;
   try {
-    // Siblings every unit may read are fetched with the unit files, so most units evaluate on the first try.
+    const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
+    const unitCache = new UnitCache(cacheDir, `${extras.version ?? 'dev'}/${PARSER_ID}`);
+    await unitCache.load();
+    const mode = options.remoteState === true ? 'remote-state' : 'graph';
+    const candidates = new Map<UnitId, CachedUnit>();
+    for (const [id, unit] of units) {
+      const entry = unitCache.candidate(unit.configFile, id, mode);
+      if (entry) candidates.set(id, entry);
+    }
+    // Siblings every unit may read, and the files cached units depend on, are read with the unit files in one
+    // batch, so most units evaluate (or are found unchanged) without waiting.
     const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
-    await files.ensure(
-      [...units.values()].flatMap((u) => [
+    await files.ensure([
+      ...[...units.values()].flatMap((u) => [
         u.configFile,
         ...siblings.map((name) => join(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
       ]),
-    );
+      ...[...candidates.values()].flatMap(recordedFiles),
+    ]);
     // Units are evaluated one after another; one that needs a file not parsed yet (an include, a file read by
     // read_terragrunt_config) waits for it and is evaluated again. Files shared by many units are parsed once,
     // for the first unit that needs them.
     for (const id of [...units.keys()].sort(compareIds)) {
       const unit = units.get(id);
       if (!unit) continue;
+      const cached = candidates.get(id);
+      if (cached && stillValid(cached, host)) {
+        configs.set(id, cached.config);
+        unitCache.keep(unit.configFile, cached, false);
+        reused += 1;
+        continue;
+      }
       for (let attempt = 1; ; attempt += 1) {
+        const recording = recordingHost(host);
         try {
-          configs.set(id, evaluateUnitConfig(unit, host));
+          const config = evaluateUnitConfig(unit, recording.host);
+          configs.set(id, config);
+          unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs, config }, true);
           break;
         } catch (error) {
           if (!(error instanceof NeedFiles)) throw error;
@@ -125,6 +155,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
         }
       }
     }
+    await unitCache.save();
     await files.save();
   } finally {
     await files.close();
@@ -211,7 +242,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     units: publicUnits,
     problems,
     externals,
-    stats: { units: units.size, filesParsed: files.parsedCount, retries: rounds },
+    stats: { units: units.size, filesParsed: files.parsedCount, unitsReused: reused, retries: rounds },
   };
 }
 
@@ -347,26 +378,13 @@ function evaluationHost(
       return undefined;
     }
   };
-  const fsTables = new Map<string, Record<string, HclFunction>>();
   return {
     files,
     kind,
     env,
     remoteState,
     repoRoot,
-    fsFunctions: (baseDir) => {
-      let table = fsTables.get(baseDir);
-      if (!table) {
-        table = fsBuiltins({
-          baseDir,
-          readFile: readText,
-          exists: (path) => kind(path) === 'file',
-          glob: (pattern, dir) => fg.sync(pattern, { cwd: dir, dot: false, onlyFiles: true }).sort(),
-          env,
-        });
-        fsTables.set(baseDir, table);
-      }
-      return table;
-    },
+    readText,
+    glob: (pattern, baseDir) => fg.sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort(),
   };
 }

@@ -4,6 +4,7 @@
  * repository is not parsed again.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SourceLocation } from '../engine/graph.js';
@@ -82,16 +83,8 @@ export class ParsedFiles {
     const wanted = [...new Set(paths)].filter((p) => !this.has(p));
     if (wanted.length === 0) return;
     const cache = await this.#loadCache();
-    const texts = await Promise.all(
-      wanted.map(async (path) => {
-        try {
-          return { path, content: await readFile(path, 'utf8') };
-        } catch {
-          this.#missing.add(path);
-          return undefined;
-        }
-      }),
-    );
+    const texts = await readAll(wanted);
+    for (const [i, text] of texts.entries()) if (text === undefined) this.#missing.add(wanted[i] ?? '');
     const toParse: { path: string; content: string; hash: string }[] = [];
     for (const text of texts) {
       if (!text) continue;
@@ -102,15 +95,21 @@ export class ParsedFiles {
       else toParse.push({ ...text, hash });
     }
     if (toParse.length === 0) return;
-    this.#pool ??= new HclParserPool(toParse.length < 64 ? 1 : undefined);
-    const outcomes = await this.#pool.parseAll(toParse.map((t) => ({ file: t.path, content: t.content })));
-    this.parsedCount += toParse.length;
+    // Identical contents (units that only include a shared file are common) are parsed once.
+    const byHash = new Map<string, { path: string; content: string }>();
+    for (const t of toParse) if (!byHash.has(t.hash)) byHash.set(t.hash, t);
+    this.#pool ??= new HclParserPool(byHash.size < 64 ? 1 : undefined);
+    const outcomes = await this.#pool.parseAll([...byHash.values()].map((t) => ({ file: t.path, content: t.content })));
+    this.parsedCount += byHash.size;
+    for (const [hash, first] of byHash) {
+      const outcome = outcomes.get(first.path);
+      if (outcome) cache.set(hash, toCache(outcome));
+    }
+    this.#cacheDirty = true;
     for (const t of toParse) {
-      const outcome = outcomes.get(t.path);
-      if (!outcome) continue;
-      this.#files.set(t.path, { path: t.path, content: t.content, hash: t.hash, outcome });
-      cache.set(t.hash, toCache(outcome));
-      this.#cacheDirty = true;
+      const entry = cache.get(t.hash);
+      if (!entry) continue;
+      this.#files.set(t.path, { path: t.path, content: t.content, hash: t.hash, outcome: fromCache(entry, t.path) });
     }
   }
 
@@ -182,6 +181,28 @@ export class ParsedFiles {
     await this.#pool?.close();
     this.#pool = undefined;
   }
+}
+
+/** Files read per slice before yielding to the event loop. */
+const READ_SLICE = 256;
+
+/**
+ * Reads files synchronously in slices, yielding between slices: for thousands of small files this is several times
+ * faster than one promise per file through the thread pool, and no slice blocks the event loop for long.
+ */
+async function readAll(paths: readonly string[]): Promise<({ path: string; content: string } | undefined)[]> {
+  const out: ({ path: string; content: string } | undefined)[] = [];
+  for (let i = 0; i < paths.length; i += READ_SLICE) {
+    if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const path of paths.slice(i, i + READ_SLICE)) {
+      try {
+        out.push({ path, content: readFileSync(path, 'utf8') });
+      } catch {
+        out.push(undefined);
+      }
+    }
+  }
+  return out;
 }
 
 function toCache(outcome: ParseOutcome): CachedOutcome {

@@ -4,7 +4,7 @@
  * (generated `.terragrunt-stack` units live there); `.git`, `.terraform` and `.terragrunt-cache` are skipped at any
  * depth; symlinked directories are not followed.
  */
-import { readdir } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import picomatch from 'picomatch';
 
@@ -42,24 +42,28 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
   const found: ScannedDir[] = [];
   const listings = new Map<string, Map<string, 'file' | 'dir' | 'other'>>();
 
-  const walk = async (absDir: string): Promise<void> => {
+  // Breadth-first with synchronous readdir, yielding every few hundred directories: much faster than a promise
+  // per directory, and the event loop still turns.
+  const queue = [...options.dirs];
+  for (let visited = 0; queue.length > 0; visited += 1) {
+    if (visited > 0 && visited % 256 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const absDir = queue.shift() ?? '';
     let entries;
     try {
-      entries = await readdir(absDir, { withFileTypes: true });
+      entries = readdirSync(absDir, { withFileTypes: true });
     } catch {
-      return;
+      continue;
     }
     const dir = toPosix(relative(options.root, absDir));
     let isUnit = false;
     let isStack = false;
-    const children: string[] = [];
     const listing = new Map<string, 'file' | 'dir' | 'other'>();
     listings.set(absDir, listing);
     for (const entry of entries) {
       // A symlink's target is unknown without a stat: 'other' makes the lookup fall back to one.
       listing.set(entry.name, entry.isDirectory() ? 'dir' : entry.isFile() ? 'file' : 'other');
       if (entry.isDirectory()) {
-        if (!SKIPPED_DIRS.has(entry.name)) children.push(join(absDir, entry.name));
+        if (!SKIPPED_DIRS.has(entry.name)) queue.push(join(absDir, entry.name));
       } else if (entry.isFile() || entry.isSymbolicLink()) {
         if (entry.name === UNIT_FILE) isUnit = true;
         else if (entry.name === STACK_FILE) isStack = true;
@@ -68,10 +72,8 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
     if ((isUnit || isStack) && !isExcluded(dir) && !isExcluded(`${dir}/${isUnit ? UNIT_FILE : STACK_FILE}`)) {
       found.push({ absDir, dir, isUnit, isStack });
     }
-    await Promise.all(children.map(walk));
-  };
+  }
 
-  await Promise.all(options.dirs.map(walk));
   return { dirs: found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)), listings };
 }
 

@@ -20,9 +20,9 @@ import { dirname, join } from 'node:path';
 import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
 import { resolveFrom, terragruntFunctions } from './functions.js';
 import type { FunctionContext, FunctionHost } from './functions.js';
-import { HclEvalError, Unknown, evaluateJson, evaluateLocals, pureBuiltins } from './hcl/index.js';
+import { HclEvalError, Unknown, evaluateJson, evaluateLocals, fsBuiltins, pureBuiltins } from './hcl/index.js';
 import type { HclFunction, Scope, Value } from './hcl/index.js';
-import type { BlockPosition, ParsedFile, ParsedFiles } from './parsed-files.js';
+import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { problem } from './types.js';
 import type { Problem, RemoteState } from './types.js';
 
@@ -57,15 +57,28 @@ export interface UnitConfigInput {
   readonly configFile: string;
 }
 
+/** The parsed files evaluation reads (ParsedFiles, or a recording view of it). */
+export interface FileSource {
+  /** True once the path was read (parsed, or found missing). */
+  has(path: string): boolean;
+  get(path: string): ParsedFile | undefined;
+  positions(file: ParsedFile): readonly BlockPosition[];
+}
+
+/**
+ * Everything evaluation may ask of the outside world. Evaluation reads nothing else, which is what lets
+ * unit-cache.ts record a unit's inputs and reuse its result while they are unchanged.
+ */
 export interface EvaluationHost {
-  readonly files: ParsedFiles;
+  readonly files: FileSource;
   kind(path: string): 'file' | 'dir' | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   repoRoot(dir: string): string | undefined;
   /** Whether to evaluate remote_state blocks. */
   readonly remoteState: boolean;
-  /** file(), fileexists(), fileset(), templatefile(), abspath() bound to a directory (memoised per directory). */
-  fsFunctions(baseDir: string): Record<string, HclFunction>;
+  readText(path: string): string | undefined;
+  /** Files matching `pattern` below `baseDir`, relative to it, sorted. */
+  glob(pattern: string, baseDir: string): string[];
 }
 
 /** One read-only function table over several, the first that has a name winning; nothing is copied. */
@@ -94,16 +107,19 @@ export function layeredFunctions(
     }
     return undefined;
   };
-  return new Proxy({}, {
-    get: (_target, key) => (typeof key === 'string' ? find(key)?.[key] : undefined),
-    has: (_target, key) => find(key) !== undefined,
-    getOwnPropertyDescriptor: (_target, key) => {
-      const layer = find(key);
-      if (!layer || typeof key !== 'string') return undefined;
-      return { value: layer[key], writable: false, enumerable: true, configurable: true };
+  return new Proxy(
+    {},
+    {
+      get: (_target, key) => (typeof key === 'string' ? find(key)?.[key] : undefined),
+      has: (_target, key) => find(key) !== undefined,
+      getOwnPropertyDescriptor: (_target, key) => {
+        const layer = find(key);
+        if (!layer || typeof key !== 'string') return undefined;
+        return { value: layer[key], writable: false, enumerable: true, configurable: true };
+      },
+      ownKeys: () => [...new Set(layers.flatMap((i) => Object.keys(layer(i))))],
     },
-    ownKeys: () => [...new Set(layers.flatMap((i) => Object.keys(layer(i))))],
-  });
+  );
 }
 
 type Json = Record<string, unknown>;
@@ -411,7 +427,14 @@ class UnitEvaluation {
     if (!table) {
       table = layeredFunctions([
         () => terragruntFunctions(context, this.#functionHost),
-        () => this.#host.fsFunctions(dirname(context.configFile)),
+        () =>
+          fsBuiltins({
+            baseDir: dirname(context.configFile),
+            readFile: (path) => this.#host.readText(path),
+            exists: (path) => this.#host.kind(path) === 'file',
+            glob: (pattern, dir) => this.#host.glob(pattern, dir),
+            env: this.#host.env,
+          }),
         pureBuiltins,
       ]);
       this.#functionTables.set(key, table);
