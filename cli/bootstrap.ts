@@ -27,10 +27,11 @@ import {
   providerCacheDecision,
   resolveExecutable,
 } from '../engine/terragrunt.js';
+import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { checkWorktree } from '../engine/worktree.js';
 import { loadProject } from './project.js';
-import { childGroups, exitCodeForSignal, handleInterruptions } from './signals.js';
+import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { platctlVersion } from './version.js';
@@ -167,21 +168,15 @@ export async function runWalkVerb(
   const tools = chooseTools(config, io.env);
   const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
   const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
-  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
-  for (const [name, choice, source, found] of [
-    ['terragrunt', tools.binary, tools.binarySource, binary],
-    ['tf_path', tools.tfPath, tools.tfPathSource, tf],
-  ] as const) {
-    if (found.type === 'missing') {
-      io.stderr.write(
-        `platctl: ${name} "${choice}" (from ${source}) ${found.reason === 'not-executable' ? 'is not executable' : `was not found${found.searched === 'PATH' ? ' on PATH' : ''}`}; nothing was run.\n` +
-          `  hint: install it (npm run tools builds terragrunt and OpenTofu into .tools/bin), or point ${source} at it` +
-          `${source.startsWith('PLATCTL_') ? '' : ` in ${configPath} (or set ${name === 'terragrunt' ? 'PLATCTL_TERRAGRUNT' : 'PLATCTL_TF_PATH'})`}.\n`,
-      );
-      return EXIT.refused;
-    }
+  if (binary.type === 'missing') {
+    io.stderr.write(missingTool('terragrunt', tools.binary, tools.binarySource, binary, configPath));
+    return EXIT.refused;
   }
-  if (binary.type !== 'ok' || tf.type !== 'ok') return EXIT.refused;
+  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
+  if (tf.type === 'missing') {
+    io.stderr.write(missingTool('tf_path', tools.tfPath, tools.tfPathSource, tf, configPath));
+    return EXIT.refused;
+  }
   // A name stays a name (terragrunt looks it up on PATH); a path is made absolute, since terragrunt resolves a
   // relative --tf-path against each unit's directory.
   const tfPathArg = tools.tfPath.includes('/') ? tf.path : tools.tfPath;
@@ -234,7 +229,7 @@ export async function runWalkVerb(
       },
       {
         now: () => Date.now(),
-        machine: { pid: process.pid, host: hostname(), isAlive },
+        machine: { pid: process.pid, host: hostname(), isAlive: processAlive },
         groups: childGroups,
         executor: (runId) =>
           new TerragruntExecutor(
@@ -307,13 +302,24 @@ function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Reporter {
   return isLiveTerminal(io.stdout) ? new TtyReporter(io.stdout, paint, { now }) : new PlainReporter(io.stdout, paint);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** What to say when a binary cannot be found: which one, where the name came from, and how to fix it. */
+function missingTool(
+  name: 'terragrunt' | 'tf_path',
+  choice: string,
+  source: string,
+  found: Extract<Resolved, { type: 'missing' }>,
+  configPath: string,
+): string {
+  const problem =
+    found.reason === 'not-executable'
+      ? 'is not executable'
+      : `was not found${found.searched === 'PATH' ? ' on PATH' : ''}`;
+  const variable = name === 'terragrunt' ? 'PLATCTL_TERRAGRUNT' : 'PLATCTL_TF_PATH';
+  const where = source === variable ? variable : `${source} in ${configPath} (or set ${variable})`;
+  return (
+    `platctl: ${name} "${choice}" (from ${source}) ${problem}; nothing was run.\n` +
+    `  hint: install it (npm run tools builds terragrunt and OpenTofu into .tools/bin), or point ${where} at it.\n`
+  );
 }
 
 /** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30). */

@@ -20,6 +20,16 @@ type HandledSignal = keyof typeof SIGNAL_NUMBERS;
 
 let interruptible = false;
 
+/** True when process `pid` exists on this host (EPERM: it exists but is someone else's). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Declares that the running verb watches `io.signal` and stops gracefully on the first signal. */
 export function handleInterruptions(): void {
   interruptible = true;

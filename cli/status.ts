@@ -12,6 +12,7 @@ import { makePaint } from '../engine/reporters/paint.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/load.js';
 import { formatConfigErrors } from '../config/errors.js';
+import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 
 /** True when `.platctl.lock` names a live process on this host: the recorded run is still going. */
@@ -19,11 +20,9 @@ async function runInProgress(root: string): Promise<boolean> {
   try {
     const lock = JSON.parse(await readFile(join(root, LOCK_FILE), 'utf8')) as { pid?: unknown; host?: unknown };
     if (typeof lock.pid !== 'number') return false;
-    if (lock.host !== hostname()) return true;
-    process.kill(lock.pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return lock.host !== hostname() || processAlive(lock.pid);
+  } catch {
+    return false;
   }
 }
 

@@ -3,6 +3,7 @@
  * for teardown), the teardown floor that is kept, each unit's wave, and, for `--resume`, whether the saved run still
  * matches the graph. `--dry-run` prints this plan and stops.
  */
+import { didYouMean } from '../config/errors.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Graph, UnitId } from './graph.js';
 import {
@@ -70,7 +71,7 @@ export function planRun(input: {
   }
   const unknownUnits = selection.unit.filter((id) => !graph.has(id));
   if (unknownUnits.length > 0) {
-    const suggestions = unknownUnits.map((id) => nearest(id, graph.ids())).filter((s) => s !== undefined);
+    const suggestions = unknownUnits.map((id) => didYouMean(id, graph.ids())).filter((s) => s !== undefined);
     return {
       type: 'invalid',
       reason: 'unknown-unit',
@@ -162,31 +163,4 @@ export function describeDiff(diff: GraphDiff): string[] {
     lines.push(`re-wired: ${r.unit} ${parts.join('; ')}`);
   }
   return lines;
-}
-
-/** The closest id by edit distance, when close enough to be a typo. */
-function nearest(id: string, ids: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of ids) {
-    const d = editDistance(id, candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(id.length / 4)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
