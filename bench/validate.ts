@@ -3,7 +3,7 @@
  * `node bin/platctl.js` process: config, discovery, every check), against moto's server and the loopback
  * Kubernetes API; and `platctl validate --check tailscale`, which must touch nothing but the tailscale CLI.
  *
- *   npm run build && node dist/bench/validate.js [--units 100] [--runs 5]
+ *   npm run build && node dist/bench/validate.js [--units 100] [--runs 5] [--concurrency N] [--profile DIR]
  *
  * Targets (issue 5), 2-core machine: 100 units < 2 s; --check tailscale < 100 ms of validate work.
  * Prints wall-clock times of the whole process and the validate run's own duration (duration_ms of --json).
@@ -48,6 +48,9 @@ function median(values: number[]): number {
 // The SDK's Node 20 notice is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const unitCount = flag('units', 100);
+/** `--profile DIR`: write a V8 CPU profile of every platctl run there (node --cpu-prof). */
+const profileAt = process.argv.indexOf('--profile');
+const profileDir = profileAt === -1 ? undefined : resolve(process.argv[profileAt + 1] ?? 'validate-profiles');
 const runs = flag('runs', 5);
 const stateUnits = Array.from({ length: unitCount - 3 }, (_, i) => `svc-${String(i).padStart(3, '0')}`);
 
@@ -142,7 +145,8 @@ validate:
     args: string[],
   ): Promise<{ wallMs: number; validateMs: number; checks: number; healthy: boolean; slowest: string[] }> => {
     const started = performance.now();
-    const { stdout } = await run(process.execPath, [CLI, ...args, '--json'], {
+    const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+    const { stdout } = await run(process.execPath, [...nodeArgs, CLI, ...args, '--json'], {
       cwd: root,
       env,
       encoding: 'utf8',
@@ -170,9 +174,10 @@ validate:
     };
   };
 
-  const cold = await measure(['validate']);
+  const extra = process.argv.includes('--concurrency') ? ['--concurrency', String(flag('concurrency', 8))] : [];
+  const cold = await measure(['validate', ...extra]);
   const full = [];
-  for (let i = 0; i < runs; i += 1) full.push(await measure(['validate']));
+  for (let i = 0; i < runs; i += 1) full.push(await measure(['validate', ...extra]));
   const tailscale = [];
   for (let i = 0; i < runs; i += 1) tailscale.push(await measure(['validate', '--check', 'tailscale']));
   const summary = {

@@ -15,7 +15,7 @@ export function preloadCloudModules(needs: PreloadNeeds): void {
   if (needs.aws) {
     void import('@aws-sdk/client-sts').catch(ignore);
     void import('@aws-sdk/client-s3').catch(ignore);
-    void import('@aws-sdk/credential-providers').catch(ignore);
+    // Not @aws-sdk/credential-providers: credentials from the environment never need it.
   }
   if (needs.kube) {
     void import('@kubernetes/client-node').catch(ignore);
