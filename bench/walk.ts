@@ -191,54 +191,54 @@ function chains(seed: number): Shape {
   return { name: 'six chains with cross edges (p=4)', graph: g, duration: d, parallelism: 4 };
 }
 
-/** List scheduling in simulated time with a pluggable pick among ready units. */
-function simulateList(shape: Shape, pick: 'critical-path' | 'alphabetical', estimate: (id: UnitId) => number): number {
-  const { graph, duration, parallelism } = shape;
-  if (pick === 'critical-path') {
-    const s = new Scheduler(graph, { weight: estimate });
-    const running: { end: number; id: UnitId }[] = [];
-    let now = 0;
-    for (;;) {
-      while (running.length < parallelism) {
-        const id = s.next();
-        if (id === undefined) break;
-        running.push({ end: now + (duration.get(id) ?? 1), id });
-      }
-      if (running.length === 0) break;
-      running.sort((a, b) => a.end - b.end);
-      const first = running.shift();
-      if (!first) break;
-      now = first.end;
-      s.complete(first.id);
-    }
-    return now;
+/** What list scheduling needs from a ready-queue; the engine's `Scheduler` is one. */
+interface ReadyQueue {
+  next(): UnitId | undefined;
+  complete(id: UnitId): void;
+}
+
+/** Terragrunt's runner pool: ready units in alphabetical order. */
+class AlphabeticalQueue implements ReadyQueue {
+  readonly #graph: Graph;
+  readonly #missing = new Map<UnitId, number>();
+  #ready: UnitId[];
+
+  constructor(graph: Graph) {
+    this.#graph = graph;
+    for (const n of graph.nodes.values()) this.#missing.set(n.id, n.dependencies.size);
+    this.#ready = graph.ids().filter((id) => this.#missing.get(id) === 0);
   }
-  // Terragrunt's runner pool: ready units in alphabetical order.
-  const missing = new Map<UnitId, number>();
-  for (const n of graph.nodes.values()) missing.set(n.id, n.dependencies.size);
-  let ready = graph.ids().filter((id) => missing.get(id) === 0);
+
+  next(): UnitId | undefined {
+    this.#ready.sort(compareIds);
+    return this.#ready.shift();
+  }
+
+  complete(id: UnitId): void {
+    for (const dependent of this.#graph.get(id)?.dependents ?? []) {
+      const left = (this.#missing.get(dependent) ?? 0) - 1;
+      this.#missing.set(dependent, left);
+      if (left === 0) this.#ready.push(dependent);
+    }
+  }
+}
+
+/** List scheduling in simulated time: whenever a slot is free, start what the queue hands out. */
+function simulate(shape: Shape, queue: ReadyQueue): number {
   const running: { end: number; id: UnitId }[] = [];
   let now = 0;
   for (;;) {
-    ready.sort(compareIds);
-    while (running.length < parallelism && ready.length > 0) {
-      const id = ready.shift() ?? '';
-      running.push({ end: now + (duration.get(id) ?? 1), id });
+    while (running.length < shape.parallelism) {
+      const id = queue.next();
+      if (id === undefined) break;
+      running.push({ end: now + (shape.duration.get(id) ?? 1), id });
     }
-    if (running.length === 0) break;
     running.sort((a, b) => a.end - b.end);
     const first = running.shift();
-    if (!first) break;
+    if (!first) return now;
     now = first.end;
-    const next: UnitId[] = [];
-    for (const dependent of graph.get(first.id)?.dependents ?? []) {
-      const left = (missing.get(dependent) ?? 0) - 1;
-      missing.set(dependent, left);
-      if (left === 0) next.push(dependent);
-    }
-    ready = [...ready, ...next];
+    queue.complete(first.id);
   }
-  return now;
 }
 
 /** Terragrunt before v0.89: each wave waits for its slowest unit. */
@@ -273,9 +273,9 @@ function quality(shapes: readonly Shape[]): boolean {
     const lb = lowerBound(shape);
     const noise = rng(99);
     const noisy = new Map([...shape.duration].map(([id, d]) => [id, d * (0.7 + 0.6 * noise())]));
-    const exact = simulateList(shape, 'critical-path', (id) => shape.duration.get(id) ?? 1) / lb;
-    const estimated = simulateList(shape, 'critical-path', (id) => noisy.get(id) ?? 1) / lb;
-    const alpha = simulateList(shape, 'alphabetical', () => 1) / lb;
+    const exact = simulate(shape, new Scheduler(shape.graph, { weight: (id) => shape.duration.get(id) ?? 1 })) / lb;
+    const estimated = simulate(shape, new Scheduler(shape.graph, { weight: (id) => noisy.get(id) ?? 1 })) / lb;
+    const alpha = simulate(shape, new AlphabeticalQueue(shape.graph)) / lb;
     const wavesRatio = simulateWaves(shape) / lb;
     if (exact > 1.1) ok = false;
     rows.push([shape.name, exact, estimated, alpha, wavesRatio].map((v) => (typeof v === 'number' ? v.toFixed(3) : v)));

@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processAlive } from '../../cli/signals.js';
 import { ProcessGroups, isZombie } from '../../engine/processes.js';
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'engine');
@@ -12,20 +13,11 @@ export function realGroups(): ProcessGroups {
   return new ProcessGroups((pid, signal) => process.kill(pid, signal));
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** True once `pid` is gone (zombies are reaped by init shortly after their parent dies), false after `ms`. */
 export async function gone(pid: number, ms = 3000): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
-    if (!isAlive(pid) || (await isZombie(pid))) return true;
+    if (!processAlive(pid) || (await isZombie(pid))) return true;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return false;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Graph } from '../../../engine/graph.js';
 import type { Executor, RunHooks, UnitJob, UnitOutcome } from '../../../engine/executor.js';
 import type { LogFooter } from '../../../engine/logs.js';
+import type { RunState } from '../../../engine/state.js';
 import type { AttemptLog } from '../../../engine/walk.js';
 
 /** `[from, to]` means from depends on to. Ids `env/name`. */
@@ -148,4 +149,22 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): { now: () => number; 
 /** Lets pending promise callbacks and zero-delay timers run. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** A running bootstrap's state holding `units`. */
+export function runState(units: RunState['units']): RunState {
+  return {
+    version: 1,
+    run_id: 'r1',
+    command: 'bootstrap',
+    args: { env: [], unit: [], with_deps: false, parallelism: 4, fail_fast: false },
+    started_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    status: 'running',
+    graph_fingerprint: 'f',
+    platctl_version: 'test',
+    resumes: 0,
+    known_durations_ms: {},
+    units,
+  };
 }

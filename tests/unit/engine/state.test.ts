@@ -3,27 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunState } from '../../../engine/state.js';
 import { STATE_FILE, StateStore, loadState, parseState, removeStaleTempFiles } from '../../../engine/state.js';
-import { tempDir } from './helpers.js';
+import { runState, tempDir } from './helpers.js';
 
 function state(units: number): RunState {
   const out: RunState['units'] = {};
   for (let i = 0; i < units; i += 1) {
     out[`p/u${String(i).padStart(4, '0')}`] = { status: 'pending', attempts: 0, wave: 0, dependencies: [] };
   }
-  return {
-    version: 1,
-    run_id: 'r1',
-    command: 'bootstrap',
-    args: { env: [], unit: [], with_deps: false, parallelism: 4, fail_fast: false },
-    started_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    status: 'running',
-    graph_fingerprint: 'f',
-    platctl_version: '0.1.0',
-    resumes: 0,
-    known_durations_ms: {},
-    units: out,
-  };
+  return runState(out);
 }
 
 describe('StateStore', () => {

@@ -8,7 +8,7 @@ import type { RunState } from '../../../engine/state.js';
 import { STATE_FILE, StateStore } from '../../../engine/state.js';
 import type { Executor } from '../../../engine/executor.js';
 import { walk } from '../../../engine/walk.js';
-import { AutoExecutor, ControlledExecutor, MemoryLog, graphOf, manualClock, tempDir } from './helpers.js';
+import { AutoExecutor, ControlledExecutor, MemoryLog, graphOf, manualClock, runState, tempDir } from './helpers.js';
 
 function freshState(graph: Graph, completed: readonly string[] = []): RunState {
   const waves = waveIndex(graph);
@@ -22,20 +22,7 @@ function freshState(graph: Graph, completed: readonly string[] = []): RunState {
       log: `.platctl-logs/r/${waves.get(id) ?? 0}_${id.replaceAll('/', '__')}.log`,
     };
   }
-  return {
-    version: 1,
-    run_id: 'r',
-    command: 'bootstrap',
-    args: { env: [], unit: [], with_deps: false, parallelism: 2, fail_fast: false },
-    started_at: '2026-01-01T00:00:00.000Z',
-    updated_at: '2026-01-01T00:00:00.000Z',
-    status: 'running',
-    graph_fingerprint: 'x',
-    platctl_version: 'test',
-    resumes: 0,
-    known_durations_ms: {},
-    units,
-  };
+  return runState(units);
 }
 
 async function setup(graph: Graph, completed: readonly string[] = []) {
