@@ -2,6 +2,7 @@
  * `platctl bootstrap`: apply every selected unit in dependency order, as parallel as the graph allows, resumable
  * after a failure or an interruption. `cli/teardown.ts` shares everything here through `runWalkVerb`.
  */
+import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Argv } from 'yargs';
@@ -181,6 +182,21 @@ export async function runWalkVerb(
   // relative --tf-path against each unit's directory.
   const tfPathArg = tools.tfPath.includes('/') ? tf.path : tools.tfPath;
 
+  const unitEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) unitEnv[key] = value;
+  Object.assign(unitEnv, config.terragrunt.env);
+  // tofu warns about a missing CLI config file before printing its version, and terragrunt then fails every unit
+  // with "Unable to parse Terraform version output": say so once, before anything runs.
+  const cliConfig = unitEnv.TF_CLI_CONFIG_FILE;
+  if (cliConfig !== undefined && cliConfig !== '' && !(await isFile(resolve(io.cwd, cliConfig)))) {
+    io.stderr.write(
+      `platctl: TF_CLI_CONFIG_FILE points at ${cliConfig}, which does not exist; every terragrunt run would fail ` +
+        `("Unable to parse Terraform version output"). Nothing was run.\n` +
+        `  hint: create the file, point the variable at an existing one, or unset it.\n`,
+    );
+    return EXIT.refused;
+  }
+
   handleInterruptions();
   const reporter = makeReporter(args, io, paint);
   const failureLines = new Map<UnitId, readonly string[]>();
@@ -191,9 +207,6 @@ export async function runWalkVerb(
     reporter.event(event);
   };
 
-  const unitEnv: Record<string, string> = {};
-  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) unitEnv[key] = value;
-  Object.assign(unitEnv, config.terragrunt.env);
   const parallelismGuess = args.parallelism ?? config.parallelism.apply;
   if (unitEnv.TF_PLUGIN_CACHE_DIR !== undefined && parallelismGuess > 1) {
     const decision = providerCacheDecision({
@@ -291,6 +304,14 @@ export async function runWalkVerb(
  */
 function isLiveTerminal(stream: CliIo['stdout']): boolean {
   return stream.isTTY === true && ((stream as { rows?: number }).rows ?? 0) > 0;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Reporter {

@@ -202,7 +202,7 @@ describe('platctl bootstrap (built CLI, fake terragrunt)', () => {
     expect(result.stderr).toContain('2 units: 2 completed');
   });
 
-  it('refuses before anything runs when terragrunt is missing', async () => {
+  it('refuses before anything runs when terragrunt is missing or tofu cannot start', async () => {
     const box = await sandbox();
     const result = await box.run(['bootstrap'], { PLATCTL_TERRAGRUNT: join(box.root, 'no-such-terragrunt') });
     expect(result.exitCode).toBe(3);
@@ -210,6 +210,11 @@ describe('platctl bootstrap (built CLI, fake terragrunt)', () => {
       /terragrunt ".*no-such-terragrunt" \(from PLATCTL_TERRAGRUNT\) was not found; nothing was run/,
     );
     expect(await readdir(box.root)).not.toContain('.platctl-state.json');
+    // tofu cannot even print its version with a missing CLI config file: every unit would fail.
+    const cliConfig = await box.run(['bootstrap'], { TF_CLI_CONFIG_FILE: join(box.root, 'missing.tfrc') });
+    expect(cliConfig.exitCode).toBe(3);
+    expect(cliConfig.stderr).toContain('TF_CLI_CONFIG_FILE points at');
+    expect(await box.calls()).toEqual([]);
   });
 
   it('redacts secrets in logs', async () => {
