@@ -111,13 +111,23 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     // Siblings every unit may read, and the files cached units depend on, are read with the unit files in one
     // batch, so most units evaluate (or are found unchanged) without waiting.
     const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
-    await files.ensure([
-      ...[...units.values()].flatMap((u) => [
-        u.configFile,
-        ...siblings.map((name) => join(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
-      ]),
-      ...[...candidates.values()].flatMap(recordedFiles),
+    const unitFiles = [...units.values()].flatMap((u) => [
+      u.configFile,
+      ...siblings.map((name) => join(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
     ]);
+    // Read (and hash) first; parse only when some unit has to be evaluated.
+    await files.ensure([...unitFiles, ...[...candidates.values()].flatMap(recordedFiles)], { parse: false });
+    const fresh = new Set(
+      [...units.keys()].filter((id) => {
+        const cached = candidates.get(id);
+        return !(cached && stillValid(cached, host));
+      }),
+    );
+    const freshFiles = [...fresh].flatMap((id) => {
+      const unit = units.get(id);
+      return unit ? [unit.configFile, ...siblings.map((name) => join(unit.absDir, name))] : [];
+    });
+    await files.ensure(freshFiles.filter((path) => host.kind(path) === 'file'));
     // Units are evaluated one after another; one that needs a file not parsed yet (an include, a file read by
     // read_terragrunt_config) waits for it and is evaluated again. Files shared by many units are parsed once,
     // for the first unit that needs them.
@@ -125,7 +135,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       const unit = units.get(id);
       if (!unit) continue;
       const cached = candidates.get(id);
-      if (cached && stillValid(cached, host)) {
+      if (cached && !fresh.has(id)) {
         configs.set(id, cached.config);
         unitCache.keep(unit.configFile, cached, false);
         reused += 1;

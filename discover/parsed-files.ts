@@ -52,6 +52,8 @@ export interface ParsedFilesOptions {
 export class ParsedFiles {
   readonly #files = new Map<string, ParsedFile>();
   readonly #missing = new Set<string>();
+  /** Files read and hashed but not (yet) given their parse. */
+  readonly #read = new Map<string, { content: string; hash: string }>();
   readonly #options: ParsedFilesOptions;
   #pool: HclParserPool | undefined;
   #cache: Map<string, CachedOutcome> | undefined;
@@ -78,21 +80,41 @@ export class ParsedFiles {
     return this.#missing.has(path);
   }
 
-  /** Reads and parses every path not seen yet in this run. */
-  async ensure(paths: Iterable<string>): Promise<void> {
+  /** The content hash of a file read in this run; null when it was missing; undefined when not read yet. */
+  hashOf(path: string): string | null | undefined {
+    const known = this.#files.get(path)?.hash ?? this.#read.get(path)?.hash;
+    if (known !== undefined) return known;
+    return this.#missing.has(path) ? null : undefined;
+  }
+
+  /**
+   * Reads every path not read yet in this run and, unless `parse` is false, gives each its parse (from the cache,
+   * or from the parser). Reading without parsing is enough to check that cached units are still valid, and skips
+   * loading the parse cache when nothing needs evaluating.
+   */
+  async ensure(paths: Iterable<string>, options: { parse?: boolean } = {}): Promise<void> {
     const wanted = [...new Set(paths)].filter((p) => !this.has(p));
     if (wanted.length === 0) return;
-    const cache = await this.#loadCache();
-    const texts = await readAll(wanted);
-    for (const [i, text] of texts.entries()) if (text === undefined) this.#missing.add(wanted[i] ?? '');
-    const toParse: { path: string; content: string; hash: string }[] = [];
-    for (const text of texts) {
-      if (!text) continue;
+    const unread = wanted.filter((p) => !this.#read.has(p));
+    const texts = await readAll(unread);
+    texts.forEach((text, i) => {
+      if (text === undefined) {
+        this.#missing.add(unread[i] ?? '');
+        return;
+      }
       const hash = createHash('sha256').update(text.content).digest('base64url');
       this.#usedHashes.add(hash);
-      const cached = cache.get(hash);
-      if (cached) this.#files.set(text.path, { ...text, hash, outcome: fromCache(cached, text.path) });
-      else toParse.push({ ...text, hash });
+      this.#read.set(text.path, { content: text.content, hash });
+    });
+    if (options.parse === false) return;
+    const cache = await this.#loadCache();
+    const toParse: { path: string; content: string; hash: string }[] = [];
+    for (const path of wanted) {
+      const text = this.#read.get(path);
+      if (!text) continue;
+      const cached = cache.get(text.hash);
+      if (cached) this.#files.set(path, { path, ...text, outcome: fromCache(cached, path) });
+      else toParse.push({ path, ...text });
     }
     if (toParse.length === 0) return;
     // Identical contents (units that only include a shared file are common) are parsed once.

@@ -60,6 +60,7 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
         inputs.files[path] = file?.hash ?? null;
         return file;
       },
+      hashOf: (path) => base.files.hashOf(path),
       positions: (file) => base.files.positions(file),
     },
     kind: (path) => {
@@ -95,7 +96,7 @@ export function recordedFiles(entry: CachedUnit): string[] {
 export function stillValid(entry: CachedUnit, host: EvaluationHost): boolean {
   const { inputs } = entry;
   for (const [path, hash] of Object.entries(inputs.files)) {
-    if ((host.files.get(path)?.hash ?? null) !== hash) return false;
+    if (host.files.hashOf(path) !== hash) return false;
   }
   for (const [path, kind] of Object.entries(inputs.kinds)) if ((host.kind(path) ?? null) !== kind) return false;
   for (const [name, value] of Object.entries(inputs.env)) if ((host.env[name] ?? null) !== value) return false;

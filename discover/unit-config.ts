@@ -62,6 +62,8 @@ export interface FileSource {
   /** True once the path was read (parsed, or found missing). */
   has(path: string): boolean;
   get(path: string): ParsedFile | undefined;
+  /** The content hash of a file read in this run (null: missing; undefined: not read yet). */
+  hashOf(path: string): string | null | undefined;
   positions(file: ParsedFile): readonly BlockPosition[];
 }
 
