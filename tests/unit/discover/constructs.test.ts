@@ -1,0 +1,96 @@
+/** Constructs that need a repository built at test time (a .git directory, environment variables). */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../../../config/schema.js';
+import { discover } from '../../../discover/index.js';
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+function repo(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'platctl-constructs-'));
+  temps.push(root);
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+async function edges(root: string, env: Record<string, string> = {}) {
+  const config = configSchema.parse({ version: 1, environments: { dev: { dir: 'live/dev' } } });
+  const result = await discover({ root, config, env, cacheDir: false });
+  const out: Record<string, string[]> = {};
+  for (const id of result.graph.ids()) out[id] = [...(result.graph.get(id)?.dependencies ?? [])].sort();
+  return { edges: out, problems: result.problems };
+}
+
+describe('discovery constructs', () => {
+  it('get_repo_root finds the .git directory above the unit', async () => {
+    const root = repo({
+      '.git/HEAD': 'ref: refs/heads/main\n',
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl': 'dependency "vpc" {\n  config_path = "${get_repo_root()}/live/dev/vpc"\n}\n',
+    });
+    expect((await edges(root)).edges['dev/app']).toEqual(['dev/vpc']);
+  });
+
+  it('reports get_repo_root outside git as an evaluation error at its line', async () => {
+    const root = repo({
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl': '\ndependency "vpc" {\n  config_path = "${get_repo_root()}/live/dev/vpc"\n}\n',
+    });
+    const { problems } = await edges(root);
+    const problem = problems.find((p) => p.kind === 'evaluation-error');
+    expect(problem?.message).toMatch(/not inside a git repository/);
+    expect(problem?.location?.line).toBe(3);
+  });
+
+  it('feature flags: the default, overridden by TG_FEATURE', async () => {
+    const root = repo({
+      'live/dev/old/terragrunt.hcl': '',
+      'live/dev/new/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl':
+        'feature "v2" {\n  default = false\n}\n\ndependency "db" {\n  config_path = feature.v2.value ? "../new" : "../old"\n}\n',
+    });
+    expect((await edges(root)).edges['dev/app']).toEqual(['dev/old']);
+    expect((await edges(root, { TG_FEATURE: 'v2=true' })).edges['dev/app']).toEqual(['dev/new']);
+  });
+
+  it('a bare include works, with path_relative_to_include()', async () => {
+    const root = repo({
+      'live/common.hcl':
+        'dependencies {\n  paths = ["${get_parent_terragrunt_dir()}/${path_relative_to_include()}/../vpc"]\n}\n',
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl': 'include {\n  path = find_in_parent_folders("common.hcl")\n}\n',
+    });
+    const result = await edges(root);
+    // live/ + dev/app + /../vpc
+    expect(result.problems).toEqual([]);
+    expect(result.edges['dev/app']).toEqual(['dev/vpc']);
+  });
+
+  it('a unit may not include a file that includes another', async () => {
+    const root = repo({
+      'live/a.hcl': 'include "b" {\n  path = "b.hcl"\n}\n',
+      'live/b.hcl': '',
+      'live/dev/app/terragrunt.hcl': 'include "a" {\n  path = find_in_parent_folders("a.hcl")\n}\n',
+    });
+    const { problems } = await edges(root);
+    expect(problems[0]?.kind).toBe('include-error');
+    expect(problems[0]?.message).toMatch(/only one level of includes/);
+  });
+
+  it('locals that refer to each other in a cycle are reported with the chain', async () => {
+    const root = repo({
+      'live/dev/app/terragrunt.hcl':
+        'locals {\n  a = local.b\n  b = local.a\n}\n\ndependency "x" {\n  config_path = local.a\n}\n',
+    });
+    const { problems } = await edges(root);
+    expect(problems[0]?.message).toMatch(/cycle among locals: local\.a -> local\.b -> local\.a/);
+  });
+});
