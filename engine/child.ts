@@ -8,6 +8,7 @@
  * tofu runs provider plugins; signalling only the leader would orphan them.
  */
 import { execa } from 'execa';
+import type { OutputStream } from './executor.js';
 import type { ProcessGroups } from './processes.js';
 
 export interface ChildSpec {
@@ -22,8 +23,8 @@ export interface ChildSpec {
   readonly graceMs: number;
   /** Aborting it interrupts the child the same way a timeout does. */
   readonly signal?: AbortSignal;
-  /** Each line of stdout and stderr (interleaved as they arrive), without its line break. */
-  readonly onLine: (line: string) => void;
+  /** Each line of stdout and stderr (interleaved as they arrive), without its line break, and its stream. */
+  readonly onLine: (line: string, stream: OutputStream) => void;
   readonly onSpawn?: (pid: number) => void;
 }
 
@@ -41,10 +42,11 @@ const PIPE_DRAIN_MS = 2000;
 /** Runs one child to its end; never throws for anything the child does. */
 export async function runChild(spec: ChildSpec, groups: ProcessGroups): Promise<ChildResult> {
   // A transform that yields nothing: each line goes to onLine and nothing accumulates in execa's streams.
-  // eslint-disable-next-line require-yield -- swallowing the lines is the point
-  const forward = function* (line: unknown): Generator<never, void, unknown> {
-    spec.onLine(String(line));
-  };
+  const forward = (stream: OutputStream) =>
+    // eslint-disable-next-line require-yield -- swallowing the lines is the point
+    function* (line: unknown): Generator<never, void, unknown> {
+      spec.onLine(String(line), stream);
+    };
   const subprocess = execa(spec.file, [...spec.args], {
     cwd: spec.cwd,
     env: { ...spec.env },
@@ -54,8 +56,8 @@ export async function runChild(spec: ChildSpec, groups: ProcessGroups): Promise<
     // execa's exit cleanup signals only the leader; the registry kills whole groups instead.
     cleanup: false,
     stdin: 'ignore',
-    stdout: [forward],
-    stderr: [forward],
+    stdout: [forward('stdout')],
+    stderr: [forward('stderr')],
     buffer: false,
     reject: false,
   });

@@ -20,10 +20,13 @@ export interface UnitJob {
   readonly timeoutMs: number;
 }
 
+/** Which of the unit's output streams a line came from. */
+export type OutputStream = 'stdout' | 'stderr';
+
 /** Where a running unit's output goes (the unit's log file, redacted). */
 export interface UnitOutput {
-  /** One line of the unit's output, without its line break. */
-  line(text: string): void;
+  /** One line of the unit's output, without its line break; `stream` when the executor knows it. */
+  line(text: string, stream?: OutputStream): void;
 }
 
 /** What the executor tells the walk while a unit runs. */

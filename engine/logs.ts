@@ -9,7 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { UnitId } from './graph.js';
-import type { UnitOutput } from './executor.js';
+import type { OutputStream, UnitOutput } from './executor.js';
 import type { Redactor } from './redact.js';
 import { stripAnsi } from './redact.js';
 
@@ -59,6 +59,12 @@ export class UnitLog implements UnitOutput {
   readonly #stream: WriteStream;
   readonly #redactor: Redactor;
   readonly #tail: string[] = [];
+  /**
+   * stderr's own tail. stdout and stderr arrive through two pipes, and on a loaded machine the end of stdout (tofu's
+   * plan) can be read after stderr (where Terragrunt and tofu print the error), so "the last lines" of the two
+   * interleaved would show the plan and hide the cause. The error is always the end of stderr.
+   */
+  readonly #stderrTail: string[] = [];
   #closed = false;
 
   private constructor(stream: WriteStream, redactor: Redactor) {
@@ -86,30 +92,38 @@ export class UnitLog implements UnitOutput {
     return log;
   }
 
-  line(text: string): void {
+  line(text: string, stream?: OutputStream): void {
     if (this.#closed) return;
     const clean = this.#redactor.line(stripAnsi(text).replace(/\r$/, ''));
     this.#stream.write(`${clean}\n`);
     if (clean.trim() === '') return;
-    this.#tail.push(clean);
-    if (this.#tail.length > TAIL_LINES) this.#tail.shift();
+    for (const tail of stream === 'stderr' ? [this.#tail, this.#stderrTail] : [this.#tail]) {
+      tail.push(clean);
+      if (tail.length > TAIL_LINES) tail.shift();
+    }
   }
 
-  /** The last non-empty lines written (redacted). */
+  /** The tail that explains a failure: stderr's when the unit wrote to it (see #stderrTail), else everything's. */
+  #failureTail(): readonly string[] {
+    return this.#stderrTail.length > 0 ? this.#stderrTail : this.#tail;
+  }
+
+  /** The last non-empty lines written (redacted); of stderr, when the unit wrote any there. */
   lastLines(count: number): string[] {
-    return this.#tail.slice(-count);
+    return this.#failureTail().slice(-count);
   }
 
   /**
    * The most telling line for a one-line error: the last one that mentions an error (Terraform prints
-   * `Error: ...` followed by detail lines), else the last line.
+   * `Error: ...` followed by detail lines), else the last line; searched in stderr when the unit wrote any there.
    */
   errorLine(): string | undefined {
-    for (let i = this.#tail.length - 1; i >= 0; i -= 1) {
-      const line = this.#tail[i] ?? '';
+    const tail = this.#failureTail();
+    for (let i = tail.length - 1; i >= 0; i -= 1) {
+      const line = tail[i] ?? '';
       if (/\berror\b/i.test(line)) return line.replace(/^[\s│╷╵|]+/, '').trim();
     }
-    return this.#tail[this.#tail.length - 1]?.trim();
+    return tail[tail.length - 1]?.trim();
   }
 
   /** Writes the footer and closes the file. */

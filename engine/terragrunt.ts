@@ -77,7 +77,7 @@ export class TerragruntExecutor implements Executor {
         timeoutMs: job.timeoutMs,
         graceMs: this.#settings.graceMs,
         signal: hooks.signal,
-        onLine: (line) => hooks.output.line(line),
+        onLine: (line, stream) => hooks.output.line(line, stream),
         ...(hooks.onSpawn ? { onSpawn: hooks.onSpawn } : {}),
       },
       this.#groups,
