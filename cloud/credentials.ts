@@ -30,6 +30,35 @@ export interface AwsTarget {
 /** Re-resolve credentials this long before they expire, so a request never leaves with credentials about to lapse. */
 const REFRESH_MARGIN_MS = 5 * 60_000;
 
+/** How long one call made while resolving credentials (SSO, AssumeRole of a role_arn profile) may take by default. */
+export const PROVIDER_REQUEST_TIMEOUT_MS = 10_000;
+
+/** Limits for the calls the SDK's providers make on their own (they take no abort signal). */
+export interface ProviderCallLimits {
+  /** Per request; an endpoint that accepts and never answers is dropped after this (default 10 s). */
+  readonly requestTimeoutMs?: number | undefined;
+  /** Attempts per call (default 2). */
+  readonly maxAttempts?: number | undefined;
+}
+
+/**
+ * The `clientConfig` of the SDK's credential and token providers. Their requests cannot be aborted from outside, and
+ * the SDK only warns about a request past `requestTimeout` unless told to throw: without this, a black-holed SSO or
+ * STS endpoint keeps a finished `platctl validate` alive for minutes after its verdict.
+ */
+export function providerClientConfig(region: string, limits: ProviderCallLimits = {}) {
+  const requestTimeout = limits.requestTimeoutMs ?? PROVIDER_REQUEST_TIMEOUT_MS;
+  return {
+    region,
+    maxAttempts: limits.maxAttempts ?? 2,
+    requestHandler: {
+      connectionTimeout: Math.min(requestTimeout, 5_000),
+      requestTimeout,
+      throwOnRequestTimeout: true,
+    },
+  };
+}
+
 /** The profile a target resolves through, if any. */
 export function effectiveProfile(target: AwsTarget, env: EnvVars): string | undefined {
   return target.profile ?? (env.AWS_PROFILE || undefined);
@@ -40,7 +69,11 @@ export function effectiveProfile(target: AwsTarget, env: EnvVars): string | unde
  * touch AWS do not pay for it. Results are memoized until shortly before they expire, so the several clients of
  * one environment share one SSO/STS round trip; a failure is not memoized.
  */
-export async function createCredentialProvider(target: AwsTarget, env: EnvVars): Promise<CredentialProvider> {
+export async function createCredentialProvider(
+  target: AwsTarget,
+  env: EnvVars,
+  limits: ProviderCallLimits = {},
+): Promise<CredentialProvider> {
   const profile = effectiveProfile(target, env);
   const { configFile, credentialsFile } = awsFilePaths(env);
   let source: CredentialProvider;
@@ -52,7 +85,7 @@ export async function createCredentialProvider(target: AwsTarget, env: EnvVars):
       configFilepath: configFile,
       // The provider is memoized here; the SDK's own file cache would hide a config edited since the last read.
       ignoreCache: true,
-      clientConfig: { region: target.region },
+      clientConfig: providerClientConfig(target.region, limits),
     });
   } else if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
     const expiration = env.AWS_CREDENTIAL_EXPIRATION ? new Date(env.AWS_CREDENTIAL_EXPIRATION) : undefined;
@@ -70,7 +103,7 @@ export async function createCredentialProvider(target: AwsTarget, env: EnvVars):
       filepath: credentialsFile,
       configFilepath: configFile,
       ignoreCache: true,
-      clientConfig: { region: target.region },
+      clientConfig: providerClientConfig(target.region, limits),
     });
   }
   return memoizeCredentials(source);
@@ -151,6 +184,8 @@ export interface PreflightOptions {
    * stand in for IAM Identity Center; defaults to `@aws-sdk/token-providers`' `fromSso`.
    */
   readonly ssoToken?: (profile: string) => Promise<{ expiration?: Date }>;
+  /** Limits for the SSO token refresh the default `ssoToken` may make. */
+  readonly providerLimits?: ProviderCallLimits;
 }
 
 /**
@@ -279,7 +314,7 @@ async function defaultSsoToken(
       filepath: credentialsFile,
       configFilepath: configFile,
       ignoreCache: true,
-      clientConfig: { region: options.target.region },
+      clientConfig: providerClientConfig(options.target.region, options.providerLimits),
     })();
 }
 

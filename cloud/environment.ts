@@ -9,7 +9,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { STSClient } from '@aws-sdk/client-sts';
 import type { EnvironmentConfig } from '../config/schema.js';
 import { describeAwsError, isAuthError, loginHint } from './auth-errors.js';
-import type { CallerIdentity, CredentialProvider, PreflightResult } from './credentials.js';
+import type { CallerIdentity, CredentialProvider, PreflightResult, ProviderCallLimits } from './credentials.js';
 import { createCredentialProvider, effectiveProfile, preflightCredentials } from './credentials.js';
 import type { EnvVars } from './env.js';
 import { endpointFor } from './env.js';
@@ -43,8 +43,11 @@ export interface EnvCloud {
   readonly region: string | undefined;
   /** Credentials of this environment (memoized); fails like the preflight when there are none. */
   credentials(): Promise<CloudResult<CredentialProvider>>;
-  /** Resolve credentials, check SSO/credential expiry against `budgetMs`, GetCallerIdentity, compare account_id. */
-  preflight(budgetMs: number): Promise<PreflightResult>;
+  /**
+   * Resolve credentials, check SSO/credential expiry against `budgetMs`, GetCallerIdentity, compare account_id.
+   * `signal` aborts the STS call: a request left running after a timeout keeps the process alive.
+   */
+  preflight(budgetMs: number, signal?: AbortSignal): Promise<PreflightResult>;
   /** STS AssumeRole (900 s) of `roleArn`; passes without a call when the caller already is that role. */
   assumeRole(roleArn: string, signal?: AbortSignal): Promise<CloudResult<{ arn: string; note?: string }>>;
   /** HeadBucket + ListObjectsV2 (one key): the bucket exists and its keys can be listed. */
@@ -66,6 +69,11 @@ export interface EnvCloudOptions {
   readonly now?: () => number;
   /** Attempts per AWS call (default 2: a health probe should fail fast rather than back off for long). */
   readonly maxAttempts?: number;
+  /**
+   * Per-request timeout of the calls made while resolving credentials, which no check's signal can abort (default 10 s,
+   * `PROVIDER_REQUEST_TIMEOUT_MS`); validate passes its check timeout.
+   */
+  readonly providerRequestTimeoutMs?: number;
 }
 
 /** Builds the cloud access of one environment. */
@@ -107,7 +115,11 @@ class AwsEnvCloud implements EnvCloud {
       }
       try {
         return ok(
-          await createCredentialProvider({ profile: this.#options.settings.aws?.profile, region }, this.#options.env),
+          await createCredentialProvider(
+            { profile: this.#options.settings.aws?.profile, region },
+            this.#options.env,
+            this.#providerLimits(),
+          ),
         );
       } catch (error) {
         return this.#awsFailure(error, 'resolving credentials');
@@ -116,7 +128,7 @@ class AwsEnvCloud implements EnvCloud {
     return this.#provider;
   }
 
-  async preflight(budgetMs: number): Promise<PreflightResult> {
+  async preflight(budgetMs: number, signal?: AbortSignal): Promise<PreflightResult> {
     const aws = this.#options.settings.aws;
     if (!aws) {
       return {
@@ -136,12 +148,13 @@ class AwsEnvCloud implements EnvCloud {
       env: this.#options.env,
       now: this.#now,
       provider: provider.value,
+      providerLimits: this.#providerLimits(),
       callerIdentity: async () => {
         const [{ GetCallerIdentityCommand }, sts] = await Promise.all([
           import('@aws-sdk/client-sts'),
           this.#stsClient(),
         ]);
-        const answer = await sts.send(new GetCallerIdentityCommand({}));
+        const answer = await sts.send(new GetCallerIdentityCommand({}), signal ? { abortSignal: signal } : {});
         return { account: answer.Account ?? '', arn: answer.Arn ?? '', userId: answer.UserId ?? '' };
       },
     });
@@ -291,6 +304,13 @@ class AwsEnvCloud implements EnvCloud {
         now: this.#now,
       }),
     );
+  }
+
+  #providerLimits(): ProviderCallLimits {
+    return {
+      requestTimeoutMs: this.#options.providerRequestTimeoutMs,
+      maxAttempts: this.#options.maxAttempts,
+    };
   }
 
   async #clientConfig(serviceId: string, region: string | undefined) {

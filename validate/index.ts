@@ -9,7 +9,7 @@ import type { PlatctlConfig } from '../config/schema.js';
 import type { ValidateDeps } from './deps.js';
 import { commandRunner, dnsResolver } from './deps.js';
 import type { PlanInput } from './plan.js';
-import { planChecks } from './plan.js';
+import { DEFAULT_CHECK_TIMEOUT_MS, planChecks } from './plan.js';
 import { runChecks } from './run.js';
 import type { CheckResult, ValidateReport } from './types.js';
 
@@ -63,7 +63,9 @@ export function createValidateDeps(options: DefaultDepsOptions): ValidateDeps {
     cloud: (envName) => {
       const settings = options.config.environments[envName];
       if (!settings) throw new Error(`validate: unknown environment ${envName}`);
-      return createEnvCloud({ envName, settings, env: options.env, now });
+      // Calls made while resolving credentials cannot be aborted: they must not outlive a check's timeout.
+      const providerRequestTimeoutMs = options.config.validate.timeout ?? DEFAULT_CHECK_TIMEOUT_MS;
+      return createEnvCloud({ envName, settings, env: options.env, now, providerRequestTimeoutMs });
     },
     fetch: options.fetch ?? fetch,
     resolveNs: dnsResolver(options.dnsServers),

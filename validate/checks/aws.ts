@@ -13,7 +13,7 @@ import { error, fail, fromCloudFailure, pass } from './context.js';
 
 export async function checkCredentials(env: string, ctx: CheckContext): Promise<CheckOutcome> {
   const cloud = ctx.cloud(env);
-  const result = await cloud.preflight(ctx.budgetMs);
+  const result = await cloud.preflight(ctx.budgetMs, ctx.signal);
   if (!result.ok) {
     const status = result.reason === 'error' ? 'error' : 'fail';
     return { status, message: result.message, ...(result.hint !== undefined ? { hint: result.hint } : {}) };
