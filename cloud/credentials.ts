@@ -200,7 +200,10 @@ export async function preflightCredentials(options: PreflightOptions): Promise<P
   if (profile !== undefined) {
     const sso = await ssoProfile(profile, env);
     if (sso) {
-      const expiry = await ssoExpiry(sso.session, sso.cacheKey, profile, options);
+      // A role_arn profile may get its session from a source_profile: the token provider and `aws sso login` both
+      // need the profile that holds the SSO settings (the SDK refuses the role profile: no sso_session).
+      const ssoName = sso.profile;
+      const expiry = await ssoExpiry(sso.session, sso.cacheKey, ssoName, options);
       if (!expiry.ok) return expiry;
       ssoExpiresAt = expiry.expiresAt;
       const left = expiry.expiresAt.getTime() - now();
@@ -208,16 +211,16 @@ export async function preflightCredentials(options: PreflightOptions): Promise<P
         return {
           ok: false,
           reason: 'sso-expired',
-          message: `the SSO session of profile ${profile} expired at ${expiry.expiresAt.toISOString()}`,
-          hint: loginHint(profile),
+          message: `the SSO session of profile ${ssoName} expired at ${expiry.expiresAt.toISOString()}`,
+          hint: loginHint(ssoName),
         };
       }
       if (left < budgetMs) {
         return {
           ok: false,
           reason: 'sso-expiring',
-          message: `the SSO session of profile ${profile} ends in ${formatMinutes(left)}, before this command's ${budgetText} budget`,
-          hint: loginHint(profile),
+          message: `the SSO session of profile ${ssoName} ends in ${formatMinutes(left)}, before this command's ${budgetText} budget`,
+          hint: loginHint(ssoName),
         };
       }
     }

@@ -168,6 +168,42 @@ describe('preflightCredentials', () => {
     expect(short).toMatchObject({ ok: false, reason: 'sso-expiring' });
   });
 
+  it('measures a role_arn profile by the SSO session of its source_profile, and names that profile to log in', async () => {
+    writeAwsConfig(
+      [
+        '[profile dev]',
+        'sso_session = corp',
+        'sso_account_id = 111111111111',
+        'sso_role_name = Admin',
+        '[sso-session corp]',
+        'sso_start_url = https://corp.awsapps.com/start',
+        'sso_region = eu-west-1',
+        '[profile deployer]',
+        'role_arn = arn:aws:iam::111111111111:role/Deployer',
+        'source_profile = dev',
+      ].join('\n'),
+    );
+    // The real token provider, reading a valid cached token (the SDK finds the cache below the process's HOME).
+    const expiresAt = new Date(Date.now() + 2 * 60 * 60_000);
+    writeSsoCache('corp', {
+      accessToken: 'secret',
+      expiresAt: expiresAt.toISOString(),
+      region: 'eu-west-1',
+      startUrl: 'https://corp.awsapps.com/start',
+    });
+    vi.stubEnv('HOME', home);
+    const deployer = { profile: 'deployer', region: 'eu-west-1' };
+    const result = await preflightCredentials(options({ target: deployer, now: Date.now }));
+    expect(result).toMatchObject({ ok: true });
+    expect(result.ok && result.ssoExpiresAt?.toISOString()).toBe(expiresAt.toISOString());
+
+    const expired = await preflightCredentials(
+      options({ target: deployer, ssoToken: () => Promise.resolve({ expiration: new Date(NOW - 60_000) }) }),
+    );
+    // `aws sso login` needs the profile that holds the SSO settings, not the role profile.
+    expect(expired).toMatchObject({ ok: false, reason: 'sso-expired', hint: 'run `aws sso login --profile dev`' });
+  });
+
   it('maps the SDK provider errors of an expired SSO session to one message with the login command', async () => {
     writeAwsConfig('[profile dev]\nregion = eu-west-1\n');
     const error = Object.assign(
