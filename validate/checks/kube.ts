@@ -70,7 +70,9 @@ function nodeName(node: KubeObject): string {
 
 /**
  * The `kubectl rollout status` rule for a DaemonSet (gitops-engine health_daemonset): the controller has seen the
- * current generation, and every desired pod is updated and available. OnDelete updates only need the generation.
+ * current generation, and every desired pod is updated and available. With the OnDelete strategy pods take a new
+ * template only when deleted, so the update count is not required; availability still is (rollout status stops at
+ * the generation there because it tracks a rollout, while this asks whether the agent runs on every node).
  */
 export function daemonSetProblem(ds: KubeDaemonSet): string | undefined {
   const generation = ds.metadata?.generation ?? 0;
@@ -79,10 +81,11 @@ export function daemonSetProblem(ds: KubeDaemonSet): string | undefined {
   if (generation > observed) return `the controller has not observed generation ${generation} yet (at ${observed})`;
   const desired = status.desiredNumberScheduled ?? 0;
   if (desired === 0) return 'no pods scheduled (no nodes, or parked)';
-  if (ds.spec?.updateStrategy?.type === 'OnDelete') return undefined;
   const updated = status.updatedNumberScheduled ?? 0;
   const available = status.numberAvailable ?? 0;
-  if (updated < desired) return `${countOf(updated, desired)} pods updated to the current spec`;
+  if (ds.spec?.updateStrategy?.type !== 'OnDelete' && updated < desired) {
+    return `${countOf(updated, desired)} pods updated to the current spec`;
+  }
   if (available < desired) return `${countOf(available, desired)} pods available`;
   return undefined;
 }

@@ -110,6 +110,18 @@ describe('cilium_agent', () => {
     );
   });
 
+  it('with the OnDelete strategy exempts only the update count: unavailable pods still fail', () => {
+    const onDelete = (counts: Parameters<typeof fixtureDaemonSet>[2]) => {
+      const ds = fixtureDaemonSet('kube-system', 'cilium', counts);
+      (ds.spec as { updateStrategy: { type: string } }).updateStrategy.type = 'OnDelete';
+      return ds as never;
+    };
+    // Pods wait for a manual delete to pick up a new template: not a health problem.
+    expect(daemonSetProblem(onDelete({ desired: 3, updated: 1 }))).toBeUndefined();
+    // Pods that are not available are, whatever the update strategy.
+    expect(daemonSetProblem(onDelete({ desired: 3, available: 1 }))).toBe('1 of 3 pods available');
+  });
+
   it('passes a fully available agent and fails a missing one', async () => {
     const good = await checkCiliumAgent(
       'platform',
