@@ -131,7 +131,12 @@ export async function checkArgocdApps(env: string, ctx: CheckContext): Promise<C
     }
     return fromCloudFailure(apps, ['unreachable', 'timeout']);
   }
-  if (apps.value.length === 0) return pass(`no Applications in namespace ${ARGOCD_NAMESPACE}`);
+  if (apps.value.length === 0) {
+    // Like a cluster without nodes: an empty list proves nothing, and usually means the root Application is gone.
+    return fail(`no Applications in namespace ${ARGOCD_NAMESPACE}: ArgoCD deploys nothing`, {
+      hint: 'apply the root Application (app of apps), or check that ArgoCD watches this namespace',
+    });
+  }
   const bad = apps.value
     .map((app) => ({ name: app.metadata?.name ?? '(unnamed)', status: (app.status ?? {}) as ApplicationStatus }))
     .filter(({ status }) => status.sync?.status !== 'Synced' || status.health?.status !== 'Healthy');

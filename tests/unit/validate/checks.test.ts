@@ -168,6 +168,14 @@ describe('argocd_apps', () => {
     ]);
   });
 
+  it('fails when there is no Application at all: nothing deployed is nothing verified', async () => {
+    const outcome = await checkArgocdApps('platform', ctx(kube({ apps: [] })));
+    expect(outcome).toMatchObject({
+      status: 'fail',
+      message: 'no Applications in namespace argocd: ArgoCD deploys nothing',
+    });
+  });
+
   it('passes when all are Synced and Healthy', async () => {
     const outcome = await checkArgocdApps(
       'platform',
