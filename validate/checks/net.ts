@@ -100,7 +100,10 @@ export async function checkTailscale(
   if (status.Self && status.Self.Online === false) return fail('tailscale is Running but this node is offline');
   const all = Object.values(status.Peer ?? {});
   const missing = peers.filter((wanted) => !all.some((peer) => peerMatches(peer, wanted)));
-  const offline = peers.filter((wanted) => all.some((peer) => peerMatches(peer, wanted) && peer.Online !== true));
+  // Online when any matching node is: a re-registered machine keeps its host name, its old node lingers offline.
+  const offline = peers.filter(
+    (wanted) => !missing.includes(wanted) && !all.some((peer) => peerMatches(peer, wanted) && peer.Online === true),
+  );
   if (missing.length > 0 || offline.length > 0) {
     const parts = [
       offline.length > 0 ? `offline: ${listNames(offline)}` : undefined,

@@ -285,6 +285,33 @@ describe('tailscale', () => {
     });
   });
 
+  it('a peer re-registered under the same host name is online when its current node is', async () => {
+    // A rebuilt bastion joins as a new node; the old one lingers offline until it is removed or its key expires.
+    const status = {
+      BackendState: 'Running',
+      Self: { HostName: 'ci-runner', Online: true },
+      Peer: {
+        'nodekey:old': { HostName: 'platform-bastion', DNSName: 'platform-bastion.tail1234.ts.net.', Online: false },
+        'nodekey:new': { HostName: 'platform-bastion', DNSName: 'platform-bastion-1.tail1234.ts.net.', Online: true },
+        'nodekey:gone': { HostName: 'subnet-router', DNSName: 'subnet-router.tail1234.ts.net.', Online: false },
+      },
+    };
+    const deps = fakeDeps(
+      {},
+      {
+        runCommand: () => Promise.resolve({ type: 'exited', exitCode: 0, stdout: JSON.stringify(status), stderr: '' }),
+      },
+    );
+    expect(await checkTailscale('tailscale', ['platform-bastion'], ctx({}, {}, deps))).toEqual({
+      status: 'pass',
+      message: 'Running, 1 peers online',
+    });
+    expect(await checkTailscale('tailscale', ['platform-bastion', 'subnet-router'], ctx({}, {}, deps))).toEqual({
+      status: 'fail',
+      message: 'tailscale peers offline: subnet-router',
+    });
+  });
+
   it('fails a stopped daemon and explains a missing binary', async () => {
     vi.stubEnv('FAKE_TAILSCALE_STATUS', join(FIXTURES, 'tailscale-stopped.json'));
     const stopped = await checkTailscale(script, [], realCtx());
