@@ -126,7 +126,8 @@ export async function runChecks(options: RunOptions): Promise<ValidateReport> {
 
   const checks = await Promise.all(options.checks.map((check) => resultOf(check.id)));
   return {
-    healthy: !checks.some((c) => UNHEALTHY.has(c.status)),
+    // An interrupted run skipped checks it never made: it cannot vouch for the platform.
+    healthy: options.signal?.aborted !== true && !checks.some((c) => UNHEALTHY.has(c.status)),
     checks,
     durationMs: Math.max(0, deps.now() - started),
   };

@@ -177,6 +177,31 @@ describe('runChecks', () => {
     });
   });
 
+  it('an interrupted run is never reported healthy, even when nothing it finished failed', async () => {
+    const plan = planChecks({ config: makeConfig(), units: stateUnits(3) });
+    if (!plan.ok) throw new Error(plan.message);
+    const interrupt = new AbortController();
+    const cloud = fakeCloud('platform', {
+      preflight: () => {
+        // Ctrl-C (or cron's SIGTERM) arrives while the first check is answering.
+        interrupt.abort();
+        return Promise.resolve({
+          ok: true as const,
+          identity: { account: '111111111111', arn: 'arn:aws:sts::111111111111:assumed-role/Admin/me', userId: 'u' },
+        });
+      },
+    });
+    const report = await runChecks({
+      checks: plan.checks,
+      deps: fakeDeps({ platform: cloud }),
+      concurrency: 8,
+      signal: interrupt.signal,
+    });
+    expect(report.checks.filter((c) => c.status === 'fail' || c.status === 'error')).toEqual([]);
+    expect(report.checks.filter((c) => c.message === 'skipped: interrupted').length).toBeGreaterThan(0);
+    expect(report.healthy).toBe(false);
+  });
+
   it('reports a crashing check as an error instead of failing the run', async () => {
     const { status, report } = await run({}, { checkBucket: () => Promise.reject(new Error('boom')) });
     expect(status['iam/state_bucket:platform']).toBe('error');
