@@ -327,7 +327,8 @@ function credentialFailure(
   fallback: PreflightFailureReason,
 ): PreflightResult & { ok: false } {
   const text = describeAwsError(error);
-  const sso = error instanceof Error && /sso/i.test(error.message);
+  // The SDK's SSO errors say so; the profile's own name ("corp-sso") must not make any error look like one.
+  const sso = error instanceof Error && /sso/i.test(profile ? error.message.split(profile).join('') : error.message);
   if (sso) {
     return { ok: false, reason: 'sso-expired', message: text, hint: loginHint(profile) };
   }

@@ -216,6 +216,19 @@ describe('preflightCredentials', () => {
     expect(result).toMatchObject({ ok: false, reason: 'sso-expired', hint: 'run `aws sso login --profile dev`' });
   });
 
+  it('does not take a missing profile for an SSO problem because its name contains "sso"', async () => {
+    writeAwsConfig('[profile other]\nregion = eu-west-1\n');
+    const missing = Object.assign(
+      new Error('Could not resolve credentials using profile: [corp-sso] in configuration/credentials file(s).'),
+      { name: 'CredentialsProviderError', tryNextLink: true },
+    );
+    const result = await preflightCredentials(
+      options({ target: { profile: 'corp-sso', region: 'eu-west-1' }, provider: () => Promise.reject(missing) }),
+    );
+    expect(result).toMatchObject({ ok: false, reason: 'credentials-unavailable' });
+    expect(!result.ok && result.hint).toMatch(/^check profile corp-sso in the AWS config/);
+  });
+
   it('fails credentials that expire within the budget', async () => {
     writeAwsConfig('[profile dev]\nregion = eu-west-1\n');
     const result = await preflightCredentials(
