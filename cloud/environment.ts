@@ -362,7 +362,13 @@ class AwsEnvCloud implements EnvCloud {
           this.#clientConfig('S3', region),
         ]);
         // Emulators answer on one host; virtual-hosted bucket names would need DNS for <bucket>.localhost.
-        return new S3Client({ ...config, forcePathStyle: config.endpoint !== undefined });
+        // A bucket outside the environment's region answers 301 until asked in its own region: follow it, or a
+        // state bucket elsewhere fails phase 1 ("Unknown (HTTP 301)") and skips the whole environment.
+        return new S3Client({
+          ...config,
+          forcePathStyle: config.endpoint !== undefined,
+          followRegionRedirects: true,
+        });
       })();
       client.catch(() => this.#s3.delete(key));
       this.#s3.set(key, client);
