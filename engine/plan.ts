@@ -103,8 +103,10 @@ export function planRun(input: {
   let kept: UnitId[] = [];
   let walkGraph = scope;
   if (command === 'teardown') {
-    const floor = scope.ids().filter((id) => config.units[id]?.teardown_skip === true);
-    const keptSet = new Set([...floor, ...transitiveDependencies(scope, floor)]);
+    // The floor is computed on the whole graph: a unit the floor needs stays even when the floor unit itself is
+    // outside the selection (`--unit`, `--env`), or the selection would destroy what the floor stands on.
+    const floor = graph.ids().filter((id) => config.units[id]?.teardown_skip === true);
+    const keptSet = new Set([...floor, ...transitiveDependencies(graph, floor)].filter((id) => scope.has(id)));
     kept = [...keptSet].sort(compareIds);
     walkGraph = reverse(
       subgraph(

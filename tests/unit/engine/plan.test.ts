@@ -51,6 +51,34 @@ describe('planRun', () => {
     ]);
   });
 
+  it('keeps what the floor depends on even when the floor unit itself is outside the selection', () => {
+    // platform/iam (teardown_skip) needs platform/kms and preprod/kms: neither may ever be destroyed, whether the
+    // selection names them alone, picks their environment, or reaches them through --with-deps.
+    const floorDeps = graphOf([
+      ['platform/iam', 'platform/kms'],
+      ['platform/iam', 'preprod/kms'],
+      ['platform/vpc', 'platform/iam'],
+      ['preprod/app', 'preprod/kms'],
+    ]);
+    const plan = (selection: { env: string[]; unit: string[]; withDeps: boolean }) => {
+      const planned = planRun({ command: 'teardown', graph: floorDeps, config, selection });
+      if (planned.type !== 'ok') throw new Error(planned.message);
+      return { destroyed: planned.plan.walkGraph.ids(), kept: planned.plan.kept };
+    };
+    expect(plan({ env: [], unit: ['platform/kms'], withDeps: false })).toEqual({
+      destroyed: [],
+      kept: ['platform/kms'],
+    });
+    expect(plan({ env: ['preprod'], unit: [], withDeps: false })).toEqual({
+      destroyed: ['preprod/app'],
+      kept: ['preprod/kms'],
+    });
+    expect(plan({ env: [], unit: ['preprod/kms'], withDeps: true })).toEqual({
+      destroyed: ['platform/vpc', 'preprod/app'],
+      kept: ['platform/iam', 'preprod/kms'],
+    });
+  });
+
   it('selects with --unit, adding dependencies for bootstrap and dependents for teardown with --with-deps', () => {
     const ids = (command: 'bootstrap' | 'teardown', unit: string[], withDeps: boolean): string[] => {
       const planned = planRun({ command, graph, config, selection: { env: [], unit, withDeps } });
