@@ -252,7 +252,11 @@ function kubeFailure(
     const suffix = detail ? `: ${detail}` : '';
     if (code === 404) return failure('not-found', `${what} not found${suffix}`);
     if (code === 401) {
-      return failure('auth', `the API server rejected the credentials (401) reading ${what}${suffix}`);
+      return failure(
+        'unauthorized',
+        `the API server rejected the credentials (401) reading ${what}${suffix}`,
+        'give this principal an EKS access entry (or an aws-auth mapping) on the cluster; with kubeconfig_context, check that context user',
+      );
     }
     if (code === 403) return failure('forbidden', `not allowed to read ${what} (403)${suffix}`);
     return failure('error', `reading ${what} failed with HTTP ${code}${suffix}`);

@@ -4,8 +4,13 @@
  */
 
 export type CloudFailureReason =
-  /** Credentials missing, expired or rejected: the fix is a login, not a retry. */
+  /** AWS credentials missing, expired or rejected: the fix is a login, not a retry. */
   | 'auth'
+  /**
+   * The Kubernetes API server answered 401 to a token (no EKS access entry for the principal, a stale kubeconfig
+   * user). Not `auth`: AWS may well accept the same credentials, so nothing else of the environment is affected.
+   */
+  | 'unauthorized'
   /** HTTP 403 / AccessDenied: the principal lacks a permission. */
   | 'forbidden'
   /** The thing asked about does not exist. */

@@ -357,6 +357,31 @@ describe('platctl validate', () => {
     });
   });
 
+  it('a cluster that rejects the token fails the cluster gate only: S3 is still checked', async () => {
+    await seed();
+    kube.fail = () => ({ code: 401, message: 'Unauthorized' });
+    try {
+      // One check at a time: the gate runs before the state checks that could be swept away with it.
+      const { run, status, byId } = await validateJson(['--concurrency', '1']);
+      expect(run.code).toBe(1);
+      expect(status).toMatchObject({
+        'cluster/api:platform': 'error',
+        'unit/eks_cluster:platform/eks': 'skip<-cluster/api:platform',
+        'unit/cilium_agent:platform/cilium': 'skip<-cluster/api:platform',
+        'gateway/status:gateway/public': 'skip<-cluster/api:platform',
+        // A 401 from the cluster says nothing about the AWS credentials, which STS just accepted.
+        'unit/state:platform/vpc': 'pass',
+        'unit/state:platform/dns': 'pass',
+        'unit/state:platform/iam-roles': 'pass',
+        'dns/delegation:platform.example.com': 'pass',
+      });
+      expect(byId.get('cluster/api:platform')?.message).toContain('401');
+      expect(byId.get('cluster/api:platform')?.hint).toMatch(/access entr/);
+    } finally {
+      kube.fail = undefined;
+    }
+  });
+
   it('--check tailscale touches nothing else: no AWS, no cluster, no discovery', async () => {
     rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
     const before = kube.requests.length;
