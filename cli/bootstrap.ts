@@ -198,6 +198,10 @@ export async function runWalkVerb(
   }
 
   handleInterruptions();
+  // A closed terminal (SIGHUP) or a reader that went away makes every later write fail (EIO, EPIPE). Unhandled, that
+  // error would crash platctl mid-run: units SIGKILLed instead of interrupted, state left "running". Nothing can be
+  // shown any more, so the error is dropped and the run stops its units and saves its state as on any signal.
+  for (const stream of [io.stdout, io.stderr]) dropWriteErrors(stream);
   const reporter = makeReporter(args, io, paint);
   const failureLines = new Map<UnitId, readonly string[]>();
   let tookMs: number | undefined;
@@ -304,6 +308,14 @@ export async function runWalkVerb(
  */
 function isLiveTerminal(stream: CliIo['stdout']): boolean {
   return stream.isTTY === true && ((stream as { rows?: number }).rows ?? 0) > 0;
+}
+
+const droppingErrors = new WeakSet<object>();
+
+function dropWriteErrors(stream: NodeJS.WritableStream): void {
+  if (droppingErrors.has(stream)) return;
+  droppingErrors.add(stream);
+  stream.on('error', () => undefined);
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -1,6 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { gone } from '../process/helpers.js';
-import { printedResumeArgs, sandbox, until } from './engine-helpers.js';
+import { PLATCTL, printedResumeArgs, sandbox, until } from './engine-helpers.js';
 import type { Call, Sandbox } from './engine-helpers.js';
 
 /** Waits until `count` units are running (their fake terragrunt recorded its start). */
@@ -63,6 +66,32 @@ describe('interrupting platctl (built CLI, real signals)', () => {
     expect((await child).exitCode).toBe(143);
     await noSurvivors(calls);
     expect((await box.state()).units['platform/ecr']?.status).toBe('interrupted');
+  });
+
+  it('when its terminal goes away (SIGHUP, then every write fails) still stops the units with SIGINT and saves state', async () => {
+    const box = await sandbox();
+    await box.control({}, { sleep_ms: 20_000 });
+    // `script` holds the pseudo-terminal platctl writes to; killing it hangs the terminal up, as closing a window does.
+    const terminal = execa('script', ['-qec', `exec node '${PLATCTL}' bootstrap`, '/dev/null'], {
+      cwd: box.root,
+      env: box.env,
+      extendEnv: false,
+      reject: false,
+    });
+    const calls = await running(box, 2);
+    const lock = JSON.parse(await readFile(join(box.root, '.platctl.lock'), 'utf8')) as { pid: number };
+    terminal.kill('SIGKILL');
+    await terminal;
+    expect(await gone(lock.pid, 15_000), 'platctl to finish').toBe(true);
+    await noSurvivors(calls);
+    const state = await box.state();
+    expect(state.status).toBe('interrupted');
+    for (const call of calls) {
+      expect(state.units[call.unit]?.status, call.unit).toBe('interrupted');
+      // SIGINT, not SIGKILL: Terraform released its state lock.
+      expect(await readFile(join(box.root, state.units[call.unit]!.log!), 'utf8')).toContain('Interrupt received');
+    }
+    await expect(readFile(join(box.root, '.platctl.lock'))).rejects.toThrow();
   });
 
   it('on a second Ctrl-C kills units that ignore SIGINT at once instead of waiting out the grace period', async () => {
