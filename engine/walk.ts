@@ -141,6 +141,20 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
     await finish(unit, outcome, log, ended, durationMs);
   };
 
+  /** A log that cannot be finished (disk full) must not lose the unit's outcome: warn and go on. */
+  const closeLog = async (unit: UnitId, log: AttemptLog | undefined, footer: LogFooter): Promise<void> => {
+    try {
+      await log?.close(footer);
+    } catch (error) {
+      const path = store.unit(unit)?.log ?? 'its log';
+      emit({
+        type: 'warning',
+        at: iso(),
+        message: `cannot finish the log of ${unit} (${path}): ${(error as Error).message}`,
+      });
+    }
+  };
+
   const finish = async (
     unit: UnitId,
     outcome: UnitOutcome,
@@ -162,7 +176,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         : outcome;
     switch (effective.type) {
       case 'completed': {
-        await log?.close({ result: 'completed', exitCode: 0, endedAt: iso(ended), durationMs });
+        await closeLog(unit, log, { result: 'completed', exitCode: 0, endedAt: iso(ended), durationMs });
         store.patchUnit(unit, { ...common, status: 'completed', exit_code: 0 });
         durations.set(unit, durationMs);
         scheduler.complete(unit);
@@ -170,7 +184,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         break;
       }
       case 'failed': {
-        await log?.close({
+        await closeLog(unit, log, {
           result: `failed (${effective.reason})`,
           ...exitOf(effective),
           endedAt: iso(ended),
@@ -206,7 +220,7 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         break;
       }
       case 'interrupted': {
-        await log?.close({ result: 'interrupted', ...exitOf(effective), endedAt: iso(ended), durationMs });
+        await closeLog(unit, log, { result: 'interrupted', ...exitOf(effective), endedAt: iso(ended), durationMs });
         store.patchUnit(unit, { ...common, status: 'interrupted', exit_code: effective.exitCode });
         emit({ type: 'unit-interrupted', at: iso(ended), unit, duration_ms: durationMs, log: logPath });
         break;

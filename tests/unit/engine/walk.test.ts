@@ -25,7 +25,7 @@ function freshState(graph: Graph, completed: readonly string[] = []): RunState {
   return runState(units);
 }
 
-async function setup(graph: Graph, completed: readonly string[] = []) {
+async function setup(graph: Graph, completed: readonly string[] = [], makeLog = () => new MemoryLog()) {
   const root = await tempDir();
   const store = new StateStore(root, freshState(graph, completed), { fsync: false, coalesceMs: 5 });
   const events: WalkEvent[] = [];
@@ -45,7 +45,7 @@ async function setup(graph: Graph, completed: readonly string[] = []) {
       emit: (e) => events.push(e),
       job: (unit) => ({ absDir: `/repo/live/${unit}`, tfArgs: [], timeoutMs: 60_000 }),
       openLog: (unit) => {
-        const log = new MemoryLog();
+        const log = makeLog();
         logs.set(unit, log);
         return Promise.resolve(log);
       },
@@ -207,6 +207,27 @@ describe('walk', () => {
     expect(result.status).toBe('failed');
     expect(store.unit('p/a')).toMatchObject({ status: 'failed', reason: 'spawn-error', error: 'boom' });
     expect(store.unit('p/b')).toMatchObject({ status: 'skipped' });
+  });
+
+  it('records the outcome and goes on when a log cannot be finished (disk full)', async () => {
+    class UnwritableLog extends MemoryLog {
+      override close(): Promise<void> {
+        return Promise.reject(new Error('ENOSPC: no space left on device, write'));
+      }
+    }
+    const graph = graphOf([['p/b', 'p/a']]);
+    const { store, events, start } = await setup(graph, [], () => new UnwritableLog());
+    const executor = new AutoExecutor(graph, () => 0, new Set(['p/b']));
+    const result = await start(executor);
+    expect(executor.started).toEqual(['p/a', 'p/b']);
+    expect(store.unit('p/a')?.status).toBe('completed');
+    expect(store.unit('p/b')).toMatchObject({ status: 'failed', reason: 'exit-non-zero' });
+    expect(result.status).toBe('failed');
+    const warnings = events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^cannot finish the log of p\/a .*: ENOSPC: no space left on device/) as unknown,
+      expect.stringMatching(/^cannot finish the log of p\/b .*: ENOSPC/) as unknown,
+    ]);
   });
 
   it('carries measured durations into known_durations_ms', async () => {
