@@ -74,6 +74,32 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * Runs `moto.server` under a guard thread that exits python once its stdin reaches EOF. The pipe's write end is held
+ * by this process only, so it closes however the test process ends: the `exit` hook above does not run on SIGTERM or
+ * SIGKILL (a vitest worker that is terminated or times out), and without this guard the server lived on, orphaned.
+ */
+const GUARDED_MOTO = [
+  'import os, runpy, sys, threading',
+  'def watch():',
+  '    while sys.stdin.buffer.read(65536):',
+  '        pass',
+  '    os._exit(0)',
+  'threading.Thread(target=watch, daemon=True).start()',
+  "sys.argv = ['moto.server'] + sys.argv[1:]",
+  "runpy.run_module('moto.server', run_name='__main__', alter_sys=True)",
+].join('\n');
+
+/** Starts a moto server process on `port` that ends with this process (see {@link GUARDED_MOTO}). */
+export function spawnMotoProcess(port: number): ChildProcess {
+  const child = spawn('python3', ['-c', GUARDED_MOTO, '-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  // Python gone first: writing nothing, but a closed pipe must not become an unhandled error.
+  child.stdin?.on('error', () => undefined);
+  return child;
+}
+
 async function answers(endpoint: string): Promise<boolean> {
   try {
     const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1000) });
@@ -100,9 +126,7 @@ export async function startMoto(options: MotoOptions = {}): Promise<MotoServer> 
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
-    const child = spawn('python3', ['-m', 'moto.server', '-H', '127.0.0.1', '-p', String(port)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawnMotoProcess(port);
     running.add(child);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
