@@ -64,7 +64,7 @@ export async function runChild(spec: ChildSpec, groups: ProcessGroups): Promise<
   const pid = subprocess.pid;
   if (pid === undefined) {
     const result = await subprocess;
-    return { type: 'spawn-error', message: result.shortMessage ?? `cannot start ${spec.file}` };
+    return { type: 'spawn-error', message: spawnFailure(result, spec.file) };
   }
   groups.add(pid);
   spec.onSpawn?.(pid);
@@ -112,5 +112,18 @@ export async function runChild(spec: ChildSpec, groups: ProcessGroups): Promise<
   if (stopping === 'interrupted') return { type: 'interrupted', ...detail };
   if (exitCode !== undefined) return { type: 'exited', exitCode };
   if (signal !== undefined) return { type: 'killed', signal };
-  return { type: 'spawn-error', message: result.shortMessage ?? `cannot start ${spec.file}` };
+  return { type: 'spawn-error', message: spawnFailure(result, spec.file) };
+}
+
+/**
+ * Why a process could not start, in one line for the state file and the summary. execa's `shortMessage` quotes the
+ * whole command line, whose arguments (`apply_args`, `-var=...`) may carry secrets; the underlying error does not.
+ */
+function spawnFailure(result: { readonly originalMessage?: string | undefined }, file: string): string {
+  const why = (result.originalMessage ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join('; ');
+  return why === '' ? `cannot start ${file}` : why;
 }

@@ -181,6 +181,25 @@ describe('TerragruntExecutor (fake terragrunt, real processes)', () => {
     });
     expect(outcome).toMatchObject({ type: 'failed', reason: 'spawn-error' });
   });
+
+  it('says in one line why a unit could not start, without its arguments (they may hold secrets)', async () => {
+    const executor = new TerragruntExecutor(
+      { binary: FAKE_TERRAGRUNT, tfPath: 'tofu', extraArgs: [], env: baseEnv(), graceMs: 100 },
+      realGroups(),
+    );
+    // The unit's directory went away between discovery and its turn.
+    const gone = join(await tempDir(), 'live', 'platform', 'deleted');
+    const outcome = await executor.run(job(gone, { tfArgs: ['-var=db_password=hunter2secret'] }), {
+      output: { line: () => undefined },
+      signal: new AbortController().signal,
+    });
+    expect(outcome).toMatchObject({ type: 'failed', reason: 'spawn-error' });
+    const message = outcome.type === 'failed' ? outcome.message : '';
+    expect(message).not.toContain('hunter2secret');
+    expect(message).not.toContain('\n');
+    expect(message).toContain(`cannot start ${FAKE_TERRAGRUNT}`);
+    expect(message).toContain(gone);
+  });
 });
 
 describe('finding the binaries', () => {
