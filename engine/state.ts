@@ -346,12 +346,25 @@ export class StateStore {
     if (this.#now) this.#state.updated_at = new Date(this.#now()).toISOString();
     const buffers = this.#buffers();
     const temp = join(this.#dir, `${STATE_FILE}.tmp-${randomBytes(4).toString('hex')}`);
+    const size = buffers.reduce((n, b) => n + b.byteLength, 0);
+    let whole = false;
     const handle = await open(temp, 'w');
     try {
-      await handle.writev(buffers);
+      // A short write (disk full, file size limit) comes back as a smaller count, not an error: renaming that file
+      // would replace the last whole state with a torn one.
+      const { bytesWritten } = await handle.writev(buffers);
+      if (bytesWritten !== size) {
+        throw new Error(`only ${bytesWritten} of ${size} bytes of ${temp} were written (is the disk full?)`);
+      }
       if (this.#fsync) await handle.sync();
+      whole = true;
     } finally {
       await handle.close();
+      if (!whole) {
+        // What was not written must be written next time.
+        this.#dirty = true;
+        await rm(temp, { force: true });
+      }
     }
     await rename(temp, this.#path);
     this.#writes += 1;
