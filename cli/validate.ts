@@ -10,6 +10,7 @@ import type { UnitInfo } from '../discover/types.js';
 import type { ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
 import { loadProject } from './project.js';
+import { exitCodeForSignal, handleInterruptions } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 
@@ -112,7 +113,7 @@ export async function runValidate(
     return EXIT.usage;
   }
   await printReport(outcome.report, args.json === true, io);
-  if (io.signal.aborted) return EXIT.sigint;
+  if (io.signal.aborted) return exitCodeForSignal(io.signal.reason);
   return outcome.report.healthy ? EXIT.ok : EXIT.failed;
 }
 
@@ -149,6 +150,8 @@ export const validateVerb = defineVerb<ValidateArgs>({
     const { prefixNeedsUnits } = await import('../validate/plan.js');
     const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
     if (!loaded.ok) return loaded.exitCode;
+    // The first SIGINT/SIGTERM ends the checks and still prints the report (a cron `timeout` gets one too).
+    handleInterruptions();
     return runValidate(loaded.project, args, io);
   },
 });

@@ -141,7 +141,15 @@ async function runOne(
   interrupt: AbortSignal | undefined,
 ): Promise<CheckOutcome> {
   const controller = new AbortController();
-  const onInterrupt = () => controller.abort(interrupt?.reason);
+  // An interrupt ends the check now, reported as such: its abort-induced outcome would read like a timeout.
+  let stop: (() => void) | undefined;
+  const interrupted = new Promise<CheckOutcome>((resolve) => {
+    stop = () => resolve({ status: 'skip', message: 'skipped: interrupted while running' });
+  });
+  const onInterrupt = () => {
+    stop?.();
+    controller.abort(interrupt?.reason);
+  };
   interrupt?.addEventListener('abort', onInterrupt, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<CheckOutcome>((resolve) => {
@@ -159,6 +167,7 @@ async function runOne(
         error(`check crashed: ${thrown instanceof Error ? thrown.message : String(thrown)}`),
       ),
       timedOut,
+      interrupted,
     ]);
   } finally {
     clearTimeout(timer);

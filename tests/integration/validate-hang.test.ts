@@ -8,15 +8,19 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ValidateJson } from '../../validate/render.js';
 import { runCli } from '../helpers/run-cli.js';
+import { PLATCTL } from './engine-helpers.js';
 
 let root: string;
 let server: Server;
 let endpoint: string;
 const open = new Set<Socket>();
 let accepted = 0;
+/** The first line of every request received. */
+const requested: string[] = [];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'platctl-validate-hang-'));
@@ -31,6 +35,7 @@ beforeAll(async () => {
     socket.on('close', () => open.delete(socket));
     socket.on('error', () => undefined);
     // Read the request, never answer.
+    socket.once('data', (chunk: Buffer) => requested.push(chunk.toString('latin1').split('\r\n', 1)[0] ?? ''));
     socket.resume();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -105,5 +110,37 @@ describe('a black-holed AWS endpoint', () => {
     expect(accepted).toBeGreaterThan(0);
     // The SDK's own call cannot be aborted: it is dropped after the check timeout (2 attempts).
     expect(await allClosed(4000)).toBe(true);
+  });
+});
+
+describe('interrupting platctl validate (built CLI, real signal)', () => {
+  it("SIGTERM (cron's timeout) still prints the report: unhealthy, the unfinished checks marked interrupted", async () => {
+    const dir = join(root, 'interrupt');
+    mkdirSync(join(dir, 'live/platform'), { recursive: true });
+    writeFileSync(
+      join(dir, '.platctl.yaml'),
+      `version: 1\nenvironments:\n  platform:\n    dir: live/platform\nvalidate:\n  endpoints:\n    - url: ${endpoint}/a\n    - url: ${endpoint}/b\n  timeout: 20s\n`,
+    );
+
+    const child = execa('node', [PLATCTL, 'validate', '--json', '--check', 'http', '--concurrency', '1'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: dir },
+      extendEnv: false,
+      reject: false,
+    });
+    // Wait until the first endpoint is being asked (and hangs), then stop the run the way `timeout` does.
+    const deadline = Date.now() + 15_000;
+    while (!requested.includes('GET /a HTTP/1.1') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.exitCode).toBe(143);
+    const report = JSON.parse(result.stdout) as ValidateJson;
+    expect(report.healthy).toBe(false);
+    expect(report.checks.map((c) => [c.id, c.status, c.message])).toEqual([
+      [`http/endpoint:${endpoint}/a`, 'skip', 'skipped: interrupted while running'],
+      [`http/endpoint:${endpoint}/b`, 'skip', 'skipped: interrupted'],
+    ]);
   });
 });

@@ -182,13 +182,10 @@ describe('runChecks', () => {
     if (!plan.ok) throw new Error(plan.message);
     const interrupt = new AbortController();
     const cloud = fakeCloud('platform', {
-      preflight: () => {
-        // Ctrl-C (or cron's SIGTERM) arrives while the first check is answering.
+      assumeRole: () => {
+        // Ctrl-C (or cron's SIGTERM) arrives after the credentials check passed, while the role is being assumed.
         interrupt.abort();
-        return Promise.resolve({
-          ok: true as const,
-          identity: { account: '111111111111', arn: 'arn:aws:sts::111111111111:assumed-role/Admin/me', userId: 'u' },
-        });
+        return Promise.resolve(ok({ arn: 'arn:aws:sts::111111111111:assumed-role/Deployer/platctl-validate' }));
       },
     });
     const report = await runChecks({
@@ -197,8 +194,36 @@ describe('runChecks', () => {
       concurrency: 8,
       signal: interrupt.signal,
     });
+    expect(report.checks.find((c) => c.id === 'iam/credentials:platform')?.status).toBe('pass');
     expect(report.checks.filter((c) => c.status === 'fail' || c.status === 'error')).toEqual([]);
     expect(report.checks.filter((c) => c.message === 'skipped: interrupted').length).toBeGreaterThan(0);
+    expect(report.healthy).toBe(false);
+  });
+
+  it('an interrupt ends the checks in flight at once, reported as interrupted rather than as timeouts', async () => {
+    const plan = planChecks({ config: makeConfig({ validate: { timeout: '5s' } }), units: stateUnits(3) });
+    if (!plan.ok) throw new Error(plan.message);
+    const interrupt = new AbortController();
+    const cloud = fakeCloud('platform', {
+      readState: () => {
+        setTimeout(() => interrupt.abort('SIGTERM'), 20);
+        return new Promise(() => undefined);
+      },
+    });
+    const started = Date.now();
+    const report = await runChecks({
+      checks: plan.checks,
+      deps: fakeDeps({ platform: cloud }),
+      concurrency: 1,
+      signal: interrupt.signal,
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+    const states = report.checks.filter((c) => c.check === 'unit/state');
+    expect(states.map((c) => [c.status, c.message])).toEqual([
+      ['skip', 'skipped: interrupted while running'],
+      ['skip', 'skipped: interrupted'],
+      ['skip', 'skipped: interrupted'],
+    ]);
     expect(report.healthy).toBe(false);
   });
 
