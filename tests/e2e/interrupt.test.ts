@@ -49,11 +49,15 @@ describe('SIGINT during a real bootstrap', () => {
         ? readFileSync(join(ws.root, record.log), 'utf8')
         : '';
     };
-    const sleeping = await waitFor(() => eksLog().includes("Provisioning with 'local-exec'"), 120_000);
+    // tofu logs "Provisioning with 'local-exec'" just before it starts the sleep: wait for both.
+    const sleepRunning = (): boolean => processesUnder(ws.base).some((p) => /(^|\/)sleep 300$/.test(p.cmdline));
+    const sleeping = await waitFor(
+      () => eksLog().includes("Provisioning with 'local-exec'") && sleepRunning(),
+      120_000,
+    );
     expect(sleeping, `${SLOW} never reached its delay`).toBe(true);
-    // Mid-apply: tofu holds the unit's state lock and the sleep is running.
+    // Mid-apply: tofu holds the unit's state lock.
     expect(existsSync(join(eksDir, '.terraform.tfstate.lock.info'))).toBe(true);
-    expect(processesUnder(ws.base).some((p) => /(^|\/)sleep 300$/.test(p.cmdline))).toBe(true);
 
     const signalledAt = Date.now();
     process.kill(child.pid!, 'SIGINT');
