@@ -24,6 +24,8 @@ const RULES: readonly Rule[] = [
   { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: MASK },
   // GitHub, Slack, Tailscale, Cloudflare-style prefixed tokens.
   { pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g, replace: MASK },
+  // GitHub fine-grained personal access tokens.
+  { pattern: /\bgithub_pat_[A-Za-z0-9_]{20,}/g, replace: MASK },
   { pattern: /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g, replace: MASK },
   { pattern: /\btskey-[A-Za-z0-9-]{10,}\b/g, replace: MASK },
   // JSON web tokens (Kubernetes service account tokens, OIDC).

@@ -20,6 +20,7 @@ describe('Redactor', () => {
     ],
     ['postgres://admin:pa55word@db.internal:5432/app', 'postgres://admin:***@db.internal:5432/app'],
     ['token ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'token ***'],
+    ['pat github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZab done', 'pat *** done'],
   ])('masks %s', (input, expected) => {
     expect(r().line(input)).toBe(expected);
   });
