@@ -18,6 +18,9 @@ interface Rule {
   readonly replace: string;
 }
 
+/** A key that looks secret, with what may separate it from its value (`aws_secret_access_key = `, `"token": `). */
+const SECRET_KEY = String.raw`\b([\w.-]*(?:secret|token|password|passwd|passphrase|api[_-]?key|access[_-]?key|private[_-]?key|credential)[\w.-]*["']?\s*[:=]\s*)`;
+
 // Order matters: specific token shapes first, then generic key=value pairs.
 const RULES: readonly Rule[] = [
   // AWS access key ids (long-term and temporary).
@@ -34,10 +37,11 @@ const RULES: readonly Rule[] = [
   { pattern: /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]{8,}=*/g, replace: `$1 ${MASK}` },
   // Credentials in URLs: scheme://user:password@host.
   { pattern: /([a-z][a-z0-9+.-]*:\/\/[^:/\s@]+:)[^@\s]+@/gi, replace: `$1${MASK}@` },
+  // A quoted value with spaces (a passphrase) after a secret-looking key: the rule below would stop at the space.
+  { pattern: new RegExp(`${SECRET_KEY}(["'])([^"'\n]*\\s[^"'\n]*)\\2`, 'gi'), replace: `$1$2${MASK}$2` },
   // key = value / key: value / key="value" where the key looks secret (aws_secret_access_key, -var=db_password=...).
   {
-    pattern:
-      /\b([\w.-]*(?:secret|token|password|passwd|passphrase|api[_-]?key|access[_-]?key|private[_-]?key|credential)[\w.-]*["']?\s*[:=]\s*)(["']?)(?!\*\*\*)(?!\(sensitive)[^\s"',;}]{4,}\2/gi,
+    pattern: new RegExp(`${SECRET_KEY}(["']?)(?!\\*\\*\\*)(?!\\(sensitive)[^\\s"',;}]{4,}\\2`, 'gi'),
     replace: `$1$2${MASK}$2`,
   },
 ];

@@ -14,6 +14,8 @@ describe('Redactor', () => {
     ['id AKIAIOSFODNN7EXAMPLE used', 'id *** used'],
     ['-var=db_password=s3cr3tP4ss', '-var=db_password=***'],
     ['"client_secret": "abc123def456"', '"client_secret": "***"'],
+    ['  password = "correct horse battery staple"', '  password = "***"'],
+    ["db_passphrase: 'two words' # set by hand", "db_passphrase: '***' # set by hand"],
     [
       'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N',
       'Authorization: Bearer ***',
