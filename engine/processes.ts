@@ -5,7 +5,7 @@
  *
  * The registry never touches `process` itself: the CLI injects how to send a signal.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export type Signal = 'SIGINT' | 'SIGTERM' | 'SIGKILL';
@@ -76,6 +76,35 @@ export async function processHasEnv(pid: number, name: string, value: string, pr
   } catch {
     return false;
   }
+}
+
+/**
+ * The process groups of live processes carrying every `NAME=value` of `env` (Linux `/proc`). Finds a unit process a
+ * killed platctl started but never got to record the pid of. Empty where `/proc` cannot be read.
+ */
+export async function findProcessGroups(env: Readonly<Record<string, string>>, procRoot = '/proc'): Promise<number[]> {
+  let entries: string[];
+  try {
+    entries = await readdir(procRoot);
+  } catch {
+    return [];
+  }
+  const wanted = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+  const groups = new Set<number>();
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const environ = (await readFile(join(procRoot, entry, 'environ'), 'utf8')).split('\0');
+      if (!wanted.every((pair) => environ.includes(pair))) continue;
+      const stat = await readFile(join(procRoot, entry, 'stat'), 'utf8');
+      // After the command name: state, ppid, process group.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z' && Number(pgrp) > 0) groups.add(Number(pgrp));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return [...groups].sort((a, b) => a - b);
 }
 
 /**

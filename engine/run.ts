@@ -15,10 +15,11 @@ import { UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.j
 import type { Plan, SelectionArgs } from './plan.js';
 import { describeDiff, diffScope, planRun } from './plan.js';
 import type { ProcessGroups } from './processes.js';
-import { isZombie, processHasEnv } from './processes.js';
+import { findProcessGroups, isZombie, processHasEnv } from './processes.js';
 import type { Redactor } from './redact.js';
 import type { RunArgs, RunState, StateStoreOptions, UnitState } from './state.js';
 import { STATE_VERSION, StateStore, loadState, removeStaleTempFiles } from './state.js';
+import { UNIT_ENV } from './terragrunt.js';
 import type { RunCommand } from './unit-status.js';
 import { walk } from './walk.js';
 
@@ -401,15 +402,21 @@ function estimatesFor(
  * cannot be verified is left alone with a warning (its pid may belong to anything by now).
  */
 async function stopOrphans(previous: RunState, deps: RunDeps, warn: (message: string) => void): Promise<void> {
-  const candidates = Object.entries(previous.units).filter(
-    (entry): entry is [UnitId, UnitState & { pid: number }] =>
-      entry[1].status === 'running' && entry[1].pid !== undefined,
-  );
+  const candidates: { unit: UnitId; pid: number; recognised: boolean }[] = [];
+  for (const [unit, state] of Object.entries(previous.units)) {
+    if (state.status !== 'running') continue;
+    if (state.pid !== undefined) {
+      candidates.push({ unit, pid: state.pid, recognised: false });
+      continue;
+    }
+    // Killed between the spawn and the write that records the pid: look for the unit by its environment.
+    const groups = await findProcessGroups({ [RUN_ID_ENV]: previous.run_id, [UNIT_ENV]: unit }, deps.procRoot);
+    for (const pid of groups) candidates.push({ unit, pid, recognised: true });
+  }
   await Promise.all(
-    candidates.map(async ([unit, state]) => {
-      const pid = state.pid;
+    candidates.map(async ({ unit, pid, recognised }) => {
       if (!deps.groups.alive(pid) || (await isZombie(pid, deps.procRoot))) return;
-      if (!(await processHasEnv(pid, RUN_ID_ENV, previous.run_id, deps.procRoot))) {
+      if (!recognised && !(await processHasEnv(pid, RUN_ID_ENV, previous.run_id, deps.procRoot))) {
         warn(
           `unit ${unit} of the previous run may still be running as process group ${pid}; platctl cannot tell, so it leaves it alone`,
         );

@@ -18,6 +18,9 @@ import type { Executor, RunHooks, UnitJob, UnitOutcome } from './executor.js';
 import type { ProcessGroups } from './processes.js';
 import { unreachable } from './unit-status.js';
 
+/** Every unit process carries its unit id in this variable (and the run id in `PLATCTL_RUN_ID`). */
+export const UNIT_ENV = 'PLATCTL_UNIT';
+
 /** SIGINT to SIGKILL: long enough for Terraform to write state and release its lock. */
 export const DEFAULT_GRACE_MS = 30_000;
 
@@ -73,7 +76,7 @@ export class TerragruntExecutor implements Executor {
         cwd: job.absDir,
         // PLATCTL_UNIT lets hooks and wrappers know where they are; PLATCTL_RUN_ID (set by the caller) lets a later
         // run recognise this process if platctl is killed while it runs.
-        env: { ...this.#settings.env, PLATCTL_UNIT: job.unit },
+        env: { ...this.#settings.env, [UNIT_ENV]: job.unit },
         timeoutMs: job.timeoutMs,
         graceMs: this.#settings.graceMs,
         signal: hooks.signal,

@@ -184,6 +184,51 @@ describe('executeRun', () => {
     expect(stranger.exitCode).toBeNull();
   });
 
+  it('finds and stops a unit process whose pid the killed run never wrote down', async () => {
+    // platctl records `running` before the spawn and the pid in the next (coalesced) write: a kill -9 in between
+    // leaves a running unit without a pid. Its process still carries the run id and the unit in its environment.
+    const { root, request, deps, events } = await setup(new AutoExecutor(graph, () => 0));
+    const orphan = spawn('sleep', ['60'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [RUN_ID_ENV]: 'run-old', PLATCTL_UNIT: 'p/a' },
+    });
+    const otherUnit = spawn('sleep', ['60'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [RUN_ID_ENV]: 'run-old', PLATCTL_UNIT: 'p/b' },
+    });
+    leftovers.push(orphan.pid!, otherUnit.pid!);
+    const orphanExit = new Promise((resolve) => orphan.once('exit', resolve));
+    await writeFile(
+      join(root, STATE_FILE),
+      JSON.stringify({
+        version: 1,
+        run_id: 'run-old',
+        command: 'bootstrap',
+        args: { env: [], unit: [], with_deps: false, parallelism: 4, fail_fast: false },
+        started_at: 'x',
+        updated_at: 'x',
+        status: 'running',
+        graph_fingerprint: 'x',
+        platctl_version: 'x',
+        resumes: 0,
+        known_durations_ms: {},
+        units: {
+          'p/a': { status: 'running', attempts: 1, wave: 0, dependencies: [] },
+          'p/b': { status: 'completed', attempts: 1, wave: 1, dependencies: ['p/a'] },
+        },
+      }),
+    );
+    const result = await executeRun(request(), deps());
+    expect(result.type).toBe('finished');
+    expect(await orphanExit).toBeDefined();
+    const warnings = events.filter((e) => e.type === 'warning').map((e) => (e.type === 'warning' ? e.message : ''));
+    expect(warnings).toContain(`stopping p/a (process group ${orphan.pid}), left running by the killed run run-old`);
+    // Only units recorded running are looked for.
+    expect(otherUnit.exitCode).toBeNull();
+  });
+
   it('refuses while another live run holds the lock', async () => {
     const { root, request, deps } = await setup(new AutoExecutor(graph, () => 0));
     await writeFile(
