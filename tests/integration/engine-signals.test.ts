@@ -20,6 +20,22 @@ async function running(box: Sandbox, count: number): Promise<Call[]> {
   return calls;
 }
 
+async function logOf(box: Sandbox, unit: string): Promise<string> {
+  return readFile(join(box.root, (await box.state()).units[unit]?.log ?? ''), 'utf8').catch(() => '');
+}
+
+/**
+ * Waits until `count` units run and handle SIGINT: the fake terragrunt records its start before it installs its
+ * handler, and a SIGINT in between kills it outright (no "Interrupt received", no exit code 1).
+ */
+async function listening(box: Sandbox, count: number): Promise<Call[]> {
+  const calls = await running(box, count);
+  for (const call of calls) {
+    await until(async () => (await logOf(box, call.unit)).includes('Initializing the backend'), 15_000, call.unit);
+  }
+  return calls;
+}
+
 /** Every process the fake terragrunt runs recorded (units and their grandchildren) is gone. */
 async function noSurvivors(calls: readonly Call[]): Promise<void> {
   for (const call of calls) {
@@ -35,7 +51,7 @@ describe('interrupting platctl (built CLI, real signals)', () => {
     const box = await sandbox();
     await box.control({}, { sleep_ms: 20_000, grandchild: true });
     const child = box.start(['bootstrap']);
-    const calls = await running(box, 2);
+    const calls = await listening(box, 2);
     child.kill('SIGINT');
     const result = await child;
     expect(result.exitCode).toBe(130);
@@ -78,7 +94,7 @@ describe('interrupting platctl (built CLI, real signals)', () => {
       extendEnv: false,
       reject: false,
     });
-    const calls = await running(box, 2);
+    const calls = await listening(box, 2);
     const lock = JSON.parse(await readFile(join(box.root, '.platctl.lock'), 'utf8')) as { pid: number };
     terminal.kill('SIGKILL');
     await terminal;
@@ -89,7 +105,7 @@ describe('interrupting platctl (built CLI, real signals)', () => {
     for (const call of calls) {
       expect(state.units[call.unit]?.status, call.unit).toBe('interrupted');
       // SIGINT, not SIGKILL: Terraform released its state lock.
-      expect(await readFile(join(box.root, state.units[call.unit]!.log!), 'utf8')).toContain('Interrupt received');
+      expect(await logOf(box, call.unit)).toContain('Interrupt received');
     }
     await expect(readFile(join(box.root, '.platctl.lock'))).rejects.toThrow();
   });
