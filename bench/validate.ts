@@ -15,9 +15,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Route53Client } from '../cloud/route53.js';
 import {
   fixtureApplication,
   fixtureDaemonSet,
@@ -25,7 +22,7 @@ import {
   fixtureNode,
   startKubeApi,
 } from '../tests/helpers/kube-api.js';
-import { MOTO_ACCOUNT_ID, createHostedZone, startMoto, upsertRecord } from '../tests/helpers/moto.js';
+import { MOTO_ACCOUNT_ID, seedPlatform, startMoto } from '../tests/helpers/moto.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 // dist/bench -> repository root
@@ -104,35 +101,8 @@ validate:
 `,
   );
 
-  // AWS side in moto.
-  const aws = { region: 'eu-west-1', endpoint: moto.endpoint, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } };
-  const s3 = new S3Client({ ...aws, forcePathStyle: true });
-  await s3.send(
-    new CreateBucketCommand({
-      Bucket: 'tf-state-bench',
-      CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' },
-    }),
-  );
-  for (const unit of stateUnits) {
-    await s3.send(
-      new PutObjectCommand({
-        Bucket: 'tf-state-bench',
-        Key: `live/platform/${unit}/terraform.tfstate`,
-        Body: JSON.stringify({ version: 4, serial: 1, resources: [{ type: 'null_resource', name: unit }] }),
-      }),
-    );
-  }
-  await new EKSClient(aws).send(
-    new CreateClusterCommand({
-      name: 'platform',
-      roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
-      resourcesVpcConfig: { subnetIds: [] },
-    }),
-  );
-  const route53 = new Route53Client({ credentials: () => Promise.resolve(aws.credentials), env: moto.env });
-  const parent = await createHostedZone(route53, 'example.com');
-  const child = await createHostedZone(route53, 'platform.example.com');
-  await upsertRecord(route53, parent.id, 'platform.example.com', 'NS', child.nameServers);
+  // AWS side in moto: the healthy platform of the validate integration test, with this bench's bucket and units.
+  await seedPlatform(moto, { bucket: 'tf-state-bench', stateUnits });
 
   const env = {
     ...moto.childEnv(process.env),

@@ -15,7 +15,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import type { Route53Client } from '../../cloud/route53.js';
+import type { BucketLocationConstraint } from '@aws-sdk/client-s3';
+import { Route53Client } from '../../cloud/route53.js';
 import { children, text } from '../../cloud/xml.js';
 
 /** moto's fixed account for default credentials. */
@@ -299,4 +300,82 @@ export async function upsertRecord(
   const records = values.map((v) => `<ResourceRecord><Value>${v}</Value></ResourceRecord>`).join('');
   const body = `<?xml version="1.0" encoding="UTF-8"?><ChangeResourceRecordSetsRequest xmlns="${ROUTE53_NS}"><ChangeBatch><Changes><Change><Action>UPSERT</Action><ResourceRecordSet><Name>${name}</Name><Type>${type}</Type><TTL>300</TTL><ResourceRecords>${records}</ResourceRecords></ResourceRecordSet></Change></Changes></ChangeBatch></ChangeResourceRecordSetsRequest>`;
   await client.request('POST', `/hostedzone/${zoneId}/rrset`, {}, body);
+}
+
+/** What {@link seedPlatform} creates; the defaults match the `platform` environment the validate tests configure. */
+export interface SeedPlatformOptions {
+  /** The Terraform state bucket (default `tf-state-platform`). */
+  readonly bucket?: string;
+  /** False leaves the bucket (and so every state object) out: a platform whose state bucket is gone. */
+  readonly createBucket?: boolean;
+  /** Units of `live/platform` given a state object at `live/platform/<unit>/terraform.tfstate` (default none). */
+  readonly stateUnits?: readonly string[];
+  /** The `serial` of every state object (default 1). */
+  readonly serial?: number;
+  /**
+   * Values of the NS record delegating `platform.example.com` in `example.com` (default: the child zone's own name
+   * servers, fully qualified, i.e. a correct delegation). Anything else makes a stale one.
+   */
+  readonly parentNs?: readonly string[];
+}
+
+/** The Route 53 zones {@link seedPlatform} made. */
+export interface SeededZones {
+  readonly parent: { readonly id: string; readonly nameServers: string[] };
+  readonly child: { readonly id: string; readonly nameServers: string[] };
+}
+
+/**
+ * Seeds moto with the AWS side of a healthy `platform` environment, as `platctl validate` checks it: the S3 state
+ * bucket with one state object per state unit, the EKS cluster `platform`, and the Route 53 zones `example.com` and
+ * `platform.example.com` with the NS delegation between them. Shared by the validate integration test and
+ * bench/validate, so the benchmark measures the platform the test proves healthy.
+ */
+export async function seedPlatform(
+  moto: Pick<MotoServer, 'endpoint' | 'region' | 'env'>,
+  options: SeedPlatformOptions = {},
+): Promise<SeededZones> {
+  // Loaded here, not at the top: most users of this file never seed, and the SDK costs a fifth of a second to load.
+  const [{ CreateClusterCommand, EKSClient }, { CreateBucketCommand, PutObjectCommand, S3Client }] = await Promise.all([
+    import('@aws-sdk/client-eks'),
+    import('@aws-sdk/client-s3'),
+  ]);
+  const credentials = { accessKeyId: 'testing', secretAccessKey: 'testing' };
+  const aws = { region: moto.region, endpoint: moto.endpoint, credentials };
+  const bucket = options.bucket ?? 'tf-state-platform';
+  if (options.createBucket !== false) {
+    const s3 = new S3Client({ ...aws, forcePathStyle: true });
+    await s3.send(
+      new CreateBucketCommand({
+        Bucket: bucket,
+        CreateBucketConfiguration: { LocationConstraint: moto.region as BucketLocationConstraint },
+      }),
+    );
+    for (const unit of options.stateUnits ?? []) {
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: `live/platform/${unit}/terraform.tfstate`,
+          Body: JSON.stringify({
+            version: 4,
+            serial: options.serial ?? 1,
+            resources: [{ type: 'null_resource', name: unit }],
+          }),
+        }),
+      );
+    }
+  }
+  await new EKSClient(aws).send(
+    new CreateClusterCommand({
+      name: 'platform',
+      roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
+      resourcesVpcConfig: { subnetIds: [] },
+    }),
+  );
+  const route53 = new Route53Client({ credentials: () => Promise.resolve(credentials), env: moto.env });
+  const parent = await createHostedZone(route53, 'example.com');
+  const child = await createHostedZone(route53, 'platform.example.com');
+  const delegation = options.parentNs ?? child.nameServers.map((name) => `${name}.`);
+  await upsertRecord(route53, parent.id, 'platform.example.com', 'NS', delegation);
+  return { parent, child };
 }

@@ -3,15 +3,12 @@
  * over moto's server (STS, S3 state objects, EKS DescribeCluster, Route 53), the cluster over the loopback
  * Kubernetes API, HTTP endpoints over a loopback server, and Tailscale through a stand-in CLI.
  */
-import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Route53Client } from '../../cloud/route53.js';
 import { ssoTokenFile } from '../../cloud/sso.js';
 import type { ValidateJson } from '../../validate/render.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -23,7 +20,8 @@ import {
   fixtureNode,
   startKubeApi,
 } from '../helpers/kube-api.js';
-import { MOTO_ACCOUNT_ID, createHostedZone, upsertRecord, useMoto } from '../helpers/moto.js';
+import type { SeedPlatformOptions } from '../helpers/moto.js';
+import { MOTO_ACCOUNT_ID, seedPlatform, useMoto } from '../helpers/moto.js';
 
 const FAKE_TAILSCALE = join(import.meta.dirname, '../fixtures/validate/fake-tailscale.sh');
 const UNITS = ['vpc', 'eks', 'cilium', 'argocd', 'dns', 'iam-roles'];
@@ -136,48 +134,10 @@ describe('platctl validate', () => {
     PATH: process.env.PATH,
   });
 
-  async function seed(options: { bucket?: boolean; parentNs?: string[] } = {}): Promise<void> {
-    const aws = {
-      region: 'eu-west-1',
-      endpoint: moto.endpoint,
-      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
-    };
-    const s3 = new S3Client({ ...aws, forcePathStyle: true });
-    if (options.bucket !== false) {
-      await s3.send(
-        new CreateBucketCommand({
-          Bucket: 'tf-state-platform',
-          CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' },
-        }),
-      );
-      for (const unit of STATE_UNITS) {
-        await s3.send(
-          new PutObjectCommand({
-            Bucket: 'tf-state-platform',
-            Key: `live/platform/${unit}/terraform.tfstate`,
-            Body: JSON.stringify({ version: 4, serial: 3, resources: [{ type: 'x', name: unit }] }),
-          }),
-        );
-      }
-    }
-    await new EKSClient(aws).send(
-      new CreateClusterCommand({
-        name: 'platform',
-        roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
-        resourcesVpcConfig: { subnetIds: [] },
-      }),
-    );
-    const route53 = new Route53Client({ credentials: () => Promise.resolve(aws.credentials), env: moto.env });
-    const parent = await createHostedZone(route53, 'example.com');
-    const child = await createHostedZone(route53, 'platform.example.com');
-    zones = { child: child.nameServers };
-    await upsertRecord(
-      route53,
-      parent.id,
-      'platform.example.com',
-      'NS',
-      options.parentNs ?? child.nameServers.map((n) => `${n}.`),
-    );
+  /** The platform every test starts from; `options` breaks one part of it. */
+  async function seed(options: Pick<SeedPlatformOptions, 'createBucket' | 'parentNs'> = {}): Promise<void> {
+    const seeded = await seedPlatform(moto, { stateUnits: STATE_UNITS, serial: 3, ...options });
+    zones = { child: seeded.child.nameServers };
   }
 
   beforeEach(() => {
@@ -282,7 +242,7 @@ describe('platctl validate', () => {
   });
 
   it('an unreadable state bucket fails phase 1 and skips the units', async () => {
-    await seed({ bucket: false });
+    await seed({ createBucket: false });
     const { run, status, byId } = await validateJson();
     expect(run.code).toBe(1);
     expect(status['iam/state_bucket:platform']).toBe('fail');
