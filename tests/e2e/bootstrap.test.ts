@@ -5,39 +5,22 @@
  */
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphUnit, StatusJson, Workspace } from './helpers/platctl.js';
+import { describe, expect, it } from 'vitest';
+import type { StatusJson } from './helpers/platctl.js';
 import {
-  copyExample,
   findFiles,
   processesUnder,
-  readGraph,
   readState,
   readTfState,
-  removeWorkspace,
   runPlatctl,
+  useExampleWorkspace,
 } from './helpers/platctl.js';
 
 describe('platctl bootstrap with real terragrunt and OpenTofu', () => {
-  let ws: Workspace;
-  let graph: Map<string, GraphUnit>;
-
-  beforeAll(async () => {
-    ws = copyExample('bootstrap');
-    graph = await readGraph(ws);
-  });
-
-  afterAll(() => {
-    removeWorkspace(ws);
-  });
-
-  const unit = (id: string): GraphUnit => {
-    const found = graph.get(id);
-    if (found === undefined) throw new Error(`${id} is not in the example's graph`);
-    return found;
-  };
+  const example = useExampleWorkspace('bootstrap');
 
   it('refuses with exit 3, running nothing, when TF_CLI_CONFIG_FILE names a missing file', async () => {
+    const { ws } = example;
     const run = await runPlatctl(ws, ['bootstrap'], { env: { TF_CLI_CONFIG_FILE: join(ws.base, 'no-such.tfrc') } });
     expect(run.exitCode, run.stderr).toBe(3);
     expect(run.stderr).toContain('TF_CLI_CONFIG_FILE points at');
@@ -46,6 +29,7 @@ describe('platctl bootstrap with real terragrunt and OpenTofu', () => {
   });
 
   it('applies every unit, passes outputs through dependency blocks and logs each unit', async () => {
+    const { ws, graph, unit } = example;
     const run = await runPlatctl(ws, ['bootstrap']);
     expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/completed in /);

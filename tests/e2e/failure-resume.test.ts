@@ -6,38 +6,27 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphUnit, StatusJson, Workspace } from './helpers/platctl.js';
+import { describe, expect, it } from 'vitest';
+import type { StatusJson } from './helpers/platctl.js';
 import { requireToolPaths } from './helpers/tools.js';
 import {
-  copyExample,
   parseEvents,
   processesUnder,
-  readGraph,
   readState,
   readTfState,
-  removeWorkspace,
   runPlatctl,
   tfStatePath,
   transitiveDependents,
+  useExampleWorkspace,
 } from './helpers/platctl.js';
 
 const FAILING = 'platform/eks-addons';
 
 describe('a failed bootstrap resumed, with real terragrunt and OpenTofu', () => {
-  let ws: Workspace;
-  let graph: Map<string, GraphUnit>;
-
-  beforeAll(async () => {
-    ws = copyExample('resume');
-    graph = await readGraph(ws);
-  });
-
-  afterAll(() => {
-    removeWorkspace(ws);
-  });
+  const example = useExampleWorkspace('resume');
 
   it('skips the dependents of a failed unit, applies the rest, then resumes only what did not complete', async () => {
+    const { ws, graph } = example;
     const dependents = transitiveDependents(graph, FAILING);
     const independent = [...graph.keys()].filter((id) => id !== FAILING && !dependents.has(id));
     // The unit is mid-graph: some units hang below it, and whole branches (preprod, dns, karpenter) do not.
@@ -138,20 +127,13 @@ describe('a failed bootstrap resumed, with real terragrunt and OpenTofu', () => 
 });
 
 describe("a failed unit's summary when its stdout is read late", () => {
-  let ws: Workspace;
-
-  beforeAll(() => {
-    ws = copyExample('late-stdout');
-  });
-
-  afterAll(() => {
-    removeWorkspace(ws);
-  });
+  const example = useExampleWorkspace('late-stdout');
 
   // platctl reads terragrunt's stdout and stderr from two pipes. On a loaded machine the tail of stdout (tofu's plan)
   // can be read after stderr, where the error is; seen in this suite under load: the summary then showed plan lines
   // and not the error. A wrapper around the real terragrunt hands stdout on late, making that order certain.
   it('shows the error output, not the plan that was printed before it', async () => {
+    const { ws } = example;
     const wrapper = join(ws.base, 'terragrunt-late-stdout');
     writeFileSync(wrapper, '#!/usr/bin/env bash\nset -o pipefail\n"$REAL_TERRAGRUNT" "$@" | { sleep 1; cat; }\n', {
       mode: 0o755,

@@ -6,37 +6,26 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphUnit, StatusJson, Workspace } from './helpers/platctl.js';
+import { describe, expect, it } from 'vitest';
+import type { StatusJson } from './helpers/platctl.js';
 import {
-  copyExample,
   findFiles,
   processesUnder,
-  readGraph,
   readState,
   readTfState,
-  removeWorkspace,
   runPlatctl,
   startPlatctl,
   waitFor,
+  useExampleWorkspace,
 } from './helpers/platctl.js';
 
 const SLOW = 'platform/eks';
 
 describe('SIGINT during a real bootstrap', () => {
-  let ws: Workspace;
-  let graph: Map<string, GraphUnit>;
-
-  beforeAll(async () => {
-    ws = copyExample('interrupt');
-    graph = await readGraph(ws);
-  });
-
-  afterAll(() => {
-    removeWorkspace(ws);
-  });
+  const example = useExampleWorkspace('interrupt');
 
   it('stops the running units cleanly, exits 130, leaves no lock and no process, and resumes', async () => {
+    const { ws, graph } = example;
     const eksDir = join(ws.root, graph.get(SLOW)!.dir);
     // A long sleep, so nothing but the interruption can end it in time; a grace period longer than the test's bound,
     // so a SIGKILL from platctl cannot pass for a clean stop.

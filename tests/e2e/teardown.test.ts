@@ -4,34 +4,23 @@
  * resources must still be in its state.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphUnit, StatusJson, Workspace } from './helpers/platctl.js';
+import { describe, expect, it } from 'vitest';
+import type { StatusJson } from './helpers/platctl.js';
 import {
-  copyExample,
   findFiles,
   parseEvents,
   processesUnder,
-  readGraph,
   readState,
   readTfState,
-  removeWorkspace,
   runPlatctl,
+  useExampleWorkspace,
 } from './helpers/platctl.js';
 
 describe('platctl teardown with real terragrunt and OpenTofu', () => {
-  let ws: Workspace;
-  let graph: Map<string, GraphUnit>;
-
-  beforeAll(async () => {
-    ws = copyExample('teardown');
-    graph = await readGraph(ws);
-  });
-
-  afterAll(() => {
-    removeWorkspace(ws);
-  });
+  const example = useExampleWorkspace('teardown');
 
   it('destroys everything but the floor, dependents before their dependencies', async () => {
+    const { ws, graph } = example;
     const plan = await runPlatctl(ws, ['teardown', '--dry-run', '--json']);
     expect(plan.exitCode, plan.stderr).toBe(0);
     const { kept } = JSON.parse(plan.stdout) as { kept: string[] };

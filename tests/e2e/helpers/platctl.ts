@@ -12,6 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import { execa } from 'execa';
+import { afterAll, beforeAll } from 'vitest';
 import { repoRoot, requireToolPaths } from './tools.js';
 
 /** The CLI entry point a user runs (it imports the compiled dist/; `npm run test:e2e` builds first). */
@@ -189,6 +190,47 @@ export async function readGraph(ws: Workspace): Promise<Map<string, GraphUnit>> 
   if (run.exitCode !== 0) throw new Error(`platctl graph failed (${String(run.exitCode)}): ${run.stderr}`);
   const graph = JSON.parse(run.stdout) as { units: GraphUnit[] };
   return new Map(graph.units.map((unit) => [unit.id, unit]));
+}
+
+/** A workspace and its graph, set up by {@link useExampleWorkspace}; valid inside tests, not at collection time. */
+export interface ExampleWorkspace {
+  readonly ws: Workspace;
+  /** The example's units by id, as `platctl graph` discovered them in the workspace. */
+  readonly graph: Map<string, GraphUnit>;
+  /** The unit `id` of the graph; throws if the example has none, so a renamed unit fails loudly. */
+  readonly unit: (id: string) => GraphUnit;
+}
+
+/**
+ * Registers vitest hooks around the enclosing `describe`: copy examples/platform and read its graph before the tests,
+ * remove the workspace (and anything still running in it) after them.
+ */
+export function useExampleWorkspace(label: string): ExampleWorkspace {
+  let ws: Workspace | undefined;
+  let graph: Map<string, GraphUnit> | undefined;
+  const outside = (): never => {
+    throw new Error('the example workspace exists only inside a test or hook');
+  };
+  beforeAll(async () => {
+    ws = copyExample(label);
+    graph = await readGraph(ws);
+  });
+  afterAll(() => {
+    if (ws !== undefined) removeWorkspace(ws);
+  });
+  return {
+    get ws() {
+      return ws ?? outside();
+    },
+    get graph() {
+      return graph ?? outside();
+    },
+    unit: (id) => {
+      const found = (graph ?? outside()).get(id);
+      if (found === undefined) throw new Error(`${id} is not in the example's graph`);
+      return found;
+    },
+  };
 }
 
 /** Every unit that depends on `unit`, directly or not. */
