@@ -191,19 +191,14 @@ class UnitEvaluation {
     const included = includeDecls.map((inc) => ({ inc, parsed: this.#need(inc.file) }));
     this.#flushNeeds();
 
-    const baseContext: FunctionContext = {
-      unitDir: this.#unit.absDir,
-      originalDir: this.#unit.absDir,
-      configFile: this.#unit.configFile,
-      includes: this.#includes,
-    };
+    const baseContext = this.#unitContext(this.#includes);
 
     // 2. values and features, visible to the unit and its includes.
     const valuesObject = values ? this.#valuesObject(values, baseContext) : undefined;
-    const features = this.#features([
-      json,
-      ...included.flatMap((i) => (i.parsed?.outcome.ok ? [i.parsed.outcome.json] : [])),
-    ]);
+    const features = this.#features(
+      [json, ...included.flatMap((i) => (i.parsed?.outcome.ok ? [i.parsed.outcome.json] : []))],
+      baseContext,
+    );
 
     const dependencyNames = new Set<string>();
     const collectNames = (j: Json): void => {
@@ -369,6 +364,16 @@ class UnitEvaluation {
     this.#problems.push(problem({ unit: this.#unit.id, ...fields }));
   }
 
+  /** The context of an expression written in the unit's own terragrunt.hcl, with `includes` as known so far. */
+  #unitContext(includes: ReadonlyMap<string, string>): FunctionContext {
+    return {
+      unitDir: this.#unit.absDir,
+      originalDir: this.#unit.absDir,
+      configFile: this.#unit.configFile,
+      includes,
+    };
+  }
+
   #parseProblem(file: ParsedFile): void {
     if (file.outcome.ok) return;
     this.#report({
@@ -383,15 +388,8 @@ class UnitEvaluation {
 
   #includeDecls(file: ParsedFile, json: Json): IncludeDecl[] {
     const out: IncludeDecl[] = [];
-    const scope: Scope = {
-      variables: {},
-      functions: this.#functions({
-        unitDir: this.#unit.absDir,
-        originalDir: this.#unit.absDir,
-        configFile: this.#unit.configFile,
-        includes: new Map(),
-      }),
-    };
+    // No includes yet: their paths are what this reads.
+    const scope: Scope = { variables: {}, functions: this.#functions(this.#unitContext(new Map())) };
     const entries: [string, Json][] = Array.isArray(json.include)
       ? (json.include as Json[]).map((b) => ['', b])
       : Object.entries(blockMap(json.include));
@@ -512,17 +510,9 @@ class UnitEvaluation {
   }
 
   /** `feature.<name>.value`: the block's default, overridden by TG_FEATURE=name=value,... */
-  #features(sources: Json[]): Value {
+  #features(sources: Json[], context: FunctionContext): Value {
     const out: Record<string, Value> = {};
-    const scope: Scope = {
-      variables: {},
-      functions: this.#functions({
-        unitDir: this.#unit.absDir,
-        originalDir: this.#unit.absDir,
-        configFile: this.#unit.configFile,
-        includes: this.#includes,
-      }),
-    };
+    const scope: Scope = { variables: {}, functions: this.#functions(context) };
     for (const json of sources) {
       for (const [name, block] of Object.entries(blockMap(json.feature))) {
         out[name] = { value: this.#evaluateQuietly(block.default ?? null, scope) };
