@@ -413,20 +413,28 @@ class Parser {
     while (this.#tokens[this.#index]?.type === 'newline') this.#index++;
   }
 
-  #for(open: Token, form: 'tuple' | 'object'): Expression {
-    this.#next(); // for
+  /**
+   * `k, v in collection` (or `v in collection`) after `for`: the same in a for expression and a `%{ for }` directive.
+   * `where` ends the error messages (e.g. " in the for expression").
+   */
+  #forIntro(where: string): { keyVar?: string; valueVar: string; collection: Expression } {
     const first = this.#expectIdent('after "for"');
     let keyVar: string | undefined;
     let valueVar = first.value;
     if (this.#isPunct(this.#peek(), ',')) {
       this.#next();
       keyVar = first.value;
-      valueVar = this.#expectIdent('after "," in the for expression').value;
+      valueVar = this.#expectIdent(`after ","${where}`).value;
     }
     const inToken = this.#next();
-    if (!this.#isKeyword(inToken, 'in'))
-      this.#fail(`expected "in" in the for expression, found ${describeToken(inToken)}`, inToken);
+    if (!this.#isKeyword(inToken, 'in')) this.#fail(`expected "in"${where}, found ${describeToken(inToken)}`, inToken);
     const collection = this.#expression();
+    return { ...(keyVar !== undefined ? { keyVar } : {}), valueVar, collection };
+  }
+
+  #for(open: Token, form: 'tuple' | 'object'): Expression {
+    this.#next(); // for
+    const intro = this.#forIntro(' in the for expression');
     this.#expectPunct(':', 'after the collection of the for expression');
     let key: Expression | undefined;
     if (form === 'object') {
@@ -451,9 +459,7 @@ class Parser {
     return {
       type: 'for',
       form,
-      ...(keyVar !== undefined ? { keyVar } : {}),
-      valueVar,
-      collection,
+      ...intro,
       ...(key ? { key } : {}),
       value,
       group,
@@ -551,26 +557,8 @@ class Parser {
         case 'endif':
         case 'endfor':
           return { kind: keyword.value, ...marks(this.#sequenceEnd(`%{ ${keyword.value} }`)) };
-        case 'for': {
-          const first = this.#expectIdent('after "for"');
-          let keyVar: string | undefined;
-          let valueVar = first.value;
-          if (this.#isPunct(this.#peek(), ',')) {
-            this.#next();
-            keyVar = first.value;
-            valueVar = this.#expectIdent('after ","').value;
-          }
-          const inToken = this.#next();
-          if (!this.#isKeyword(inToken, 'in')) this.#fail(`expected "in", found ${describeToken(inToken)}`, inToken);
-          const collection = this.#expression();
-          return {
-            kind: 'for',
-            ...(keyVar !== undefined ? { keyVar } : {}),
-            valueVar,
-            collection,
-            ...marks(this.#sequenceEnd('%{ for }')),
-          };
-        }
+        case 'for':
+          return { kind: 'for', ...this.#forIntro(''), ...marks(this.#sequenceEnd('%{ for }')) };
         default:
           return this.#fail(
             `unknown template directive "${keyword.value}" (expected if, else, endif, for, endfor)`,
