@@ -130,10 +130,11 @@ export async function runWalkVerb(
   const loaded = await loadProject(args, io);
   if (!loaded.ok) return loaded.exitCode;
   const { root, config, discovery, configPath } = loaded.project;
+  const preventDestroy = new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id));
   const selection = { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true };
 
   if (args['dry-run']) {
-    const planned = planRun({ command, graph: discovery.graph, config, selection });
+    const planned = planRun({ command, graph: discovery.graph, config, selection, preventDestroy });
     if (planned.type === 'invalid') {
       io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
       return EXIT.usage;
@@ -237,6 +238,7 @@ export async function runWalkVerb(
         absDir: (unit) => discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit),
         config,
         selection,
+        preventDestroy,
         resume: args.resume === true,
         force: args.force === true,
         ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),

@@ -23,6 +23,8 @@ export { isUsable } from './types.js';
 
 /** Attempts per unit: each parses the files the previous attempt found it needs (includes, read files). */
 const MAX_ROUNDS = 25;
+/** Bumped whenever what a cached unit holds changes (2: prevent_destroy). */
+const UNIT_CACHE_FORMAT = 2;
 
 export interface DiscoverExtras {
   /** Where a config key is written, for problems about `implicit_deps` and `units`. */
@@ -100,7 +102,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   let reused = 0;
   try {
     const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
-    const unitCache = new UnitCache(cacheDir, `${extras.version ?? 'dev'}/${PARSER_ID}`);
+    const unitCache = new UnitCache(cacheDir, `${UNIT_CACHE_FORMAT}/${extras.version ?? 'dev'}/${PARSER_ID}`);
     await unitCache.load();
     const mode = options.remoteState === true ? 'remote-state' : 'graph';
     const candidates = new Map<UnitId, CachedUnit>();
@@ -183,6 +185,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       ...unit,
       includes: config.includes,
       ...(config.remoteState ? { remoteState: config.remoteState } : {}),
+      ...(config.preventDestroy ? { preventDestroy: true } : {}),
     });
     for (const dep of config.dependencies) {
       const resolved = resolveTarget(dep, { unitByDir, stackDirs, host, root });

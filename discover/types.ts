@@ -58,6 +58,8 @@ export interface UnitInfo {
   /** Absolute paths of the files it includes (in merge order). */
   readonly includes: readonly string[];
   readonly remoteState?: RemoteState;
+  /** `prevent_destroy = true`: teardown keeps the unit and everything it depends on, as Terragrunt does. */
+  readonly preventDestroy?: boolean;
 }
 
 export interface DiscoverOptions {

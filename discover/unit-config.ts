@@ -46,6 +46,8 @@ export interface UnitConfig {
   readonly dependencies: readonly DeclaredDependency[];
   readonly includes: readonly string[];
   readonly remoteState?: RemoteState;
+  /** `prevent_destroy = true` in the merged config. */
+  readonly preventDestroy?: true;
   readonly problems: readonly Problem[];
   /** Files read by read_terragrunt_config that declare dependency blocks (not edges; warned about once each). */
   readonly readFilesWithDependencies: readonly { file: string; location: SourceLocation }[];
@@ -336,15 +338,43 @@ class UnitEvaluation {
       const block = firstBlock(source.json.remote_state) ?? asObject(source.json.remote_state);
       if (block) remoteState = this.#remoteState(block, source.scope) ?? remoteState;
     }
+
+    // 7. prevent_destroy: like any attribute, the unit's own value wins over its includes'. Terragrunt spares such a
+    // unit, and everything it depends on, on destroy; platctl's teardown does the same.
+    let preventDestroy = false;
+    for (const source of remoteSources) {
+      if (source.json.prevent_destroy === undefined) continue;
+      const location = source.json === json ? this.#topAttributeLocation(file, 'prevent_destroy') : undefined;
+      const value = this.#evaluate(source.json.prevent_destroy, source.scope, location, 'prevent_destroy');
+      // A value that cannot be known protects the unit: sparing it is the safe mistake.
+      preventDestroy = value === undefined ? true : value === true;
+    }
     this.#flushNeeds();
 
-    return this.#result(declarations, [...this.#includes.values()], remoteState);
+    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy);
   }
 
-  #result(dependencies: DeclaredDependency[], includes: string[], remoteState?: RemoteState): UnitConfig {
+  #result(
+    dependencies: DeclaredDependency[],
+    includes: string[],
+    remoteState?: RemoteState,
+    preventDestroy = false,
+  ): UnitConfig {
     const readFilesWithDependencies = [...this.#readWithDeps].map(([file, location]) => ({ file, location }));
-    const base = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
-    return remoteState ? { ...base, remoteState } : base;
+    const base: UnitConfig = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
+    return {
+      ...base,
+      ...(remoteState ? { remoteState } : {}),
+      ...(preventDestroy ? { preventDestroy: true as const } : {}),
+    };
+  }
+
+  /** Where a top-level attribute of the file is written (the line scan knows blocks, so this reads the text). */
+  #topAttributeLocation(file: ParsedFile, name: string): SourceLocation | undefined {
+    const match = new RegExp(`^[ \\t]*${name}[ \\t]*=`, 'm').exec(file.content);
+    if (!match) return undefined;
+    const line = file.content.slice(0, match.index).split('\n').length;
+    return { file: file.path, line, column: 1 };
   }
 
   /** The parsed file, or undefined; records the path as needed when it has not been read yet. */

@@ -36,7 +36,9 @@ export interface Plan {
   readonly scope: Graph;
   /** The graph the walk runs: `scope` for bootstrap; for teardown reversed, without the kept floor. */
   readonly walkGraph: Graph;
-  /** Teardown floor inside the selection: `teardown_skip` units and everything they depend on. */
+  /**
+   * Teardown floor inside the selection: `teardown_skip` and `prevent_destroy` units and everything they depend on.
+   */
   readonly kept: readonly UnitId[];
   /** Each walked unit's wave in `walkGraph` (kept units: none). */
   readonly waves: ReadonlyMap<UnitId, number>;
@@ -58,6 +60,8 @@ export function planRun(input: {
   readonly graph: Graph;
   readonly config: Pick<PlatctlConfig, 'units' | 'environments'>;
   readonly selection: SelectionArgs;
+  /** Units whose HCL says `prevent_destroy = true`: part of the teardown floor, like `teardown_skip`. */
+  readonly preventDestroy?: ReadonlySet<UnitId>;
 }): PlanResult {
   const { graph, selection, command, config } = input;
   const unknownEnvs = selection.env.filter((env) => !(env in config.environments));
@@ -105,7 +109,9 @@ export function planRun(input: {
   if (command === 'teardown') {
     // The floor is computed on the whole graph: a unit the floor needs stays even when the floor unit itself is
     // outside the selection (`--unit`, `--env`), or the selection would destroy what the floor stands on.
-    const floor = graph.ids().filter((id) => config.units[id]?.teardown_skip === true);
+    const floor = graph
+      .ids()
+      .filter((id) => config.units[id]?.teardown_skip === true || input.preventDestroy?.has(id) === true);
     const keptSet = new Set([...floor, ...transitiveDependencies(graph, floor)].filter((id) => scope.has(id)));
     kept = [...keptSet].sort(compareIds);
     walkGraph = reverse(

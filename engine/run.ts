@@ -37,6 +37,8 @@ export interface RunRequest {
   readonly config: PlatctlConfig;
   /** Ignored with `resume`: a resume reuses the selection of the run it continues. */
   readonly selection: SelectionArgs;
+  /** Units with `prevent_destroy = true`: teardown keeps them and what they depend on. */
+  readonly preventDestroy?: ReadonlySet<UnitId>;
   readonly resume: boolean;
   /** Resume even though the graph changed. */
   readonly force: boolean;
@@ -189,7 +191,13 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
     const selection: SelectionArgs = resumed
       ? { env: resumed.args.env, unit: resumed.args.unit, withDeps: resumed.args.with_deps }
       : request.selection;
-    const planned = planRun({ command: request.command, graph: request.graph, config: request.config, selection });
+    const planned = planRun({
+      command: request.command,
+      graph: request.graph,
+      config: request.config,
+      selection,
+      ...(request.preventDestroy ? { preventDestroy: request.preventDestroy } : {}),
+    });
     if (planned.type === 'invalid') return planned;
     const plan = planned.plan;
 

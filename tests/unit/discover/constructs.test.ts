@@ -26,7 +26,7 @@ async function edges(root: string, env: Record<string, string> = {}) {
   const result = await discover({ root, config, env, cacheDir: false });
   const out: Record<string, string[]> = {};
   for (const id of result.graph.ids()) out[id] = [...(result.graph.get(id)?.dependencies ?? [])].sort();
-  return { edges: out, problems: result.problems };
+  return { edges: out, problems: result.problems, units: result.units };
 }
 
 describe('discovery constructs', () => {
@@ -72,6 +72,25 @@ describe('discovery constructs', () => {
     // live/ + dev/app + /../vpc
     expect(result.problems).toEqual([]);
     expect(result.edges['dev/app']).toEqual(['dev/vpc']);
+  });
+
+  it('prevent_destroy: inherited from an include, overridden by the unit, protective when unknowable', async () => {
+    const root = repo({
+      'live/root.hcl': 'prevent_destroy = true\n',
+      'live/dev/db/terragrunt.hcl': 'include "root" {\n  path = find_in_parent_folders("root.hcl")\n}\n',
+      'live/dev/app/terragrunt.hcl':
+        'include "root" {\n  path = find_in_parent_folders("root.hcl")\n}\n\nprevent_destroy = false\n',
+      'live/dev/plain/terragrunt.hcl': '',
+      'live/dev/odd/terragrunt.hcl': '\nprevent_destroy = run_cmd("sh", "-c", "echo true")\n',
+    });
+    const { units, problems } = await edges(root);
+    expect(units.get('dev/db')?.preventDestroy).toBe(true);
+    expect(units.get('dev/app')?.preventDestroy).toBeUndefined();
+    expect(units.get('dev/plain')?.preventDestroy).toBeUndefined();
+    expect(units.get('dev/odd')?.preventDestroy).toBe(true);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]?.kind).toBe('unresolved-expression');
+    expect(problems[0]?.location?.line).toBe(2);
   });
 
   it('a unit may not include a file that includes another', async () => {

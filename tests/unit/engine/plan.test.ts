@@ -79,6 +79,24 @@ describe('planRun', () => {
     });
   });
 
+  it('keeps prevent_destroy units and what they depend on on teardown, and ignores them on bootstrap', () => {
+    const preventDestroy = new Set(['platform/eks']);
+    const teardown = planRun({ command: 'teardown', graph, config, selection: none, preventDestroy });
+    if (teardown.type !== 'ok') throw new Error(teardown.message);
+    // eks stays, and so do vpc and iam, which eks stands on; cilium, dns, preprod/eks and ecr are destroyed.
+    expect(teardown.plan.kept).toEqual(['platform/eks', 'platform/iam', 'platform/vpc']);
+    expect(planWaves(teardown.plan).flat().sort()).toEqual([
+      'platform/cilium',
+      'platform/dns',
+      'platform/ecr',
+      'preprod/eks',
+    ]);
+    const bootstrap = planRun({ command: 'bootstrap', graph, config, selection: none, preventDestroy });
+    if (bootstrap.type !== 'ok') throw new Error(bootstrap.message);
+    expect(bootstrap.plan.kept).toEqual([]);
+    expect(planWaves(bootstrap.plan).flat()).toHaveLength(7);
+  });
+
   it('selects with --unit, adding dependencies for bootstrap and dependents for teardown with --with-deps', () => {
     const ids = (command: 'bootstrap' | 'teardown', unit: string[], withDeps: boolean): string[] => {
       const planned = planRun({ command, graph, config, selection: { env: [], unit, withDeps } });
