@@ -23,7 +23,9 @@ export type ProblemKind =
   /** An include or read file is missing, or an include nests another include. */
   | 'include-error'
   /** A directory holding both terragrunt.hcl and terragrunt.stack.hcl. */
-  | 'unit-and-stack';
+  | 'unit-and-stack'
+  /** An active Terragrunt `exclude` block, which platctl does not honour (a warning). */
+  | 'exclude-block';
 
 export interface Problem {
   readonly severity: 'error' | 'warning';

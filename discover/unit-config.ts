@@ -349,6 +349,23 @@ class UnitEvaluation {
       // A value that cannot be known protects the unit: sparing it is the safe mistake.
       preventDestroy = value === undefined ? true : value === true;
     }
+
+    // 8. exclude blocks: Terragrunt's run --all leaves an excluded unit out (and treats it as applied); platctl does
+    // not, so an active one is pointed out rather than silently run.
+    for (const source of remoteSources) {
+      const block = firstBlock(source.json.exclude);
+      if (!block) continue;
+      const active = this.#evaluateQuietly(block.if ?? false, source.scope);
+      if (active === false) continue;
+      const actions = this.#evaluateQuietly(block.actions ?? [], source.scope);
+      this.#report({
+        severity: 'warning',
+        kind: 'exclude-block',
+        message: `an exclude block (actions: ${JSON.stringify(actions instanceof Unknown ? 'unknown' : actions)}) is active: terragrunt run --all would leave this unit out, but platctl does not honour exclude blocks and will run it`,
+        hint: 'to keep platctl away from it, add its directory to exclude: in .platctl.yaml, or select units with --unit',
+        location: source.json === json ? this.#blockLocation(file, 'exclude', []) : undefined,
+      });
+    }
     this.#flushNeeds();
 
     return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy);

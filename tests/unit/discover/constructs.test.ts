@@ -93,6 +93,20 @@ describe('discovery constructs', () => {
     expect(problems[0]?.location?.line).toBe(2);
   });
 
+  it('points out an active Terragrunt exclude block, which platctl does not honour', async () => {
+    const root = repo({
+      'live/dev/off/terragrunt.hcl': 'exclude {\n  if      = false\n  actions = ["all"]\n}\n',
+      'live/dev/on/terragrunt.hcl':
+        '\nexclude {\n  if      = get_env("SKIP_ON", "true") == "true"\n  actions = ["apply"]\n}\n',
+    });
+    const { problems } = await edges(root);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ severity: 'warning', kind: 'exclude-block', unit: 'dev/on' });
+    expect(problems[0]?.location?.line).toBe(2);
+    expect(problems[0]?.message).toContain('["apply"]');
+    expect((await edges(root, { SKIP_ON: 'false' })).problems).toEqual([]);
+  });
+
   it('a unit may not include a file that includes another', async () => {
     const root = repo({
       'live/a.hcl': 'include "b" {\n  path = "b.hcl"\n}\n',
