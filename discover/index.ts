@@ -2,7 +2,9 @@
  * Discovery: from `.platctl.yaml` and the files on disk to one unit graph across every environment, with every
  * problem found reported as data. See terragrunt-semantics.md §1, §2 and §6 for the rules followed.
  */
-import { statSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
@@ -25,6 +27,24 @@ export { isUsable } from './types.js';
 const MAX_ROUNDS = 25;
 /** Bumped whenever what a cached unit holds changes (2: prevent_destroy). */
 const UNIT_CACHE_FORMAT = 2;
+
+let codeHash: string | undefined;
+
+/**
+ * A hash of discovery's own code (the files of this directory, as they run), so a cache written by another build
+ * of platctl, even one with the same version number, is never trusted.
+ */
+export function discoveryCodeHash(): string {
+  if (codeHash !== undefined) return codeHash;
+  const dir = dirname(fileURLToPath(import.meta.url));
+  const hash = createHash('sha256');
+  for (const name of (readdirSync(dir, { recursive: true, encoding: 'utf8' })).sort()) {
+    if (!/\.(js|ts)$/.test(name) || name.endsWith('.d.ts')) continue;
+    hash.update(name);
+    hash.update(readFileSync(join(dir, name)));
+  }
+  return (codeHash = hash.digest('base64url').slice(0, 16));
+}
 
 export interface DiscoverExtras {
   /** Where a config key is written, for problems about `implicit_deps` and `units`. */
@@ -102,7 +122,10 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   let reused = 0;
   try {
     const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
-    const unitCache = new UnitCache(cacheDir, `${UNIT_CACHE_FORMAT}/${extras.version ?? 'dev'}/${PARSER_ID}`);
+    const unitCache = new UnitCache(
+      cacheDir,
+      `${UNIT_CACHE_FORMAT}/${extras.version ?? 'dev'}/${discoveryCodeHash()}/${PARSER_ID}`,
+    );
     await unitCache.load();
     const mode = options.remoteState === true ? 'remote-state' : 'graph';
     const candidates = new Map<UnitId, CachedUnit>();
