@@ -38,7 +38,7 @@ export function discoveryCodeHash(): string {
   if (codeHash !== undefined) return codeHash;
   const dir = dirname(fileURLToPath(import.meta.url));
   const hash = createHash('sha256');
-  for (const name of (readdirSync(dir, { recursive: true, encoding: 'utf8' })).sort()) {
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
     if (!/\.(js|ts)$/.test(name) || name.endsWith('.d.ts')) continue;
     hash.update(name);
     hash.update(readFileSync(join(dir, name)));
