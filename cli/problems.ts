@@ -2,20 +2,10 @@
  * Rendering discovery problems for people: `file:line:col: error: message [kind]`, the details and hint indented
  * under it, at most 20 of a kind followed by a count, and a one-line summary.
  */
-import { isAbsolute, relative } from 'node:path';
-import type { SourceLocation } from '../engine/graph.js';
+import { formatLocation } from '../config/errors.js';
 import type { Problem } from '../discover/types.js';
 
 export const MAX_PER_KIND = 20;
-
-export function formatLocation(location: SourceLocation, cwd: string): string {
-  let file = location.file;
-  if (isAbsolute(file)) {
-    const rel = relative(cwd, file);
-    if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) file = rel;
-  }
-  return location.column === undefined ? `${file}:${location.line}` : `${file}:${location.line}:${location.column}`;
-}
 
 export function formatProblem(problem: Problem, cwd: string): string {
   const where = problem.location

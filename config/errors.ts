@@ -85,7 +85,8 @@ export function formatConfigErrors(errors: readonly ConfigError[], cwd?: string)
   return errors.map((error) => `${formatConfigError(error, cwd)}\n`).join('');
 }
 
-function formatLocation(location: SourceLocation, cwd: string | undefined): string {
+/** `file:line:col`, the file relative to `cwd` when it lies below it, so terminals and editors can open it. */
+export function formatLocation(location: SourceLocation, cwd: string | undefined): string {
   let file = location.file;
   if (cwd !== undefined && path.isAbsolute(file)) {
     const relative = path.relative(cwd, file);
