@@ -29,6 +29,15 @@ export interface ParseRequest {
 }
 
 const BATCH_SIZE = 16;
+
+/**
+ * V8 compiles the parser's WASM with its baseline compiler, then re-compiles the functions that run most with its
+ * optimising one, in background threads that share the cores with parsing. The parser is a large Go program: with
+ * V8's default budget (1.8 M) optimising it costs more CPU than it saves over a few thousand files. With this
+ * budget only the hottest functions are optimised (bench/discovery measures the difference). The flag is
+ * process-wide, but only WASM reads it and the parser is the only WASM platctl runs.
+ */
+const WASM_TIERING_BUDGET = 100_000_000;
 const WRAP_PREFIX = '__platctl_f';
 
 /**
@@ -37,6 +46,7 @@ const WRAP_PREFIX = '__platctl_f';
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+require('node:v8').setFlagsFromString('--wasm-tiering-budget=' + workerData.tieringBudget);
 const { parse } = require(workerData.parserPath);
 parentPort.on('message', async (job) => {
   const results = [];
@@ -62,11 +72,29 @@ export class HclParserPool {
   readonly #workers: Worker[] = [];
   readonly #idle: Worker[] = [];
   readonly #waiting: ((worker: Worker) => void)[] = [];
-  readonly #size: number;
+  #size: number;
   #nextId = 0;
 
   constructor(size = Math.max(1, Math.min(4, availableParallelism()))) {
     this.#size = size;
+  }
+
+  /**
+   * Starts workers now, so the parser's WASM loads (about a quarter of a second per worker) while discovery still
+   * scans and reads; a pool otherwise starts workers on first use. `count` caps how many (default: the pool's size).
+   */
+  warm(count = this.#size): void {
+    while (this.#workers.length < Math.min(count, this.#size)) this.#release(this.#spawn());
+  }
+
+  /** How many workers are running. */
+  get running(): number {
+    return this.#workers.length;
+  }
+
+  /** Lowers how many workers the pool may start (those running stay): a few files are not worth a second one. */
+  limit(size: number): void {
+    this.#size = Math.max(1, Math.min(this.#size, size));
   }
 
   /** Parses every file; the result maps each request's `file` to its outcome. */
@@ -131,17 +159,19 @@ export class HclParserPool {
   async #acquire(): Promise<Worker> {
     const idle = this.#idle.pop();
     if (idle) return idle;
-    if (this.#workers.length < this.#size) {
-      const require = createRequire(import.meta.url);
-      const worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: { parserPath: require.resolve(PARSER_MODULE) },
-      });
-      worker.unref();
-      this.#workers.push(worker);
-      return worker;
-    }
+    if (this.#workers.length < this.#size) return this.#spawn();
     return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #spawn(): Worker {
+    const require = createRequire(import.meta.url);
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { parserPath: require.resolve(PARSER_MODULE), tieringBudget: WASM_TIERING_BUDGET },
+    });
+    worker.unref();
+    this.#workers.push(worker);
+    return worker;
   }
 
   #release(worker: Worker): void {

@@ -15,7 +15,7 @@ import type { ScannedDir } from './scan.js';
 import { NeedFiles, evaluateUnitConfig } from './unit-config.js';
 import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
 import type { CachedUnit } from './unit-cache.js';
-import { PARSER_ID } from './hcl2json.js';
+import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { DeclaredDependency, EvaluationHost, UnitConfig } from './unit-config.js';
 import type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 import { closestMatch } from './suggest.js';
@@ -27,6 +27,8 @@ export { isUsable } from './types.js';
 const MAX_ROUNDS = 25;
 /** Bumped whenever what a cached unit holds changes (2: prevent_destroy). */
 const UNIT_CACHE_FORMAT = 2;
+/** From this many units the parser pool runs all its workers (started ahead of the parse when nothing is cached). */
+const PARALLEL_PARSE_UNITS = 64;
 
 let codeHash: string | undefined;
 
@@ -81,10 +83,23 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     // Longest first, so a unit belongs to the most specific environment directory.
     .sort((a, b) => b.absDir.length - a.absDir.length);
 
+  const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
+  const unitCache = new UnitCache(
+    cacheDir,
+    `${UNIT_CACHE_FORMAT}/${extras.version ?? 'dev'}/${discoveryCodeHash()}/${PARSER_ID}`,
+  );
+  await unitCache.load();
+  // With no reusable units every unit file will be parsed: start the parser now, so it loads while the scan runs.
+  const pool = new HclParserPool();
+  if (unitCache.empty) pool.warm(1);
+
   const { dirs: scanned, listings } = await scan({
     root,
     dirs: envDirs.map((e) => e.absDir),
     exclude: options.config.exclude,
+  }).catch(async (error: unknown) => {
+    await pool.close();
+    throw error;
   });
   const graph = new Graph();
   const units = new Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>();
@@ -112,21 +127,14 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     graph.addNode(id, env.env, entry.dir);
   }
 
-  const files = new ParsedFiles({
-    cacheDir: options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir,
-    version: extras.version ?? 'dev',
-  });
+  if (units.size < PARALLEL_PARSE_UNITS) pool.limit(1);
+  else if (unitCache.empty) pool.warm();
+  const files = new ParsedFiles({ cacheDir, version: extras.version ?? 'dev', pool });
   const host = evaluationHost(files, options.env, listings, options.remoteState === true);
   const configs = new Map<UnitId, UnitConfig>();
   let rounds = 0;
   let reused = 0;
   try {
-    const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
-    const unitCache = new UnitCache(
-      cacheDir,
-      `${UNIT_CACHE_FORMAT}/${extras.version ?? 'dev'}/${discoveryCodeHash()}/${PARSER_ID}`,
-    );
-    await unitCache.load();
     const mode = options.remoteState === true ? 'remote-state' : 'graph';
     const candidates = new Map<UnitId, CachedUnit>();
     for (const [id, unit] of units) {

@@ -134,6 +134,11 @@ export class UnitCache {
     }
   }
 
+  /** True when no stored entry can be reused (no cache, another platctl or parser): every unit evaluates afresh. */
+  get empty(): boolean {
+    return Object.keys(this.#stored).length === 0;
+  }
+
   /** The stored entry for a unit file, when it was made for the same id and mode. */
   candidate(configFile: string, id: string, mode: string): CachedUnit | undefined {
     const entry = this.#stored[configFile];
