@@ -128,6 +128,9 @@ export function layeredFunctions(
 
 type Json = Record<string, unknown>;
 
+/** Where an attribute is written, or how to find out when it is needed. */
+type Where = SourceLocation | undefined | (() => SourceLocation | undefined);
+
 interface IncludeDecl {
   readonly name: string;
   readonly file: string;
@@ -441,7 +444,8 @@ class UnitEvaluation {
       ? (json.include as Json[]).map((b) => ['', b])
       : Object.entries(blockMap(json.include));
     for (const [name, block] of entries) {
-      const location = this.#attributeLocation(file, 'include', name ? [name] : [], 'path');
+      const location = (): SourceLocation | undefined =>
+        this.#attributeLocation(file, 'include', name ? [name] : [], 'path');
       const path = this.#evaluate(block.path, scope, location, 'include path');
       if (path === undefined) continue;
       if (typeof path !== 'string') {
@@ -449,7 +453,7 @@ class UnitEvaluation {
           severity: 'error',
           kind: 'include-error',
           message: `include "${name}" path is not a string`,
-          location,
+          location: location(),
         });
         continue;
       }
@@ -577,18 +581,23 @@ class UnitEvaluation {
   }
 
   /** Evaluates an edge-feeding value; reports problems and returns undefined when it cannot be used. */
-  #evaluate(raw: unknown, scope: Scope, location: SourceLocation | undefined, what: string): Value | undefined {
+  /**
+   * Evaluates an attribute, reporting what goes wrong at `where`: a location, or a function that finds it (finding
+   * one scans the file's text, so it is left until there is something to report).
+   */
+  #evaluate(raw: unknown, scope: Scope, where: Where, what: string): Value | undefined {
+    const location = (): SourceLocation | undefined => (typeof where === 'function' ? where() : where);
     try {
       const value = evaluateJson(raw, scope);
       if (value instanceof Unknown) {
-        this.#unresolved(value, location, what, raw);
+        this.#unresolved(value, location(), what, raw);
         return undefined;
       }
       return value;
     } catch (error) {
       if (error instanceof NeedFiles) throw error;
       if (error instanceof Unknown) {
-        this.#unresolved(error, location, what, raw);
+        this.#unresolved(error, location(), what, raw);
         return undefined;
       }
       if (!(error instanceof HclEvalError)) throw error;
@@ -597,7 +606,7 @@ class UnitEvaluation {
         kind: 'evaluation-error',
         message: `cannot evaluate ${what}: ${error.message}`,
         details: [`expression: ${expressionText(raw)}`],
-        location,
+        location: location(),
       });
       return undefined;
     }
@@ -624,11 +633,11 @@ class UnitEvaluation {
       if (decl.block.enabled !== undefined) enabledSource = decl;
     }
     if (enabledSource) {
-      const location = this.#attributeLocation(enabledSource.file, 'dependency', [name], 'enabled');
+      const file = enabledSource.file;
       const enabled = this.#evaluate(
         enabledSource.block.enabled,
         enabledSource.scope,
-        location,
+        () => this.#attributeLocation(file, 'dependency', [name], 'enabled'),
         `dependency "${name}" enabled`,
       );
       if (enabled === false || enabled === undefined) return undefined;
