@@ -8,8 +8,10 @@
  * call per file. A batch that fails, or whose top level is not exactly the wrapper blocks (an unbalanced brace in one
  * file could swallow the next), is parsed again file by file, so every error names its own file and line.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SourceLocation } from '../engine/graph.js';
 
@@ -37,17 +39,36 @@ const BATCH_SIZE = 16;
  * budget only the hottest functions are optimised (bench/discovery measures the difference). The flag is
  * process-wide, but only WASM reads it and the parser is the only WASM platctl runs.
  */
-const WASM_TIERING_BUDGET = 100_000_000;
+const WASM_TIERING_BUDGET = 300_000_000;
 const WRAP_PREFIX = '__platctl_f';
 
 /**
  * The worker's source. It runs as CommonJS (`eval: true`) so the same code works from compiled `dist/` and from
  * TypeScript sources under the test runner; the parser module is resolved here and passed in.
+ *
+ * With the parser's files (see {@link findParser}) the worker loads the WASM with the package's own Go glue and
+ * calls its exported parse function directly, passing the JSON text back as it came: no promise per call, and no
+ * copying of parsed objects between threads. Otherwise it goes through the package's public `parse`.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 require('node:v8').setFlagsFromString('--wasm-tiering-budget=' + workerData.tieringBudget);
-const { parse } = require(workerData.parserPath);
+let parse;
+if (workerData.wasmPath) {
+  require(workerData.goGlue);
+  const wasm = require('node:zlib').gunzipSync(require('node:fs').readFileSync(workerData.wasmPath));
+  const go = new globalThis.Go();
+  const exported = {};
+  globalThis.__parse_terraform_config_wasm__ = exported;
+  void go.run(new WebAssembly.Instance(new WebAssembly.Module(wasm), go.importObject));
+  parse = (name, content) =>
+    new Promise((resolve, reject) =>
+      exported.parse(name, content, (error, json) => (error ? reject(new Error(error)) : resolve(json))),
+    );
+} else {
+  const parser = require(workerData.parserPath);
+  parse = async (name, content) => JSON.stringify(await parser.parse(name, content));
+}
 parentPort.on('message', async (job) => {
   const results = [];
   for (const task of job.tasks) {
@@ -65,7 +86,33 @@ interface WorkerTask {
   readonly name: string;
   readonly content: string;
 }
+/** From the worker: the parser's JSON text, or its error. */
+type RawResult = { ok: true; json: string } | { ok: false; message: string };
 type WorkerResult = { ok: true; json: Record<string, unknown> } | { ok: false; message: string };
+
+/** What a worker is started with: where the parser is and, when its files are where expected, its Go glue and WASM. */
+export interface ParserFiles {
+  readonly parserPath: string;
+  readonly goGlue?: string;
+  readonly wasmPath?: string;
+}
+
+let parserFiles: ParserFiles | undefined;
+
+/** The parser's files. These belong to the pinned package version; when they are not found, workers use its API. */
+export function findParser(): ParserFiles {
+  if (parserFiles) return parserFiles;
+  const require = createRequire(import.meta.url);
+  const parserPath = require.resolve(PARSER_MODULE);
+  try {
+    const goGlue = require.resolve(`${PARSER_MODULE}/wasm/bridge_wasm_exec.js`);
+    const wasmPath = join(dirname(require.resolve(`${PARSER_MODULE}/package.json`)), 'main.wasm.gz');
+    parserFiles = existsSync(wasmPath) ? { parserPath, goGlue, wasmPath } : { parserPath };
+  } catch {
+    parserFiles = { parserPath };
+  }
+  return parserFiles;
+}
 
 /** A small pool of parser workers; `close()` ends them. */
 export class HclParserPool {
@@ -133,11 +180,23 @@ export class HclParserPool {
   }
 
   async #run(tasks: WorkerTask[]): Promise<WorkerResult[]> {
+    const raw = await this.#post(tasks);
+    return raw.map((result) => {
+      if (!result.ok) return result;
+      try {
+        return { ok: true, json: JSON.parse(result.json) as Record<string, unknown> };
+      } catch {
+        return { ok: false, message: 'the parser returned malformed JSON' };
+      }
+    });
+  }
+
+  async #post(tasks: WorkerTask[]): Promise<RawResult[]> {
     const worker = await this.#acquire();
     const id = this.#nextId++;
     try {
-      return await new Promise<WorkerResult[]>((resolve, reject) => {
-        const onMessage = (message: { id: number; results: WorkerResult[] }): void => {
+      return await new Promise<RawResult[]>((resolve, reject) => {
+        const onMessage = (message: { id: number; results: RawResult[] }): void => {
           if (message.id !== id) return;
           worker.off('message', onMessage);
           worker.off('error', onError);
@@ -164,10 +223,9 @@ export class HclParserPool {
   }
 
   #spawn(): Worker {
-    const require = createRequire(import.meta.url);
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { parserPath: require.resolve(PARSER_MODULE), tieringBudget: WASM_TIERING_BUDGET },
+      workerData: { ...findParser(), tieringBudget: WASM_TIERING_BUDGET },
     });
     worker.unref();
     this.#workers.push(worker);
@@ -181,9 +239,9 @@ export class HclParserPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.#workers.map((w) => w.terminate()));
-    this.#workers.length = 0;
+    const workers = this.#workers.splice(0);
     this.#idle.length = 0;
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 }
 

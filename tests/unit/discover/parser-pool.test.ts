@@ -1,5 +1,9 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HclParserPool } from '../../../discover/hcl2json.js';
+import { HclParserPool, findParser } from '../../../discover/hcl2json.js';
+import { DISCOVER_FIXTURES } from '../../helpers/discover-fixtures.js';
 import type { ParseRequest } from '../../../discover/hcl2json.js';
 
 const pools: HclParserPool[] = [];
@@ -59,5 +63,40 @@ describe('HclParserPool', () => {
       expect(broken.message).not.toBe('');
     }
     for (const [file, outcome] of out) if (file !== '/repo/broken/terragrunt.hcl') expect(outcome.ok).toBe(true);
+  });
+});
+
+describe('the parser as the pool runs it', () => {
+  it('loads the pinned package WASM directly, with its own Go glue', () => {
+    const files = findParser();
+    expect(files.wasmPath).toMatch(/@cdktf\/hcl2json\/main\.wasm\.gz$/);
+    expect(files.goGlue).toMatch(/@cdktf\/hcl2json\/wasm\/bridge_wasm_exec\.js$/);
+  });
+
+  it('gives exactly what the package API gives, for every fixture file', async () => {
+    const { parse } = createRequire(import.meta.url)('@cdktf/hcl2json') as {
+      parse: (name: string, content: string) => Promise<Record<string, unknown>>;
+    };
+    const requests: ParseRequest[] = [];
+    for (const entry of readdirSync(DISCOVER_FIXTURES, { recursive: true, encoding: 'utf8' })) {
+      if (!entry.endsWith('.hcl')) continue;
+      const file = join(DISCOVER_FIXTURES, entry);
+      requests.push({ file, content: readFileSync(file, 'utf8') });
+    }
+    expect(requests.length).toBeGreaterThan(50);
+    const out = await pool(2).parseAll(requests);
+    let errors = 0;
+    for (const request of requests) {
+      const got = out.get(request.file);
+      try {
+        expect(got, request.file).toEqual({ ok: true, json: await parse(request.file, request.content) });
+      } catch (error) {
+        if (got?.ok !== false) throw error;
+        errors += 1;
+        await expect(parse(request.file, request.content)).rejects.toThrow();
+      }
+    }
+    // The malformed-HCL fixtures: the same files fail both ways.
+    expect(errors).toBeGreaterThan(0);
   });
 });
