@@ -6,7 +6,7 @@
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { HclEvalError, Unknown } from './hcl/index.js';
 import type { HclFunction, Value } from './hcl/index.js';
-import { toPosix } from './scan.js';
+import { childPath, toPosix } from './scan.js';
 
 /** Terragrunt looks at most this many parent folders (pkg/options MaxFoldersToCheck). */
 const MAX_FOLDERS_TO_CHECK = 100;
@@ -114,7 +114,7 @@ export function terragruntFunctions(context: FunctionContext, host: FunctionHost
       let dir = dirname(configDir);
       for (let i = 0; i < MAX_FOLDERS_TO_CHECK; i += 1) {
         for (const probe of probes) {
-          const candidate = join(dir, probe);
+          const candidate = childPath(dir, probe);
           if (host.kind(candidate)) return candidate;
         }
         const up = dirname(dir);

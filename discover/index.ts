@@ -10,7 +10,7 @@ import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
 import { ParsedFiles } from './parsed-files.js';
-import { STACK_FILE, UNIT_FILE, scan, toPosix } from './scan.js';
+import { STACK_FILE, UNIT_FILE, childPath, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
 import { NeedFiles, evaluateUnitConfig } from './unit-config.js';
 import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
@@ -111,7 +111,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     const env = envDirs.find((e) => entry.absDir === e.absDir || entry.absDir.startsWith(e.absDir + sep));
     if (!env) continue;
     const id = `${env.env}/${toPosix(relative(env.absDir, entry.absDir)) || '.'}`;
-    const configFile = join(entry.absDir, UNIT_FILE);
+    const configFile = childPath(entry.absDir, UNIT_FILE);
     if (entry.isStack) {
       problems.push({
         severity: 'error',
@@ -146,7 +146,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
     const unitFiles = [...units.values()].flatMap((u) => [
       u.configFile,
-      ...siblings.map((name) => join(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
+      ...siblings.map((name) => childPath(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
     ]);
     // Read (and hash) first; parse only when some unit has to be evaluated.
     await files.ensure([...unitFiles, ...[...candidates.values()].flatMap(recordedFiles)], { parse: false });
@@ -158,7 +158,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     );
     const freshFiles = [...fresh].flatMap((id) => {
       const unit = units.get(id);
-      return unit ? [unit.configFile, ...siblings.map((name) => join(unit.absDir, name))] : [];
+      return unit ? [unit.configFile, ...siblings.map((name) => childPath(unit.absDir, name))] : [];
     });
     await files.ensure(freshFiles.filter((path) => host.kind(path) === 'file'));
     // Units are evaluated one after another; one that needs a file not parsed yet (an include, a file read by
@@ -314,7 +314,7 @@ function resolveTarget(
       .sort(compareIds);
     return { type: 'units', ids, viaStack: true };
   }
-  if (ctx.host.kind(join(dir, UNIT_FILE)) === 'file' || ctx.host.kind(join(dir, STACK_FILE)) === 'file') {
+  if (ctx.host.kind(childPath(dir, UNIT_FILE)) === 'file' || ctx.host.kind(childPath(dir, STACK_FILE)) === 'file') {
     return { type: 'external', dir };
   }
   if (!ctx.host.kind(dir)) return { type: 'dangling', dir, why: 'does not exist' };
@@ -411,7 +411,7 @@ function evaluationHost(
   };
   const repoRoot = (dir: string): string | undefined => {
     if (repoRoots.has(dir)) return repoRoots.get(dir);
-    const found = kind(join(dir, '.git')) ? dir : dirname(dir) === dir ? undefined : repoRoot(dirname(dir));
+    const found = kind(childPath(dir, '.git')) ? dir : dirname(dir) === dir ? undefined : repoRoot(dirname(dir));
     repoRoots.set(dir, found);
     return found;
   };

@@ -16,7 +16,7 @@
  * Evaluation is synchronous; when it needs a file that has not been parsed yet it throws `NeedFiles`, the caller
  * parses the files (in worker threads) and evaluates the unit again.
  */
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
 import { resolveFrom, terragruntFunctions } from './functions.js';
 import type { FunctionContext, FunctionHost } from './functions.js';
@@ -24,6 +24,7 @@ import { HclEvalError, Unknown, evaluateJson, evaluateLocals, fsBuiltins, pureBu
 import type { HclFunction, Scope, Value } from './hcl/index.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { problem } from './types.js';
+import { childPath } from './scan.js';
 import type { Problem, RemoteState } from './types.js';
 
 /** Thrown when evaluation needs files that are not parsed yet. */
@@ -176,8 +177,8 @@ class UnitEvaluation {
 
   run(): UnitConfig {
     const file = this.#need(this.#unit.configFile);
-    const valuesFile = join(this.#unit.absDir, 'terragrunt.values.hcl');
-    const autoincludeFile = join(this.#unit.absDir, 'terragrunt.autoinclude.hcl');
+    const valuesFile = childPath(this.#unit.absDir, 'terragrunt.values.hcl');
+    const autoincludeFile = childPath(this.#unit.absDir, 'terragrunt.autoinclude.hcl');
     const hasValues = this.#host.kind(valuesFile) === 'file';
     const hasAutoinclude = this.#host.kind(autoincludeFile) === 'file';
     const values = hasValues ? this.#need(valuesFile) : undefined;
