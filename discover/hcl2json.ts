@@ -114,11 +114,35 @@ export function findParser(): ParserFiles {
   return parserFiles;
 }
 
+interface Job {
+  readonly id: number;
+  readonly tasks: WorkerTask[];
+  readonly resolve: (results: RawResult[]) => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface PooledWorker {
+  readonly worker: Worker;
+  /** Jobs posted to it and not answered yet. */
+  readonly inFlight: Map<number, Job>;
+}
+
+/** `urgent`: something waits for these files now; they go ahead of everything queued. */
+export interface ParseOptions {
+  readonly urgent?: boolean;
+}
+
+/**
+ * Jobs posted to a worker ahead of the one it is parsing. Workers are fed from the main thread, which may be busy
+ * evaluating; a few jobs in hand keep them parsing meanwhile. Few, because an urgent job waits behind them.
+ */
+const JOBS_PER_WORKER = 3;
+
 /** A small pool of parser workers; `close()` ends them. */
 export class HclParserPool {
-  readonly #workers: Worker[] = [];
-  readonly #idle: Worker[] = [];
-  readonly #waiting: ((worker: Worker) => void)[] = [];
+  readonly #workers: PooledWorker[] = [];
+  /** Jobs not posted to a worker yet, urgent ones first. */
+  readonly #queue: Job[] = [];
   #size: number;
   #nextId = 0;
 
@@ -128,10 +152,11 @@ export class HclParserPool {
 
   /**
    * Starts workers now, so the parser's WASM loads (about a quarter of a second per worker) while discovery still
-   * scans and reads; a pool otherwise starts workers on first use. `count` caps how many (default: the pool's size).
+   * scans and reads; a pool otherwise starts workers as jobs arrive. `count` caps how many (default: the pool's
+   * size).
    */
   warm(count = this.#size): void {
-    while (this.#workers.length < Math.min(count, this.#size)) this.#release(this.#spawn());
+    while (this.#workers.length < Math.min(count, this.#size)) this.#spawn();
   }
 
   /** How many workers are running. */
@@ -139,29 +164,36 @@ export class HclParserPool {
     return this.#workers.length;
   }
 
-  /** Lowers how many workers the pool may start (those running stay): a few files are not worth a second one. */
+  /** Lowers how many workers the pool may start (those running stay). */
   limit(size: number): void {
     this.#size = Math.max(1, Math.min(this.#size, size));
   }
 
   /** Parses every file; the result maps each request's `file` to its outcome. */
-  async parseAll(requests: readonly ParseRequest[]): Promise<Map<string, ParseOutcome>> {
-    const out = new Map<string, ParseOutcome>();
-    const batches: ParseRequest[][] = [];
-    for (let i = 0; i < requests.length; i += BATCH_SIZE) batches.push(requests.slice(i, i + BATCH_SIZE));
-    await Promise.all(
-      batches.map(async (batch) => {
-        for (const [file, outcome] of await this.#parseBatch(batch)) out.set(file, outcome);
-      }),
-    );
+  async parseAll(requests: readonly ParseRequest[], options: ParseOptions = {}): Promise<Map<string, ParseOutcome>> {
+    const outcomes = await Promise.all(this.parseEach(requests, options));
+    return new Map(requests.map((r, i) => [r.file, outcomes[i] as ParseOutcome]));
+  }
+
+  /**
+   * Starts parsing the files, in order, and returns one promise per request (in the same order). Each settles when
+   * the batch holding its file is parsed, so the first files can be used while the rest still parse.
+   */
+  parseEach(requests: readonly ParseRequest[], options: ParseOptions = {}): Promise<ParseOutcome>[] {
+    const out: Promise<ParseOutcome>[] = [];
+    for (let i = 0; i < requests.length; i += BATCH_SIZE) {
+      const batch = requests.slice(i, i + BATCH_SIZE);
+      const parsed = this.#parseBatch(batch, options.urgent === true);
+      for (const r of batch) out.push(parsed.then((outcomes) => outcomes.get(r.file) as ParseOutcome));
+    }
     return out;
   }
 
-  async #parseBatch(batch: readonly ParseRequest[]): Promise<Map<string, ParseOutcome>> {
+  async #parseBatch(batch: readonly ParseRequest[], urgent: boolean): Promise<Map<string, ParseOutcome>> {
     const out = new Map<string, ParseOutcome>();
     if (batch.length > 1) {
       const content = batch.map((r, i) => `${WRAP_PREFIX}${i} {\n${r.content}\n}\n`).join('');
-      const [result] = await this.#run([{ name: 'batch.hcl', content }]);
+      const [result] = await this.#run([{ name: 'batch.hcl', content }], urgent);
       if (result?.ok && isWholeBatch(result.json, batch.length)) {
         batch.forEach((r, i) => {
           const body = (result.json[`${WRAP_PREFIX}${i}`] as Record<string, unknown>[])[0] ?? {};
@@ -170,7 +202,11 @@ export class HclParserPool {
         return out;
       }
     }
-    const results = await this.#run(batch.map((r) => ({ name: r.file, content: r.content })));
+    // File by file, and urgently: by now something may be waiting for one of these.
+    const results = await this.#run(
+      batch.map((r) => ({ name: r.file, content: r.content })),
+      true,
+    );
     batch.forEach((r, i) => {
       const result = results[i];
       if (result?.ok) out.set(r.file, { ok: true, json: result.json });
@@ -179,8 +215,13 @@ export class HclParserPool {
     return out;
   }
 
-  async #run(tasks: WorkerTask[]): Promise<WorkerResult[]> {
-    const raw = await this.#post(tasks);
+  async #run(tasks: WorkerTask[], urgent: boolean): Promise<WorkerResult[]> {
+    const raw = await new Promise<RawResult[]>((resolve, reject) => {
+      const job: Job = { id: this.#nextId++, tasks, resolve, reject };
+      if (urgent) this.#queue.unshift(job);
+      else this.#queue.push(job);
+      this.#dispatch();
+    });
     return raw.map((result) => {
       if (!result.ok) return result;
       try {
@@ -191,57 +232,52 @@ export class HclParserPool {
     });
   }
 
-  async #post(tasks: WorkerTask[]): Promise<RawResult[]> {
-    const worker = await this.#acquire();
-    const id = this.#nextId++;
-    try {
-      return await new Promise<RawResult[]>((resolve, reject) => {
-        const onMessage = (message: { id: number; results: RawResult[] }): void => {
-          if (message.id !== id) return;
-          worker.off('message', onMessage);
-          worker.off('error', onError);
-          resolve(message.results);
-        };
-        const onError = (error: Error): void => {
-          worker.off('message', onMessage);
-          reject(error);
-        };
-        worker.on('message', onMessage);
-        worker.once('error', onError);
-        worker.postMessage({ id, tasks });
-      });
-    } finally {
-      this.#release(worker);
+  /** Posts queued jobs to the least busy workers, starting more (up to the pool's size) when all are full. */
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      let target: PooledWorker | undefined;
+      for (const w of this.#workers) if (!target || w.inFlight.size < target.inFlight.size) target = w;
+      if ((!target || target.inFlight.size >= JOBS_PER_WORKER) && this.#workers.length < this.#size) {
+        target = this.#spawn();
+      }
+      if (!target || target.inFlight.size >= JOBS_PER_WORKER) return;
+      const job = this.#queue.shift() as Job;
+      target.inFlight.set(job.id, job);
+      target.worker.postMessage({ id: job.id, tasks: job.tasks });
     }
   }
 
-  async #acquire(): Promise<Worker> {
-    const idle = this.#idle.pop();
-    if (idle) return idle;
-    if (this.#workers.length < this.#size) return this.#spawn();
-    return new Promise((resolve) => this.#waiting.push(resolve));
-  }
-
-  #spawn(): Worker {
+  #spawn(): PooledWorker {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { ...findParser(), tieringBudget: WASM_TIERING_BUDGET },
     });
     worker.unref();
-    this.#workers.push(worker);
-    return worker;
+    const pooled: PooledWorker = { worker, inFlight: new Map() };
+    worker.on('message', (message: { id: number; results: RawResult[] }) => {
+      const job = pooled.inFlight.get(message.id);
+      pooled.inFlight.delete(message.id);
+      job?.resolve(message.results);
+      this.#dispatch();
+    });
+    worker.on('error', (error: Error) => {
+      // A parser that crashed fails the jobs it held; later jobs go to a new worker.
+      this.#workers.splice(this.#workers.indexOf(pooled), 1);
+      for (const job of pooled.inFlight.values()) job.reject(error);
+      pooled.inFlight.clear();
+      this.#dispatch();
+    });
+    this.#workers.push(pooled);
+    return pooled;
   }
 
-  #release(worker: Worker): void {
-    const next = this.#waiting.shift();
-    if (next) next(worker);
-    else this.#idle.push(worker);
-  }
-
+  /** Ends the workers; parses still queued or running fail. */
   async close(): Promise<void> {
     const workers = this.#workers.splice(0);
-    this.#idle.length = 0;
-    await Promise.all(workers.map((w) => w.terminate()));
+    const closed = new Error('the parser pool was closed');
+    for (const job of this.#queue.splice(0)) job.reject(closed);
+    for (const w of workers) for (const job of w.inFlight.values()) job.reject(closed);
+    await Promise.all(workers.map((w) => w.worker.terminate()));
   }
 }
 

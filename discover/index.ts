@@ -3,6 +3,7 @@
  * problem found reported as data. See terragrunt-semantics.md §1, §2 and §6 for the rules followed.
  */
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -29,6 +30,8 @@ const MAX_ROUNDS = 25;
 const UNIT_CACHE_FORMAT = 2;
 /** From this many units the parser pool runs all its workers (started ahead of the parse when nothing is cached). */
 const PARALLEL_PARSE_UNITS = 64;
+/** How long evaluation runs before it lets the parser workers' results in (they may be waiting for more work). */
+const YIELD_AFTER_MS = 4;
 
 let codeHash: string | undefined;
 
@@ -90,7 +93,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   );
   await unitCache.load();
   // With no reusable units every unit file will be parsed: start the parser now, so it loads while the scan runs.
-  const pool = new HclParserPool();
+  const pool = new HclParserPool(Math.max(1, Math.min(4, availableParallelism() - 1)));
   if (unitCache.empty) pool.warm(1);
 
   const { dirs: scanned, listings } = await scan({
@@ -127,6 +130,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     graph.addNode(id, env.env, entry.dir);
   }
 
+  // Units are evaluated on this thread while the workers parse: one core each, so with two cores one worker.
   if (units.size < PARALLEL_PARSE_UNITS) pool.limit(1);
   else if (unitCache.empty) pool.warm();
   const files = new ParsedFiles({ cacheDir, version: extras.version ?? 'dev', pool });
@@ -156,15 +160,18 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
         return !(cached && stillValid(cached, host));
       }),
     );
-    const freshFiles = [...fresh].flatMap((id) => {
+    const order = [...units.keys()].sort(compareIds);
+    const freshFiles = order.flatMap((id) => {
       const unit = units.get(id);
-      return unit ? [unit.configFile, ...siblings.map((name) => childPath(unit.absDir, name))] : [];
+      return unit && fresh.has(id) ? [unit.configFile, ...siblings.map((name) => childPath(unit.absDir, name))] : [];
     });
-    await files.ensure(freshFiles.filter((path) => host.kind(path) === 'file'));
-    // Units are evaluated one after another; one that needs a file not parsed yet (an include, a file read by
-    // read_terragrunt_config) waits for it and is evaluated again. Files shared by many units are parsed once,
-    // for the first unit that needs them.
-    for (const id of [...units.keys()].sort(compareIds)) {
+    // The files are parsed in the order the units are evaluated, while they are evaluated.
+    await files.startParsing(freshFiles.filter((path) => host.kind(path) === 'file'));
+    // Units are evaluated one after another; one that needs a file not parsed yet (its own, an include, a file read
+    // by read_terragrunt_config) waits for it, and one that finds it needs more files is evaluated again once they
+    // are parsed. Files shared by many units are parsed once, for the first unit that needs them.
+    let lastYield = performance.now();
+    for (const id of order) {
       const unit = units.get(id);
       if (!unit) continue;
       const cached = candidates.get(id);
@@ -173,6 +180,14 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
         unitCache.keep(unit.configFile, cached, false);
         reused += 1;
         continue;
+      }
+      if (!files.has(unit.configFile)) {
+        await files.ensure([unit.configFile]);
+        lastYield = performance.now();
+      } else if (performance.now() - lastYield > YIELD_AFTER_MS) {
+        // The parser workers are fed from this thread: let their results in, and their next batches out.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
       }
       for (let attempt = 1; ; attempt += 1) {
         const recording = recordingHost(host);

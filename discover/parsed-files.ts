@@ -54,6 +54,8 @@ export class ParsedFiles {
   readonly #missing = new Set<string>();
   /** Files read and hashed but not (yet) given their parse. */
   readonly #read = new Map<string, { content: string; hash: string }>();
+  /** Files given to the parser and not back yet: each settles when its file is available. */
+  readonly #inFlight = new Map<string, Promise<void>>();
   readonly #options: ParsedFilesOptions;
   #pool: HclParserPool | undefined;
   #cache: Map<string, CachedOutcome> | undefined;
@@ -89,13 +91,36 @@ export class ParsedFiles {
 
   /**
    * Reads every path not read yet in this run and, unless `parse` is false, gives each its parse (from the cache,
-   * or from the parser). Reading without parsing is enough to check that cached units are still valid, and skips
-   * loading the parse cache when nothing needs evaluating.
+   * or from the parser) before returning. Reading without parsing is enough to check that cached units are still
+   * valid, and skips loading the parse cache when nothing needs evaluating. A file already being parsed (see
+   * {@link startParsing}) is waited for; the others are parsed ahead of everything queued.
    */
   async ensure(paths: Iterable<string>, options: { parse?: boolean } = {}): Promise<void> {
+    const wanted = await this.#readNew(paths);
+    if (options.parse === false) return;
+    const waits = wanted.flatMap((p) => this.#inFlight.get(p) ?? []);
+    const rest = wanted.filter((p) => !this.#inFlight.has(p));
+    await Promise.all([...waits, ...(await this.#parse(rest, true))]);
+  }
+
+  /**
+   * Reads the files and starts parsing them, in the order given, without waiting for the parses: each file becomes
+   * available (`has`) when its batch is back, and `ensure` waits for one needed sooner. Discovery evaluates units
+   * while later ones still parse.
+   */
+  async startParsing(paths: Iterable<string>): Promise<void> {
+    const wanted = await this.#readNew(paths);
+    // Not awaited: each file's promise is kept in #inFlight, its failure handled, for whoever needs the file.
+    void (await this.#parse(
+      wanted.filter((p) => !this.#inFlight.has(p)),
+      false,
+    ));
+  }
+
+  /** The paths not read or parsed yet, read and hashed now (a missing one is remembered as missing). */
+  async #readNew(paths: Iterable<string>): Promise<string[]> {
     const wanted = [...new Set(paths)].filter((p) => !this.has(p));
-    if (wanted.length === 0) return;
-    const unread = wanted.filter((p) => !this.#read.has(p));
+    const unread = wanted.filter((p) => !this.#read.has(p) && !this.#inFlight.has(p));
     const texts = await readAll(unread);
     texts.forEach((text, i) => {
       if (text === undefined) {
@@ -106,33 +131,56 @@ export class ParsedFiles {
       this.#usedHashes.add(hash);
       this.#read.set(text.path, { content: text.content, hash });
     });
-    if (options.parse === false) return;
+    return wanted.filter((p) => !this.#missing.has(p));
+  }
+
+  /**
+   * Gives each read path its parse: from the cache at once, else from the parser. Returns a promise per file sent
+   * to the parser, settled once that file is available.
+   */
+  async #parse(paths: readonly string[], urgent: boolean): Promise<Promise<void>[]> {
     const cache = await this.#loadCache();
     const toParse: { path: string; content: string; hash: string }[] = [];
-    for (const path of wanted) {
+    for (const path of paths) {
       const text = this.#read.get(path);
       if (!text) continue;
       const cached = cache.get(text.hash);
       if (cached) this.#files.set(path, { path, ...text, outcome: fromCache(cached, path) });
       else toParse.push({ path, ...text });
     }
-    if (toParse.length === 0) return;
+    if (toParse.length === 0) return [];
     // Identical contents (units that only include a shared file are common) are parsed once.
     const byHash = new Map<string, { path: string; content: string }>();
     for (const t of toParse) if (!byHash.has(t.hash)) byHash.set(t.hash, t);
     this.#pool ??= new HclParserPool(byHash.size < 64 ? 1 : undefined);
-    const outcomes = await this.#pool.parseAll([...byHash.values()].map((t) => ({ file: t.path, content: t.content })));
-    this.parsedCount += byHash.size;
-    for (const [hash, first] of byHash) {
-      const outcome = outcomes.get(first.path);
-      if (outcome) cache.set(hash, toCache(outcome));
-    }
-    this.#cacheDirty = true;
-    for (const t of toParse) {
-      const entry = cache.get(t.hash);
-      if (!entry) continue;
-      this.#files.set(t.path, { path: t.path, content: t.content, hash: t.hash, outcome: fromCache(entry, t.path) });
-    }
+    const firsts = [...byHash];
+    const outcomes = this.#pool.parseEach(
+      firsts.map(([, t]) => ({ file: t.path, content: t.content })),
+      { urgent },
+    );
+    const parsed = new Map<string, Promise<void>>();
+    firsts.forEach(([hash], i) => {
+      const outcome = outcomes[i] as Promise<ParseOutcome>;
+      parsed.set(
+        hash,
+        outcome.then((result) => {
+          this.parsedCount += 1;
+          cache.set(hash, toCache(result));
+          this.#cacheDirty = true;
+        }),
+      );
+    });
+    return toParse.map((t) => {
+      const done = (parsed.get(t.hash) as Promise<void>).then(() => {
+        this.#inFlight.delete(t.path);
+        const entry = cache.get(t.hash);
+        if (entry) this.#files.set(t.path, { ...t, outcome: fromCache(entry, t.path) });
+      });
+      this.#inFlight.set(t.path, done);
+      // ensure() rethrows a failure to whoever needs the file; one nobody waits for is not an unhandled rejection.
+      done.catch(() => undefined);
+      return done;
+    });
   }
 
   /**

@@ -100,3 +100,29 @@ describe('the parser as the pool runs it', () => {
     expect(errors).toBeGreaterThan(0);
   });
 });
+
+describe('HclParserPool scheduling', () => {
+  it('parses an urgent request ahead of the batches already queued', async () => {
+    const parser = pool(1);
+    const finished: string[] = [];
+    const queued = parser.parseEach(units(320));
+    queued.forEach((p, i) => {
+      if (i % 16 === 15) void p.then(() => finished.push(`batch ${(i + 1) / 16}`));
+    });
+    const urgent = parser.parseAll([{ file: '/repo/root.hcl', content: 'locals { env = "dev" }\n' }], {
+      urgent: true,
+    });
+    await urgent.then(() => finished.push('urgent'));
+    await Promise.all(queued);
+    // At most the batches already handed to the worker finish first.
+    expect(finished.indexOf('urgent')).toBeLessThanOrEqual(3);
+    expect(finished).toHaveLength(21);
+  });
+
+  it('fails what is still queued when closed', async () => {
+    const parser = new HclParserPool(1);
+    const failed = expect(parser.parseAll(units(200))).rejects.toThrow(/closed/);
+    await parser.close();
+    await failed;
+  });
+});
