@@ -11,7 +11,7 @@ import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
 import { ParsedFiles } from './parsed-files.js';
-import { STACK_FILE, UNIT_FILE, childPath, scan, toPosix } from './scan.js';
+import { STACK_FILE, UNIT_FILE, childPath, relativePosix, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
 import { NeedFiles, evaluateUnitConfig } from './unit-config.js';
 import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
@@ -113,7 +113,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     if (!entry.isUnit) continue;
     const env = envDirs.find((e) => entry.absDir === e.absDir || entry.absDir.startsWith(e.absDir + sep));
     if (!env) continue;
-    const id = `${env.env}/${toPosix(relative(env.absDir, entry.absDir)) || '.'}`;
+    const id = `${env.env}/${relativePosix(env.absDir, entry.absDir) || '.'}`;
     const configFile = childPath(entry.absDir, UNIT_FILE);
     if (entry.isStack) {
       problems.push({

@@ -54,7 +54,7 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
     } catch {
       continue;
     }
-    const dir = toPosix(relative(options.root, absDir));
+    const dir = relativePosix(options.root, absDir);
     let isUnit = false;
     let isStack = false;
     const listing = new Map<string, 'file' | 'dir' | 'other'>();
@@ -96,6 +96,19 @@ function isPlainName(name: string): boolean {
     if (plainNames.size < 10_000) plainNames.set(name, plain);
   }
   return plain;
+}
+
+/**
+ * `toPosix(relative(base, path))` for normalised absolute paths, without relative's two resolves when `path` is
+ * `base` or below it (as every scanned directory is below the root); anything else goes through relative.
+ */
+export function relativePosix(base: string, path: string): string {
+  if (sep === '/') {
+    if (path === base) return '';
+    const prefix = base.endsWith('/') ? base : `${base}/`;
+    if (path.startsWith(prefix) && !path.endsWith('/')) return path.slice(prefix.length);
+  }
+  return toPosix(relative(base, path));
 }
 
 export function toPosix(path: string): string {
