@@ -30,7 +30,11 @@ export interface ParseRequest {
   readonly content: string;
 }
 
-const BATCH_SIZE = 16;
+/**
+ * Files per parser call. A call costs about 0.14 ms before any parsing; side by side on 5,000 unit files, 48 per
+ * call was 6% faster than 16, and 128 slower again. An urgent file waits behind at most JOBS_PER_WORKER batches.
+ */
+const BATCH_SIZE = 48;
 
 /**
  * V8 compiles the parser's WASM with its baseline compiler, then re-compiles the functions that run most with its
