@@ -2,11 +2,11 @@
  * The one module that knows the HCL parser: `@cdktf/hcl2json` (a WASM build of tmccombs/hcl2json). Swapping it for
  * the community fork `@cdktn/hcl2json` is the one line in `PARSER_MODULE`.
  *
- * Parsing runs in worker threads: one parse is about a millisecond of uninterrupted WASM, and thousands of them in
- * a row would freeze the event loop (no live view, no Ctrl-C). Files are parsed in batches: each file's body is
- * wrapped in a block of its own (`__f0 { ... }`) and a batch is one parser call, which costs about a third of one
- * call per file. A batch that fails, or whose top level is not exactly the wrapper blocks (an unbalanced brace in one
- * file could swallow the next), is parsed again file by file, so every error names its own file and line.
+ * Parsing runs in worker threads: a parse is a fraction of a millisecond of uninterrupted WASM, and thousands of
+ * them in a row would freeze the event loop (no live view, no Ctrl-C). Files are parsed in batches: each file's body
+ * is wrapped in a block of its own (`__f0 { ... }`) and a batch is one parser call, which saves the parser's fixed
+ * cost per call. A batch that fails, or whose top level is not exactly the wrapper blocks (an unbalanced brace in
+ * one file could swallow the next), is parsed again file by file, so every error names its own file and line.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';

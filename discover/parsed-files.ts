@@ -139,6 +139,8 @@ export class ParsedFiles {
    * to the parser, settled once that file is available.
    */
   async #parse(paths: readonly string[], urgent: boolean): Promise<Promise<void>[]> {
+    // Nothing to parse: do not even load the parse cache (a warm run never needs it).
+    if (paths.length === 0) return [];
     const cache = await this.#loadCache();
     const toParse: { path: string; content: string; hash: string }[] = [];
     for (const path of paths) {
