@@ -28,6 +28,8 @@ export interface FunctionContext {
 export interface FunctionHost {
   /** 'file', 'dir', or undefined when the path does not exist. */
   kind(path: string): 'file' | 'dir' | undefined;
+  /** find_in_parent_folders' search from `dir` upwards (see {@link findUp}); hosts may remember answers. */
+  findUp(dir: string, probes: readonly string[]): string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The git top-level directory above `dir`, or undefined outside a repository. */
   repoRoot(dir: string): string | undefined;
@@ -35,6 +37,28 @@ export interface FunctionHost {
   readConfig(path: string, context: FunctionContext): Value;
   /** Parses a .tfvars file for `read_tfvars_file`. */
   readTfvars(path: string): Value;
+}
+
+/**
+ * The first of `probes` (file or directory names) that exists in `dir` or a folder above it, looking at most
+ * MAX_FOLDERS_TO_CHECK folders, as find_in_parent_folders does.
+ */
+export function findUp(
+  dir: string,
+  probes: readonly string[],
+  kind: (path: string) => 'file' | 'dir' | undefined,
+): string | undefined {
+  let current = dir;
+  for (let i = 0; i < MAX_FOLDERS_TO_CHECK; i += 1) {
+    for (const probe of probes) {
+      const candidate = childPath(current, probe);
+      if (kind(candidate)) return candidate;
+    }
+    const up = dirname(current);
+    if (up === current) break;
+    current = up;
+  }
+  return undefined;
 }
 
 /** Values that stand for things only a real run knows. */
@@ -134,16 +158,8 @@ export function terragruntFunctions(context: FunctionContext, host: FunctionHost
       const hasFallback = args.length > 1;
       const probes = name === undefined ? ['terragrunt.hcl.json', 'terragrunt.hcl'] : [name];
       // The search starts at the parent of the config's directory, not the directory itself.
-      let dir = dirname(configDir);
-      for (let i = 0; i < MAX_FOLDERS_TO_CHECK; i += 1) {
-        for (const probe of probes) {
-          const candidate = childPath(dir, probe);
-          if (host.kind(candidate)) return candidate;
-        }
-        const up = dirname(dir);
-        if (up === dir) break;
-        dir = up;
-      }
+      const found = host.findUp(dirname(configDir), probes);
+      if (found !== undefined) return found;
       if (hasFallback) return args[1] ?? null;
       throw new HclEvalError(
         `find_in_parent_folders(${name === undefined ? '' : JSON.stringify(name)}): no ${name ?? 'terragrunt.hcl'} in any parent folder of ${configDir}`,

@@ -10,6 +10,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
+import { findUp } from './functions.js';
 import { ParsedFiles } from './parsed-files.js';
 import { STACK_FILE, UNIT_FILE, childPath, relativePosix, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
@@ -26,8 +27,8 @@ export { isUsable } from './types.js';
 
 /** Attempts per unit: each parses the files the previous attempt found it needs (includes, read files). */
 const MAX_ROUNDS = 25;
-/** Bumped whenever what a cached unit holds changes (2: prevent_destroy). */
-const UNIT_CACHE_FORMAT = 2;
+/** Bumped whenever what a cached unit holds changes (2: prevent_destroy; 3: find_in_parent_folders as one input). */
+const UNIT_CACHE_FORMAT = 3;
 /** From this many units the parser pool runs all its workers (started ahead of the parse when nothing is cached). */
 const PARALLEL_PARSE_UNITS = 64;
 /** How long evaluation runs before it lets the parser workers' results in (they may be waiting for more work). */
@@ -424,6 +425,14 @@ function evaluationHost(
     kinds.set(path, result);
     return result;
   };
+  const finds = new Map<string, string | undefined>();
+  const findUpMemo = (dir: string, probes: readonly string[]): string | undefined => {
+    const key = [dir, ...probes].join('\u0000');
+    if (finds.has(key)) return finds.get(key);
+    const found = findUp(dir, probes, kind);
+    finds.set(key, found);
+    return found;
+  };
   const repoRoot = (dir: string): string | undefined => {
     if (repoRoots.has(dir)) return repoRoots.get(dir);
     const found = kind(childPath(dir, '.git')) ? dir : dirname(dir) === dir ? undefined : repoRoot(dirname(dir));
@@ -440,6 +449,7 @@ function evaluationHost(
   return {
     files,
     kind,
+    findUp: findUpMemo,
     env,
     remoteState,
     repoRoot,

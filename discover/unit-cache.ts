@@ -14,6 +14,8 @@ export interface UnitInputs {
   /** Parsed files: path to content hash, null when the file was missing. */
   readonly files: Record<string, string | null>;
   readonly kinds: Record<string, 'file' | 'dir' | null>;
+  /** find_in_parent_folders searches, `<dir>\0<probe>...`, to what they found. */
+  readonly finds: Record<string, string | null>;
   readonly env: Record<string, string | null>;
   /** Files read as text (file(), templatefile()): path to content hash. */
   readonly texts: Record<string, string | null>;
@@ -41,7 +43,7 @@ function textHash(text: string | undefined): string | null {
 
 /** A host that answers like `base` and writes down every question asked and the answer given. */
 export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inputs: UnitInputs } {
-  const inputs: UnitInputs = { files: {}, kinds: {}, env: {}, texts: {}, globs: {}, repoRoots: {} };
+  const inputs: UnitInputs = { files: {}, kinds: {}, finds: {}, env: {}, texts: {}, globs: {}, repoRoots: {} };
   const env = new Proxy(base.env, {
     get: (target, key) => {
       if (typeof key !== 'string') return undefined;
@@ -67,6 +69,11 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
       const kind = base.kind(path);
       inputs.kinds[path] = kind ?? null;
       return kind;
+    },
+    findUp: (dir, probes) => {
+      const found = base.findUp(dir, probes);
+      inputs.finds[[dir, ...probes].join('\u0000')] = found ?? null;
+      return found;
     },
     repoRoot: (dir) => {
       const root = base.repoRoot(dir);
@@ -99,6 +106,10 @@ export function stillValid(entry: CachedUnit, host: EvaluationHost): boolean {
     if (host.files.hashOf(path) !== hash) return false;
   }
   for (const [path, kind] of Object.entries(inputs.kinds)) if ((host.kind(path) ?? null) !== kind) return false;
+  for (const [key, found] of Object.entries(inputs.finds)) {
+    const [dir = '', ...probes] = key.split('\u0000');
+    if ((host.findUp(dir, probes) ?? null) !== found) return false;
+  }
   for (const [name, value] of Object.entries(inputs.env)) if ((host.env[name] ?? null) !== value) return false;
   for (const [dir, root] of Object.entries(inputs.repoRoots)) if ((host.repoRoot(dir) ?? null) !== root) return false;
   for (const [path, hash] of Object.entries(inputs.texts)) if (textHash(host.readText(path)) !== hash) return false;

@@ -77,6 +77,8 @@ export interface FileSource {
 export interface EvaluationHost {
   readonly files: FileSource;
   kind(path: string): 'file' | 'dir' | undefined;
+  /** find_in_parent_folders' search (functions.ts `findUp`), recorded as one input rather than a probe per folder. */
+  findUp(dir: string, probes: readonly string[]): string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   repoRoot(dir: string): string | undefined;
   /** Whether to evaluate remote_state blocks. */
@@ -168,6 +170,7 @@ class UnitEvaluation {
     this.#host = host;
     this.#functionHost = {
       kind: (p) => host.kind(p),
+      findUp: (dir, probes) => host.findUp(dir, probes),
       env: host.env,
       repoRoot: (d) => host.repoRoot(d),
       readConfig: (path, context) => this.#readConfig(path, context),

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -55,6 +55,15 @@ describe('discovery caches', () => {
     const root = copyFixture('functions');
     const before = await run(root);
     expect(before.edges['dev/team/db']).toEqual(['dev/network']);
+    // The search is one recorded input (where it started, what it looked for, what it found), not a probe per folder.
+    const cached = JSON.parse(readFileSync(join(root, '.platctl-cache/units.json'), 'utf8')) as {
+      units: Record<string, { id: string; inputs: { finds: Record<string, string | null> } }>;
+    };
+    const db = Object.values(cached.units).find((u) => u.id === 'dev/team/db');
+    expect(Object.entries(db?.inputs.finds ?? {})).toContainEqual([
+      `${join(root, 'live/dev/team')}\u0000network`,
+      join(root, 'live/dev/network'),
+    ]);
     // A closer "network" directory with a unit now shadows live/dev/network for dev/team/db.
     mkdirSync(join(root, 'live/dev/team/network'), { recursive: true });
     writeFileSync(join(root, 'live/dev/team/network/terragrunt.hcl'), '');

@@ -3,7 +3,7 @@
  * docs/discovery.md), against an in-memory filesystem.
  */
 import { describe, expect, it } from 'vitest';
-import { terragruntFunctions } from '../../../discover/functions.js';
+import { findUp, terragruntFunctions } from '../../../discover/functions.js';
 import type { FunctionContext, FunctionHost } from '../../../discover/functions.js';
 import { HclEvalError, Unknown } from '../../../discover/hcl/index.js';
 import type { Value } from '../../../discover/hcl/index.js';
@@ -19,8 +19,10 @@ const DIRS = new Set([
 ]);
 
 function host(overrides: Partial<FunctionHost> = {}): FunctionHost {
+  const kind = (p: string): 'file' | 'dir' | undefined => (DIRS.has(p) ? 'dir' : FILES.has(p) ? 'file' : undefined);
   return {
-    kind: (p) => (DIRS.has(p) ? 'dir' : FILES.has(p) ? 'file' : undefined),
+    kind,
+    findUp: (dir, probes) => findUp(dir, probes, kind),
     env: { REGION: 'eu-west-1' },
     repoRoot: (dir) => (dir.startsWith('/repo') ? '/repo' : undefined),
     readConfig: (path) => ({ locals: { read: path } }),
