@@ -9,7 +9,7 @@ import type { HclFunction, Value } from './hcl/index.js';
 import { childPath, toPosix } from './scan.js';
 
 /** Terragrunt looks at most this many parent folders (pkg/options MaxFoldersToCheck). */
-const MAX_FOLDERS_TO_CHECK = 100;
+export const MAX_FOLDERS_TO_CHECK = 100;
 
 export interface FunctionContext {
   /** The unit being evaluated (`get_terragrunt_dir()` in the unit and in its includes). */
@@ -41,15 +41,16 @@ export interface FunctionHost {
 
 /**
  * The first of `probes` (file or directory names) that exists in `dir` or a folder above it, looking at most
- * MAX_FOLDERS_TO_CHECK folders, as find_in_parent_folders does.
+ * `folders` folders (MAX_FOLDERS_TO_CHECK, as find_in_parent_folders does).
  */
 export function findUp(
   dir: string,
   probes: readonly string[],
   kind: (path: string) => 'file' | 'dir' | undefined,
+  folders = MAX_FOLDERS_TO_CHECK,
 ): string | undefined {
   let current = dir;
-  for (let i = 0; i < MAX_FOLDERS_TO_CHECK; i += 1) {
+  for (let i = 0; i < folders; i += 1) {
     for (const probe of probes) {
       const candidate = childPath(current, probe);
       if (kind(candidate)) return candidate;

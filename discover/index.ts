@@ -10,7 +10,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
-import { findUp } from './functions.js';
+import { MAX_FOLDERS_TO_CHECK, findUp } from './functions.js';
 import { ParsedFiles } from './parsed-files.js';
 import { STACK_FILE, UNIT_FILE, childPath, relativePosix, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
@@ -27,8 +27,8 @@ export { isUsable } from './types.js';
 
 /** Attempts per unit: each parses the files the previous attempt found it needs (includes, read files). */
 const MAX_ROUNDS = 25;
-/** Bumped whenever what a cached unit holds changes (2: prevent_destroy; 3: find_in_parent_folders as one input). */
-const UNIT_CACHE_FORMAT = 3;
+/** Bumped whenever what a cached unit holds changes (2: prevent_destroy; 3: find_in_parent_folders as one input; 4: flat lists). */
+const UNIT_CACHE_FORMAT = 4;
 /** From this many units the parser pool runs all its workers (started ahead of the parse when nothing is cached). */
 const PARALLEL_PARSE_UNITS = 64;
 /** How long evaluation runs before it lets the parser workers' results in (they may be waiting for more work). */
@@ -195,7 +195,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
         try {
           const config = evaluateUnitConfig(unit, recording.host);
           configs.set(id, config);
-          unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs, config }, true);
+          unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs(), config }, true);
           break;
         } catch (error) {
           if (!(error instanceof NeedFiles)) throw error;
@@ -425,11 +425,17 @@ function evaluationHost(
     kinds.set(path, result);
     return result;
   };
+  // find_in_parent_folders' answers, per folder and names. Where the walk from a folder to the filesystem root is
+  // within Terragrunt's folder limit, a folder's answer is its own match or its parent's answer, so units that
+  // share ancestors share the walk.
   const finds = new Map<string, string | undefined>();
   const findUpMemo = (dir: string, probes: readonly string[]): string | undefined => {
-    const key = [dir, ...probes].join('\u0000');
+    if (dir.split('/').length >= MAX_FOLDERS_TO_CHECK) return findUp(dir, probes, kind);
+    const key = `${probes.join('\u0000')}\u0000${dir}`;
     if (finds.has(key)) return finds.get(key);
-    const found = findUp(dir, probes, kind);
+    let found = findUp(dir, probes, kind, 1);
+    const parent = dirname(dir);
+    if (found === undefined && parent !== dir) found = findUpMemo(parent, probes);
     finds.set(key, found);
     return found;
   };

@@ -10,18 +10,26 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EvaluationHost, UnitConfig } from './unit-config.js';
 
+/**
+ * What an evaluation asked and was answered, each as a flat list of question, answer, question, answer... Flat
+ * lists, not objects keyed by path: objects with thousands of distinct keys made reading the cache (JSON.parse)
+ * and collecting its garbage about twice as slow.
+ */
 export interface UnitInputs {
-  /** Parsed files: path to content hash, null when the file was missing. */
-  readonly files: Record<string, string | null>;
-  readonly kinds: Record<string, 'file' | 'dir' | null>;
-  /** find_in_parent_folders searches, `<dir>\0<probe>...`, to what they found. */
-  readonly finds: Record<string, string | null>;
-  readonly env: Record<string, string | null>;
-  /** Files read as text (file(), templatefile()): path to content hash. */
-  readonly texts: Record<string, string | null>;
-  /** `<dir>\0<pattern>` to the matches. */
-  readonly globs: Record<string, string[]>;
-  readonly repoRoots: Record<string, string | null>;
+  /** Parsed files: path, content hash (null when the file was missing). */
+  readonly files: readonly (string | null)[];
+  /** Existence checks: path, 'file' | 'dir' | null. */
+  readonly kinds: readonly (string | null)[];
+  /** find_in_parent_folders searches: `<dir>\0<probe>...`, what they found (null: nothing). */
+  readonly finds: readonly (string | null)[];
+  /** Environment variables: name, value (null: unset). */
+  readonly env: readonly (string | null)[];
+  /** Files read as text (file(), templatefile()): path, content hash. */
+  readonly texts: readonly (string | null)[];
+  /** Globs: `<dir>\0<pattern>`, the matches. */
+  readonly globs: readonly (string | string[])[];
+  /** Git roots: directory, root (null: none). */
+  readonly repoRoots: readonly (string | null)[];
 }
 
 export interface CachedUnit {
@@ -34,21 +42,42 @@ export interface CachedUnit {
 
 interface CacheFile {
   readonly key: string;
-  readonly units: Record<string, CachedUnit>;
+  /** Unit file, entry, unit file, entry... */
+  readonly units: readonly (string | CachedUnit)[];
 }
 
 function textHash(text: string | undefined): string | null {
   return text === undefined ? null : createHash('sha256').update(text).digest('base64url');
 }
 
-/** A host that answers like `base` and writes down every question asked and the answer given. */
-export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inputs: UnitInputs } {
-  const inputs: UnitInputs = { files: {}, kinds: {}, finds: {}, env: {}, texts: {}, globs: {}, repoRoots: {} };
+function flat<T>(answers: ReadonlyMap<string, T>): (string | T)[] {
+  const out: (string | T)[] = [];
+  for (const [question, answer] of answers) out.push(question, answer);
+  return out;
+}
+
+/** Each question and answer of a flat list. */
+function* pairs<T>(list: readonly (string | T)[]): Generator<[string, T]> {
+  for (let i = 0; i + 1 < list.length; i += 2) yield [list[i] as string, list[i + 1] as T];
+}
+
+/**
+ * A host that answers like `base` and writes down every question asked and the answer given; `inputs()` gives what
+ * was written down.
+ */
+export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inputs: () => UnitInputs } {
+  const files = new Map<string, string | null>();
+  const kinds = new Map<string, 'file' | 'dir' | null>();
+  const finds = new Map<string, string | null>();
+  const envRead = new Map<string, string | null>();
+  const texts = new Map<string, string | null>();
+  const globs = new Map<string, string[]>();
+  const repoRoots = new Map<string, string | null>();
   const env = new Proxy(base.env, {
     get: (target, key) => {
       if (typeof key !== 'string') return undefined;
       const value = target[key];
-      inputs.env[key] = value ?? null;
+      envRead.set(key, value ?? null);
       return value;
     },
   });
@@ -59,7 +88,7 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
       has: (path) => base.files.has(path),
       get: (path) => {
         const file = base.files.get(path);
-        inputs.files[path] = file?.hash ?? null;
+        files.set(path, file?.hash ?? null);
         return file;
       },
       hashOf: (path) => base.files.hashOf(path),
@@ -67,53 +96,67 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
     },
     kind: (path) => {
       const kind = base.kind(path);
-      inputs.kinds[path] = kind ?? null;
+      kinds.set(path, kind ?? null);
       return kind;
     },
     findUp: (dir, probes) => {
       const found = base.findUp(dir, probes);
-      inputs.finds[[dir, ...probes].join('\u0000')] = found ?? null;
+      finds.set([dir, ...probes].join('\u0000'), found ?? null);
       return found;
     },
     repoRoot: (dir) => {
       const root = base.repoRoot(dir);
-      inputs.repoRoots[dir] = root ?? null;
+      repoRoots.set(dir, root ?? null);
       return root;
     },
     readText: (path) => {
       const text = base.readText(path);
-      inputs.texts[path] = textHash(text);
+      texts.set(path, textHash(text));
       return text;
     },
     glob: (pattern, dir) => {
       const found = base.glob(pattern, dir);
-      inputs.globs[`${dir}\u0000${pattern}`] = [...found];
+      globs.set(`${dir}\u0000${pattern}`, [...found]);
       return found;
     },
   };
+  const inputs = (): UnitInputs => ({
+    files: flat(files),
+    kinds: flat(kinds),
+    finds: flat(finds),
+    env: flat(envRead),
+    texts: flat(texts),
+    globs: flat(globs),
+    repoRoots: flat(repoRoots),
+  });
   return { host, inputs };
 }
 
 /** Every file path an entry depends on, so they can all be read (and hashed) in one batch before checking. */
 export function recordedFiles(entry: CachedUnit): string[] {
-  return Object.keys(entry.inputs.files);
+  return [...pairs(entry.inputs.files)].map(([path]) => path);
 }
 
 /** True when every recorded read gives the same answer now. */
 export function stillValid(entry: CachedUnit, host: EvaluationHost): boolean {
-  const { inputs } = entry;
-  for (const [path, hash] of Object.entries(inputs.files)) {
-    if (host.files.hashOf(path) !== hash) return false;
+  const { files, kinds, finds, env, repoRoots, texts, globs } = entry.inputs;
+  // Indexed loops: this runs for every cached unit of a warm run.
+  for (let i = 0; i + 1 < files.length; i += 2)
+    if (host.files.hashOf(files[i] as string) !== files[i + 1]) return false;
+  for (let i = 0; i + 1 < kinds.length; i += 2)
+    if ((host.kind(kinds[i] as string) ?? null) !== kinds[i + 1]) return false;
+  for (let i = 0; i + 1 < finds.length; i += 2) {
+    const [dir = '', ...probes] = (finds[i] as string).split('\u0000');
+    if ((host.findUp(dir, probes) ?? null) !== finds[i + 1]) return false;
   }
-  for (const [path, kind] of Object.entries(inputs.kinds)) if ((host.kind(path) ?? null) !== kind) return false;
-  for (const [key, found] of Object.entries(inputs.finds)) {
-    const [dir = '', ...probes] = key.split('\u0000');
-    if ((host.findUp(dir, probes) ?? null) !== found) return false;
+  for (let i = 0; i + 1 < env.length; i += 2) if ((host.env[env[i] as string] ?? null) !== env[i + 1]) return false;
+  for (let i = 0; i + 1 < repoRoots.length; i += 2) {
+    if ((host.repoRoot(repoRoots[i] as string) ?? null) !== repoRoots[i + 1]) return false;
   }
-  for (const [name, value] of Object.entries(inputs.env)) if ((host.env[name] ?? null) !== value) return false;
-  for (const [dir, root] of Object.entries(inputs.repoRoots)) if ((host.repoRoot(dir) ?? null) !== root) return false;
-  for (const [path, hash] of Object.entries(inputs.texts)) if (textHash(host.readText(path)) !== hash) return false;
-  for (const [key, found] of Object.entries(inputs.globs)) {
+  for (let i = 0; i + 1 < texts.length; i += 2) {
+    if (textHash(host.readText(texts[i] as string)) !== texts[i + 1]) return false;
+  }
+  for (const [key, found] of pairs<string[]>(globs)) {
     const [dir = '', pattern = ''] = key.split('\u0000');
     const now = host.glob(pattern, dir);
     if (now.length !== found.length || now.some((p, i) => p !== found[i])) return false;
@@ -125,8 +168,8 @@ export function stillValid(entry: CachedUnit, host: EvaluationHost): boolean {
 export class UnitCache {
   readonly #dir: string | false;
   readonly #key: string;
-  #stored: Record<string, CachedUnit> = {};
-  readonly #next: Record<string, CachedUnit> = {};
+  #stored = new Map<string, CachedUnit>();
+  readonly #next = new Map<string, CachedUnit>();
   #changed = false;
 
   /** `key` names everything that invalidates all entries at once (platctl and parser versions). */
@@ -139,7 +182,7 @@ export class UnitCache {
     if (this.#dir === false) return;
     try {
       const raw = JSON.parse(await readFile(join(this.#dir, 'units.json'), 'utf8')) as CacheFile;
-      if (raw.key === this.#key) this.#stored = raw.units;
+      if (raw.key === this.#key && Array.isArray(raw.units)) this.#stored = new Map(pairs<CachedUnit>(raw.units));
     } catch {
       // No cache yet, or an unreadable one: it is only a cache.
     }
@@ -147,26 +190,26 @@ export class UnitCache {
 
   /** True when no stored entry can be reused (no cache, another platctl or parser): every unit evaluates afresh. */
   get empty(): boolean {
-    return Object.keys(this.#stored).length === 0;
+    return this.#stored.size === 0;
   }
 
   /** The stored entry for a unit file, when it was made for the same id and mode. */
   candidate(configFile: string, id: string, mode: string): CachedUnit | undefined {
-    const entry = this.#stored[configFile];
+    const entry = this.#stored.get(configFile);
     return entry && entry.id === id && entry.mode === mode ? entry : undefined;
   }
 
   /** Keeps an entry for the next run (a reused one, or a fresh evaluation). */
   keep(configFile: string, entry: CachedUnit, fresh: boolean): void {
-    this.#next[configFile] = entry;
+    this.#next.set(configFile, entry);
     if (fresh) this.#changed = true;
   }
 
   async save(): Promise<void> {
     if (this.#dir === false) return;
-    const dropped = Object.keys(this.#stored).some((file) => !(file in this.#next));
+    const dropped = [...this.#stored.keys()].some((file) => !this.#next.has(file));
     if (!this.#changed && !dropped) return;
-    const body: CacheFile = { key: this.#key, units: this.#next };
+    const body: CacheFile = { key: this.#key, units: flat(this.#next) };
     try {
       await mkdir(this.#dir, { recursive: true });
       const target = join(this.#dir, 'units.json');

@@ -57,10 +57,10 @@ describe('discovery caches', () => {
     expect(before.edges['dev/team/db']).toEqual(['dev/network']);
     // The search is one recorded input (where it started, what it looked for, what it found), not a probe per folder.
     const cached = JSON.parse(readFileSync(join(root, '.platctl-cache/units.json'), 'utf8')) as {
-      units: Record<string, { id: string; inputs: { finds: Record<string, string | null> } }>;
+      units: (string | { id: string; inputs: { finds: (string | null)[] } })[];
     };
-    const db = Object.values(cached.units).find((u) => u.id === 'dev/team/db');
-    expect(Object.entries(db?.inputs.finds ?? {})).toContainEqual([
+    const db = cached.units.find((u) => typeof u === 'object' && u.id === 'dev/team/db');
+    expect(typeof db === 'object' ? db.inputs.finds : []).toEqual([
       `${join(root, 'live/dev/team')}\u0000network`,
       join(root, 'live/dev/network'),
     ]);
