@@ -51,8 +51,8 @@ const WRAP_PREFIX = '__platctl_f';
  * TypeScript sources under the test runner; the parser module is resolved here and passed in.
  *
  * With the parser's files (see {@link findParser}) the worker loads the WASM with the package's own Go glue and
- * calls its exported parse function directly, passing the JSON text back as it came: no promise per call, and no
- * copying of parsed objects between threads. Otherwise it goes through the package's public `parse`.
+ * calls its exported parse function directly, passing the JSON text back as it came: no waiting loop per call, and
+ * no copying of parsed objects between threads. Otherwise it goes through the package's public `parse`.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -147,16 +147,20 @@ export class HclParserPool {
   readonly #workers: PooledWorker[] = [];
   /** Jobs not posted to a worker yet, urgent ones first. */
   readonly #queue: Job[] = [];
-  #size: number;
+  readonly #size: number;
   #nextId = 0;
 
-  constructor(size = Math.max(1, Math.min(4, availableParallelism()))) {
+  /**
+   * `size`: at most this many workers. By default one per core but one, at most four: discovery evaluates units on
+   * the main thread while the workers parse.
+   */
+  constructor(size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
     this.#size = size;
   }
 
   /**
-   * Starts workers now, so the parser's WASM loads (about a quarter of a second per worker) while discovery still
-   * scans and reads; a pool otherwise starts workers as jobs arrive. `count` caps how many (default: the pool's
+   * Starts workers now, so the parser's WASM loads (about a tenth of a second per worker) while discovery still
+   * scans and reads; a pool otherwise starts workers as jobs arrive, another only when those running are full. `count` caps how many (default: the pool's
    * size).
    */
   warm(count = this.#size): void {
@@ -166,11 +170,6 @@ export class HclParserPool {
   /** How many workers are running. */
   get running(): number {
     return this.#workers.length;
-  }
-
-  /** Lowers how many workers the pool may start (those running stay). */
-  limit(size: number): void {
-    this.#size = Math.max(1, Math.min(this.#size, size));
   }
 
   /** Parses every file; the result maps each request's `file` to its outcome. */

@@ -3,7 +3,6 @@
  * problem found reported as data. See terragrunt-semantics.md §1, §2 and §6 for the rules followed.
  */
 import { createHash } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
@@ -29,8 +28,6 @@ export { isUsable } from './types.js';
 const MAX_ROUNDS = 25;
 /** Bumped whenever what a cached unit holds changes (2: prevent_destroy; 3: find_in_parent_folders as one input; 4: flat lists). */
 const UNIT_CACHE_FORMAT = 4;
-/** From this many units the parser pool runs all its workers (started ahead of the parse when nothing is cached). */
-const PARALLEL_PARSE_UNITS = 64;
 /** How long evaluation runs before it lets the parser workers' results in (they may be waiting for more work). */
 const YIELD_AFTER_MS = 4;
 
@@ -94,7 +91,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   );
   await unitCache.load();
   // With no reusable units every unit file will be parsed: start the parser now, so it loads while the scan runs.
-  const pool = new HclParserPool(Math.max(1, Math.min(4, availableParallelism() - 1)));
+  const pool = new HclParserPool();
   if (unitCache.empty) pool.warm(1);
 
   const { dirs: scanned, listings } = await scan({
@@ -131,9 +128,6 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     graph.addNode(id, env.env, entry.dir);
   }
 
-  // Units are evaluated on this thread while the workers parse: one core each, so with two cores one worker.
-  if (units.size < PARALLEL_PARSE_UNITS) pool.limit(1);
-  else if (unitCache.empty) pool.warm();
   const files = new ParsedFiles({ cacheDir, version: extras.version ?? 'dev', pool });
   const host = evaluationHost(files, options.env, listings, options.remoteState === true);
   const configs = new Map<UnitId, UnitConfig>();

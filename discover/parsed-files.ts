@@ -154,7 +154,7 @@ export class ParsedFiles {
     // Identical contents (units that only include a shared file are common) are parsed once.
     const byHash = new Map<string, { path: string; content: string }>();
     for (const t of toParse) if (!byHash.has(t.hash)) byHash.set(t.hash, t);
-    this.#pool ??= new HclParserPool(byHash.size < 64 ? 1 : undefined);
+    this.#pool ??= new HclParserPool();
     const firsts = [...byHash];
     const outcomes = this.#pool.parseEach(
       firsts.map(([, t]) => ({ file: t.path, content: t.content })),

@@ -87,15 +87,9 @@ export function childPath(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
 }
 
-const plainNames = new Map<string, boolean>();
-
 function isPlainName(name: string): boolean {
-  let plain = plainNames.get(name);
-  if (plain === undefined) {
-    plain = name !== '' && name.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
-    if (plainNames.size < 10_000) plainNames.set(name, plain);
-  }
-  return plain;
+  const segment = (part: string): boolean => part !== '' && part !== '.' && part !== '..';
+  return name.includes('/') ? name.split('/').every(segment) : segment(name);
 }
 
 /**

@@ -38,16 +38,22 @@ describe('HclParserPool', () => {
     expect(parser.running).toBe(2);
   });
 
-  it('keeps to one worker after limit(1), however many batches there are', async () => {
+  it('keeps to one worker while that one has room for the batches', async () => {
     const parser = pool(2);
     parser.warm(1);
-    parser.limit(1);
     const out = await parser.parseAll(units(64));
     expect(parser.running).toBe(1);
     expect(out.get('/repo/u63/terragrunt.hcl')).toEqual({
       ok: true,
       json: { dependency: { vpc: [{ config_path: '../vpc-63' }] }, inputs: { n: 63 } },
     });
+  });
+
+  it('starts another worker when those running are full', async () => {
+    const parser = pool(2);
+    const out = await parser.parseAll(units(640));
+    expect(out.size).toBe(640);
+    expect(parser.running).toBe(2);
   });
 
   it('gives each file of a batch its own result, and a malformed one its own error and line', async () => {
