@@ -38,12 +38,6 @@ export function isAuthError(error: unknown): boolean {
   return typeof code === 'string' && AUTH_ERROR_NAMES.has(code);
 }
 
-/** True when the error came from resolving SSO credentials (so the fix is `aws sso login`). */
-export function isSsoError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return /\bsso\b/i.test(error.message) || error.name === 'TokenProviderError';
-}
-
 /** The command that fixes an expired login for `profile`. */
 export function loginHint(profile: string | undefined): string {
   return profile === undefined ? 'run `aws sso login`' : `run \`aws sso login --profile ${profile}\``;

@@ -398,12 +398,3 @@ export function fingerprint(graph: Graph): string {
   }
   return hash.digest('hex').slice(0, 16);
 }
-
-/** Units and edges as plain sorted lists, for diffs (resume refusal) and JSON. */
-export function edgeList(graph: Graph): { units: UnitId[]; edges: [UnitId, UnitId][] } {
-  const edges: [UnitId, UnitId][] = [];
-  for (const id of graph.ids()) {
-    for (const dep of sorted(graph.nodes.get(id)?.dependencies ?? [])) edges.push([id, dep]);
-  }
-  return { units: graph.ids(), edges };
-}

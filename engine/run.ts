@@ -10,7 +10,7 @@ import type { Executor } from './executor.js';
 import type { Graph, UnitId } from './graph.js';
 import { compareIds, remainingPathWeights, waves } from './graph.js';
 import type { LockEnvironment } from './lock.js';
-import { acquireLock } from './lock.js';
+import { LOCK_FILE, acquireLock } from './lock.js';
 import { UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
 import type { Plan, SelectionArgs } from './plan.js';
 import { describeDiff, diffScope, planRun } from './plan.js';
@@ -134,12 +134,12 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
     return {
       type: 'refused',
       reason: 'lock-held',
-      message: `another platctl run holds ${'.platctl.lock'} in ${root}`,
+      message: `another platctl run holds ${LOCK_FILE} in ${root}`,
       details: [`pid ${h.pid} on ${h.host}`, `command: ${h.command}`, `started: ${h.started_at}`],
       hint:
         h.host === deps.machine.host
           ? 'wait for it to finish (platctl status shows its progress)'
-          : 'it runs on another host; if you are sure it is gone, delete .platctl.lock',
+          : `it runs on another host; if you are sure it is gone, delete ${LOCK_FILE}`,
     };
   }
   if (locked.type === 'unreadable') {
@@ -154,7 +154,7 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
   try {
     if (locked.tookOver) {
       const h = locked.tookOver;
-      warn(`took over .platctl.lock from a run that is gone (pid ${h.pid}, "${h.command}", started ${h.started_at})`);
+      warn(`took over ${LOCK_FILE} from a run that is gone (pid ${h.pid}, "${h.command}", started ${h.started_at})`);
     }
     await removeStaleTempFiles(root);
     const loaded = await loadState(root);

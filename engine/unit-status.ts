@@ -6,12 +6,6 @@
 /** A unit's status in a run (and in `.platctl-state.json`). */
 export type UnitStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'interrupted';
 
-/** Statuses a unit can end a run in: nothing more happens to it in this run. */
-export const TERMINAL: ReadonlySet<UnitStatus> = new Set<UnitStatus>(['completed', 'failed', 'skipped', 'interrupted']);
-
-/** Statuses that count as done for dependents and that `--resume` never runs again. */
-export const SUCCEEDED: ReadonlySet<UnitStatus> = new Set<UnitStatus>(['completed']);
-
 /** Why a unit failed. */
 export type FailureReason = 'exit-non-zero' | 'timeout' | 'signal' | 'spawn-error';
 

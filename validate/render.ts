@@ -2,7 +2,8 @@
  * Presenting a validate report: a table for people (check, target, result, time, message, with details and hints
  * underneath), a one-line verdict, and the versioned JSON document for machines.
  */
-import type { CheckResult, CheckStatus, ValidateReport } from './types.js';
+import type { CheckStatus, ValidateReport } from './types.js';
+import { UNHEALTHY } from './types.js';
 
 /** The `--json` document (version 1). */
 export interface ValidateJson {
@@ -78,7 +79,7 @@ export function renderTable(report: ValidateReport, options: RenderOptions): str
     }
     lines.push(line);
     const indent = ' '.repeat(4);
-    if (check.status === 'fail' || check.status === 'error') {
+    if (UNHEALTHY.has(check.status)) {
       for (const detail of check.details ?? []) lines.push(`${indent}${detail}`);
       if (check.hint) lines.push(`${indent}-> ${check.hint}`);
     }
@@ -104,9 +105,4 @@ export function renderVerdict(report: ValidateReport, options: RenderOptions): s
   ].filter((p): p is string => p !== undefined);
   const text = `UNHEALTHY: ${parts.join(', ')} of ${total} checks (${time})`;
   return `${options.color ? `\x1b[31m${text}${RESET}` : text}\n`;
-}
-
-/** The failing checks at the root of the skips, for a short summary line on stderr in `--json` mode. */
-export function rootFailures(report: ValidateReport): CheckResult[] {
-  return report.checks.filter((c) => c.status === 'fail' || c.status === 'error');
 }
