@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { formatConfigErrors } from '../config/errors.js';
 import { didYouMean } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
+import type { LoadedConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { discover, isUsable } from '../discover/index.js';
 import type { Discovery } from '../discover/index.js';
@@ -30,24 +31,38 @@ export interface LoadProjectOptions extends GlobalOptions {
   withRemoteState?: boolean | undefined;
 }
 
-export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<ProjectResult> {
-  const loaded = await loadConfig({ path: args.config, cwd: io.cwd, env: io.env });
-  if (!loaded.ok) {
-    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+/**
+ * `.platctl.yaml` alone, with every `--env` checked against its environments; errors are printed and turned into the
+ * usage exit code. The first step of every verb, including those that need no discovery.
+ */
+export async function loadCheckedConfig(
+  args: GlobalOptions,
+  io: CliIo,
+): Promise<{ ok: true; loaded: LoadedConfig } | { ok: false; exitCode: number }> {
+  const result = await loadConfig({ path: args.config, cwd: io.cwd, env: io.env });
+  if (!result.ok) {
+    io.stderr.write(formatConfigErrors(result.errors, io.cwd));
     return { ok: false, exitCode: EXIT.usage };
   }
-  const { config, root, path } = loaded.value;
-  const envNames = Object.keys(config.environments);
+  const envNames = Object.keys(result.value.config.environments);
   for (const env of args.env ?? []) {
     if (!envNames.includes(env)) {
       const suggestion = didYouMean(env, envNames);
       io.stderr.write(
-        `platctl: --env ${env}: no such environment in ${path}` +
+        `platctl: --env ${env}: no such environment in ${result.value.path}` +
           `${suggestion ? `; did you mean ${suggestion}?` : ''} (known: ${envNames.join(', ')})\n`,
       );
       return { ok: false, exitCode: EXIT.usage };
     }
   }
+  return { ok: true, loaded: result.value };
+}
+
+export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<ProjectResult> {
+  const checked = await loadCheckedConfig(args, io);
+  if (!checked.ok) return checked;
+  const { loaded } = checked;
+  const { config, root, path } = loaded;
   const discovery = await discover(
     {
       root,
@@ -57,7 +72,7 @@ export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<
       remoteState: args.withRemoteState === true,
       cacheDir: join(root, '.platctl-cache'),
     },
-    { locate: (keyPath) => loaded.value.locate(keyPath), version: platctlVersion() },
+    { locate: (keyPath) => loaded.locate(keyPath), version: platctlVersion() },
   );
   if (discovery.problems.length > 0) {
     io.stderr.write(formatProblems(discovery.problems, io.cwd));

@@ -3,13 +3,11 @@
  * 2 configuration or usage error. The checks and their order live in validate/; this file loads the project,
  * wires the real clients and renders the report.
  */
-import { didYouMean, formatConfigErrors } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { UnitInfo } from '../discover/types.js';
 import type { ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
-import { loadProject } from './project.js';
+import { loadCheckedConfig, loadProject } from './project.js';
 import { exitCodeForSignal, handleInterruptions } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
@@ -46,23 +44,10 @@ export async function loadConfigOnly(
   args: GlobalOptions,
   io: CliIo,
 ): Promise<{ ok: true; project: ValidateProject & { configPath: string } } | { ok: false; exitCode: number }> {
-  const loaded = await loadConfig({ path: args.config, cwd: io.cwd, env: io.env });
-  if (!loaded.ok) {
-    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
-    return { ok: false, exitCode: EXIT.usage };
-  }
-  const envNames = Object.keys(loaded.value.config.environments);
-  for (const env of args.env ?? []) {
-    if (!envNames.includes(env)) {
-      const suggestion = didYouMean(env, envNames);
-      io.stderr.write(
-        `platctl: --env ${env}: no such environment in ${loaded.value.path}` +
-          `${suggestion ? `; did you mean ${suggestion}?` : ''} (known: ${envNames.join(', ')})\n`,
-      );
-      return { ok: false, exitCode: EXIT.usage };
-    }
-  }
-  return { ok: true, project: { config: loaded.value.config, units: new Map(), configPath: loaded.value.path } };
+  const checked = await loadCheckedConfig(args, io);
+  if (!checked.ok) return checked;
+  const { config, path } = checked.loaded;
+  return { ok: true, project: { config, units: new Map(), configPath: path } };
 }
 
 /** Writes the report: the table and verdict on stdout, or JSON on stdout and the verdict on stderr. */
