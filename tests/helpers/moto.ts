@@ -62,7 +62,8 @@ function installExitHook(): void {
   });
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -101,7 +102,8 @@ export function spawnMotoProcess(port: number): ChildProcess {
   return child;
 }
 
-async function answers(endpoint: string): Promise<boolean> {
+/** True when the moto server at `endpoint` answers its API. */
+export async function answers(endpoint: string): Promise<boolean> {
   try {
     const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1000) });
     await response.arrayBuffer();

@@ -3,27 +3,8 @@
  * (SIGKILL, a timeout), no `exit` hook runs; what the server then sees is its stdin pipe closing, because the
  * kernel closes the dead process's end. This test closes that end itself and expects the server to go.
  */
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { spawnMotoProcess } from '../../helpers/moto.js';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return typeof address === 'object' && address ? address.port : 0;
-}
-
-async function answers(endpoint: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1000) });
-    await response.arrayBuffer();
-    return response.ok;
-  } catch {
-    return false;
-  }
-}
+import { answers, freePort, spawnMotoProcess } from '../../helpers/moto.js';
 
 describe('moto helper', () => {
   it('a server whose parent is gone (stdin closed) exits by itself, without a signal', async () => {

@@ -10,7 +10,7 @@ import { Redactor } from '../../../engine/redact.js';
 import type { RunDeps, RunRequest } from '../../../engine/run.js';
 import { RUN_ID_ENV, executeRun, makeRunId } from '../../../engine/run.js';
 import { STATE_FILE } from '../../../engine/state.js';
-import { AutoExecutor, graphOf, tempDir } from './helpers.js';
+import { AutoExecutor, graphOf, runState, tempDir } from './helpers.js';
 
 const config = configSchema.parse({
   version: 1,
@@ -154,23 +154,10 @@ describe('executeRun', () => {
     const stranger = spawn('sleep', ['60'], { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '' } });
     leftovers.push(orphan.pid!, stranger.pid!);
     const orphanExit = new Promise((resolve) => orphan.once('exit', resolve));
-    const unit = (pid: number) => ({ status: 'running', attempts: 1, wave: 0, dependencies: [], pid });
+    const unit = (pid: number) => ({ status: 'running' as const, attempts: 1, wave: 0, dependencies: [], pid });
     await writeFile(
       join(root, STATE_FILE),
-      JSON.stringify({
-        version: 1,
-        run_id: 'run-old',
-        command: 'bootstrap',
-        args: { env: [], unit: [], with_deps: false, parallelism: 4, fail_fast: false },
-        started_at: 'x',
-        updated_at: 'x',
-        status: 'running',
-        graph_fingerprint: 'x',
-        platctl_version: 'x',
-        resumes: 0,
-        known_durations_ms: {},
-        units: { 'p/a': unit(orphan.pid!), 'p/b': unit(stranger.pid!) },
-      }),
+      JSON.stringify({ ...runState({ 'p/a': unit(orphan.pid!), 'p/b': unit(stranger.pid!) }), run_id: 'run-old' }),
     );
     const result = await executeRun(request(), deps());
     expect(result.type).toBe('finished');
@@ -203,21 +190,11 @@ describe('executeRun', () => {
     await writeFile(
       join(root, STATE_FILE),
       JSON.stringify({
-        version: 1,
-        run_id: 'run-old',
-        command: 'bootstrap',
-        args: { env: [], unit: [], with_deps: false, parallelism: 4, fail_fast: false },
-        started_at: 'x',
-        updated_at: 'x',
-        status: 'running',
-        graph_fingerprint: 'x',
-        platctl_version: 'x',
-        resumes: 0,
-        known_durations_ms: {},
-        units: {
+        ...runState({
           'p/a': { status: 'running', attempts: 1, wave: 0, dependencies: [] },
           'p/b': { status: 'completed', attempts: 1, wave: 1, dependencies: ['p/a'] },
-        },
+        }),
+        run_id: 'run-old',
       }),
     );
     const result = await executeRun(request(), deps());
