@@ -2,11 +2,10 @@
  * `platctl status [--json]`: the last run's state, per unit (status, duration, last error line, log path) and in
  * counts. Exit 0 only when the last run completed every unit, so scripts can ask "is the platform up?".
  */
-import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { compareIds } from '../engine/graph.js';
-import { LOCK_FILE } from '../engine/lock.js';
+import { lockHeld } from '../engine/lock.js';
 import { countStatuses, renderStatus } from '../engine/reporters/summary.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
@@ -14,17 +13,6 @@ import { findConfig } from '../config/load.js';
 import { formatConfigErrors } from '../config/errors.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
-
-/** True when `.platctl.lock` names a live process on this host: the recorded run is still going. */
-async function runInProgress(root: string): Promise<boolean> {
-  try {
-    const lock = JSON.parse(await readFile(join(root, LOCK_FILE), 'utf8')) as { pid?: unknown; host?: unknown };
-    if (typeof lock.pid !== 'number') return false;
-    return lock.host !== hostname() || processAlive(lock.pid);
-  } catch {
-    return false;
-  }
-}
 
 export const statusVerb = defineVerb<object>({
   command: 'status',
@@ -48,7 +36,9 @@ export const statusVerb = defineVerb<object>({
       return EXIT.usage;
     }
     const state = loaded.state;
-    const live = state.status === 'running' && (await runInProgress(root));
+    const live =
+      state.status === 'running' &&
+      (await lockHeld(root, { pid: process.pid, host: hostname(), isAlive: processAlive }));
     const counts = countStatuses(state);
     const complete = state.status === 'completed' && counts.completed === Object.keys(state.units).length;
     if (args.json) {

@@ -102,6 +102,20 @@ async function tryCreate(path: string, info: LockInfo): Promise<boolean> {
   }
 }
 
+/**
+ * True when the holder's run cannot still be going: it ran on this host and its process is gone. (The same pid as
+ * ours on this host can only be a dead holder whose pid was reused by us.) A holder on another host may be alive.
+ */
+function holderGone(holder: LockInfo, machine: LockEnvironment): boolean {
+  return holder.host === machine.host && (holder.pid === machine.pid || !machine.isAlive(holder.pid));
+}
+
+/** True when `.platctl.lock` under `root` names a run that may still be going (for `platctl status`). */
+export async function lockHeld(root: string, machine: LockEnvironment): Promise<boolean> {
+  const current = await readLock(join(root, LOCK_FILE));
+  return current.type === 'ok' && !holderGone(current.info, machine);
+}
+
 /** Takes `.platctl.lock` under `root`, or says who holds it. */
 export async function acquireLock(
   root: string,
@@ -126,9 +140,7 @@ export async function acquireLock(
   }
   if (existing.type === 'unreadable') return { type: 'unreadable', path, message: existing.message };
   const holder = existing.info;
-  // The same pid as ours on this host can only be a dead holder whose pid was reused by us.
-  const dead = holder.host === machine.host && (holder.pid === machine.pid || !machine.isAlive(holder.pid));
-  if (!dead) return { type: 'held', holder };
+  if (!holderGone(holder, machine)) return { type: 'held', holder };
   await rm(path, { force: true });
   if (await tryCreate(path, info)) return { type: 'acquired', lock: new RepoLock(path, info), tookOver: holder };
   const winner = await readLock(path);
