@@ -27,7 +27,7 @@ export const configVerb = defineVerb<{ action: (typeof ACTIONS)[number] }>({
         io.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
         return EXIT.ok;
       case 'check': {
-        const result = await loadConfig({ path: args.config, cwd: io.cwd, env: io.env });
+        const result = await loadConfig({ path: args.config, cwd: io.cwd });
         if (args.json === true) {
           const body = result.ok ? { ok: true, path: result.value.path } : { ok: false, errors: result.errors };
           io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);

@@ -39,7 +39,7 @@ export async function loadCheckedConfig(
   args: GlobalOptions,
   io: CliIo,
 ): Promise<{ ok: true; loaded: LoadedConfig } | { ok: false; exitCode: number }> {
-  const result = await loadConfig({ path: args.config, cwd: io.cwd, env: io.env });
+  const result = await loadConfig({ path: args.config, cwd: io.cwd });
   if (!result.ok) {
     io.stderr.write(formatConfigErrors(result.errors, io.cwd));
     return { ok: false, exitCode: EXIT.usage };

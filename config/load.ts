@@ -46,11 +46,6 @@ export interface LoadConfigOptions {
   /** `--config FILE`, relative to `cwd`; when absent the file is searched upward from `cwd`. */
   readonly path?: string | undefined;
   readonly cwd: string;
-  /**
-   * The process environment. Not applied here: overrides such as PLATCTL_TERRAGRUNT are the CLI's business, so the
-   * loaded config is exactly what the file says.
-   */
-  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Check that environment dirs exist (default true). Off to validate a file away from its repository. */
   readonly checkFilesystem?: boolean;
 }

@@ -47,7 +47,7 @@ function toolEnv(): Record<string, string> {
 
 async function compare(root: string): Promise<void> {
   const tools = requireToolPaths();
-  const loaded = await loadConfig({ cwd: root, env: {} });
+  const loaded = await loadConfig({ cwd: root });
   if (!loaded.ok) throw new Error(`invalid config in ${root}: ${JSON.stringify(loaded.errors)}`);
   const { config } = loaded.value;
   const ours = await discover({ root, config, env: {}, cacheDir: false });

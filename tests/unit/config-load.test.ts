@@ -354,7 +354,7 @@ describe('findConfig', () => {
 
 describe('loadConfig', () => {
   it('loads a valid repository found upward from the working directory', async () => {
-    const result = await loadConfig({ cwd: path.join(FIXTURES, 'repo/live/platform/eks'), env: {} });
+    const result = await loadConfig({ cwd: path.join(FIXTURES, 'repo/live/platform/eks') });
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     expect(result.value.root).toBe(path.join(FIXTURES, 'repo'));
     expect(result.value.config.unit_timeout).toBe(45 * 60_000);

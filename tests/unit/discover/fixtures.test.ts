@@ -7,7 +7,7 @@ import { discoverFixtures } from '../../helpers/discover-fixtures.js';
 describe('discovery fixtures', () => {
   for (const { name, dir, expected } of discoverFixtures()) {
     it(`${name}: edges and problems match expected.json`, async () => {
-      const loaded = await loadConfig({ cwd: dir, env: {} });
+      const loaded = await loadConfig({ cwd: dir });
       if (!loaded.ok) throw new Error(`fixture config invalid: ${JSON.stringify(loaded.errors)}`);
       const result = await discover(
         { root: dir, config: loaded.value.config, env: {}, cacheDir: false },
