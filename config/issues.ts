@@ -4,12 +4,12 @@
  * values).
  */
 import type { z } from 'zod';
-import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';
+import type { ConfigError, KeyPath } from './errors.js';
 import { didYouMean, formatKeyPath } from './errors.js';
 import { configSchema } from './schema.js';
 import { allowedKeysAt, describeKeyAt } from './schema-walk.js';
-import type { ConfigSource, LocateTarget } from './source.js';
-import { writtenText } from './source.js';
+import type { ConfigSource } from './source.js';
+import { configError, writtenText } from './source.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -55,23 +55,6 @@ const EXPECTED: Record<string, string> = {
   record: 'a map',
 };
 
-function make(
-  source: ConfigSource,
-  reason: ConfigErrorReason,
-  keyPath: KeyPath,
-  message: string,
-  options: { target?: LocateTarget; locateAt?: KeyPath; hint?: string | undefined } = {},
-): ConfigError {
-  const { location } = source.locate(options.locateAt ?? keyPath, options.target ?? 'value');
-  return {
-    reason,
-    message,
-    keyPath: formatKeyPath(keyPath),
-    location,
-    ...(options.hint === undefined ? {} : { hint: options.hint }),
-  };
-}
-
 function lastKey(keyPath: KeyPath): string {
   const last = keyPath[keyPath.length - 1];
   return last === undefined ? 'the file' : typeof last === 'number' ? `item ${last}` : last;
@@ -90,7 +73,7 @@ function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, dat
             : allowed.length > 0
               ? `the keys allowed here are: ${[...allowed].sort().join(', ')}`
               : undefined;
-        return make(source, 'unknown-key', [...keyPath, key], `unknown key "${key}"`, { target: 'key', hint });
+        return configError(source, 'unknown-key', [...keyPath, key], `unknown key "${key}"`, { target: 'key', hint });
       });
     }
     case 'invalid_type': {
@@ -102,15 +85,21 @@ function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, dat
             ? 'the file has no settings'
             : `the file must be a map of settings, not ${describeValue(value)}`;
         return [
-          make(source, 'invalid-type', keyPath, message, {
+          configError(source, 'invalid-type', keyPath, message, {
             hint: 'start from .platctl.example.yaml (see docs/configuration.md)',
           }),
         ];
       }
       return [
-        make(source, 'invalid-type', keyPath, `${lastKey(keyPath)} must be ${expected}, not ${describeValue(value)}`, {
-          hint: typeHint(issue.expected, value, writtenText(source, keyPath)),
-        }),
+        configError(
+          source,
+          'invalid-type',
+          keyPath,
+          `${lastKey(keyPath)} must be ${expected}, not ${describeValue(value)}`,
+          {
+            hint: typeHint(issue.expected, value, writtenText(source, keyPath)),
+          },
+        ),
       ];
     }
     case 'invalid_value': {
@@ -119,7 +108,7 @@ function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, dat
       }
       if (keyPath.length === 1 && keyPath[0] === 'version') {
         return [
-          make(source, 'invalid-value', keyPath, `unsupported version ${JSON.stringify(value)}`, {
+          configError(source, 'invalid-value', keyPath, `unsupported version ${JSON.stringify(value)}`, {
             hint: 'this platctl reads version: 1',
           }),
         ];
@@ -133,7 +122,7 @@ function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, dat
             )
           : undefined;
       return [
-        make(source, 'invalid-value', keyPath, `${JSON.stringify(value)} is not one of ${allowed.join(', ')}`, {
+        configError(source, 'invalid-value', keyPath, `${JSON.stringify(value)} is not one of ${allowed.join(', ')}`, {
           hint: suggestion === undefined ? undefined : `did you mean "${suggestion}"?`,
         }),
       ];
@@ -143,18 +132,18 @@ function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, dat
       const message = what.startsWith('Invalid')
         ? `${JSON.stringify(value)} is not valid: ${what}`
         : `${JSON.stringify(value)} is not ${what}`;
-      return [make(source, 'invalid-value', keyPath, message)];
+      return [configError(source, 'invalid-value', keyPath, message)];
     }
     case 'too_small':
     case 'too_big': {
-      return [make(source, 'invalid-value', keyPath, sizeMessage(issue, keyPath))];
+      return [configError(source, 'invalid-value', keyPath, sizeMessage(issue, keyPath))];
     }
     case 'invalid_key': {
       const key = String(keyPath[keyPath.length - 1]);
       const inner = issue.issues[0];
       const what = inner?.message ?? 'a valid key';
       return [
-        make(source, 'invalid-key', keyPath, `${JSON.stringify(key)} is not ${what}`, {
+        configError(source, 'invalid-key', keyPath, `${JSON.stringify(key)} is not ${what}`, {
           target: 'key',
         }),
       ];
@@ -164,7 +153,7 @@ function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, dat
     case 'custom':
     case 'not_multiple_of':
     case 'invalid_element':
-      return [make(source, 'invalid-value', keyPath, issue.message)];
+      return [configError(source, 'invalid-value', keyPath, issue.message)];
   }
 }
 
@@ -174,7 +163,7 @@ function missingKey(source: ConfigSource, keyPath: KeyPath, expected: string, da
   const description = describeKeyAt(configSchema, keyPath, data);
   const key = lastKey(keyPath);
   const where = parent.length === 0 ? 'at the top level' : `in ${formatKeyPath(parent)}`;
-  return make(source, 'missing-key', keyPath, `missing required key "${key}" ${where}`, {
+  return configError(source, 'missing-key', keyPath, `missing required key "${key}" ${where}`, {
     locateAt: parent,
     target: 'key',
     hint: `add ${key}: ${expected}${description === undefined ? '' : ` (${description})`}`,
@@ -224,7 +213,7 @@ function unionErrors(
     const names = options.map(String);
     if (value === undefined) {
       return [
-        make(source, 'missing-key', keyPath, `missing required key "${discriminator}"`, {
+        configError(source, 'missing-key', keyPath, `missing required key "${discriminator}"`, {
           locateAt: keyPath.slice(0, -1),
           target: 'value',
           hint: `${discriminator} is one of ${names.join(', ')}`,
@@ -233,7 +222,7 @@ function unionErrors(
     }
     const suggestion = typeof value === 'string' ? didYouMean(value, names) : undefined;
     return [
-      make(source, 'invalid-value', keyPath, `unknown ${discriminator} ${JSON.stringify(value)}`, {
+      configError(source, 'invalid-value', keyPath, `unknown ${discriminator} ${JSON.stringify(value)}`, {
         hint:
           suggestion === undefined
             ? `${discriminator} is one of ${names.join(', ')}`
@@ -258,13 +247,19 @@ function unionErrors(
   // The only string-or-number union in the schema is a duration.
   if (expected.length === 2 && expected.includes('a string') && expected.includes('a number')) {
     return [
-      make(source, 'invalid-type', keyPath, `${lastKey(keyPath)} must be a duration, not ${describeValue(value)}`, {
-        hint: 'write it like 90s, 45m or 1h30m (a bare number is seconds)',
-      }),
+      configError(
+        source,
+        'invalid-type',
+        keyPath,
+        `${lastKey(keyPath)} must be a duration, not ${describeValue(value)}`,
+        {
+          hint: 'write it like 90s, 45m or 1h30m (a bare number is seconds)',
+        },
+      ),
     ];
   }
   return [
-    make(
+    configError(
       source,
       'invalid-type',
       keyPath,

@@ -9,7 +9,7 @@ import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';
 import { didYouMean, formatKeyPath } from './errors.js';
 import { PROSE_KEYS, findPlaceholder } from './placeholders.js';
 import type { ConfigSource, LocateTarget } from './source.js';
-import { stringsOf } from './source.js';
+import { configError, stringsOf } from './source.js';
 
 type Json = Record<string, unknown>;
 
@@ -33,13 +33,7 @@ function error(
   hint: string | undefined,
   target: LocateTarget = 'value',
 ): ConfigError {
-  return {
-    reason,
-    message,
-    keyPath: formatKeyPath(keyPath),
-    location: source.locate(keyPath, target).location,
-    ...(hint === undefined ? {} : { hint }),
-  };
+  return configError(source, reason, keyPath, message, { hint, target });
 }
 
 /** Placeholder values and keys, anywhere in the document. */

@@ -6,7 +6,8 @@
 import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Document, Node as YamlNode, Pair } from 'yaml';
 import type { SourceLocation } from '../engine/graph.js';
-import type { ConfigError, KeyPath } from './errors.js';
+import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';
+import { formatKeyPath } from './errors.js';
 
 /** Which end of a map entry to point at: the key (`foo:`) or its value. */
 export type LocateTarget = 'key' | 'value';
@@ -201,4 +202,25 @@ function yamlHint(code: string): string | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * A ConfigError about `keyPath`, placed at where the key (or its value) is written; `locateAt` points elsewhere when
+ * the key itself is not in the file.
+ */
+export function configError(
+  source: ConfigSource,
+  reason: ConfigErrorReason,
+  keyPath: KeyPath,
+  message: string,
+  options: { target?: LocateTarget; locateAt?: KeyPath; hint?: string | undefined } = {},
+): ConfigError {
+  const { location } = source.locate(options.locateAt ?? keyPath, options.target ?? 'value');
+  return {
+    reason,
+    message,
+    keyPath: formatKeyPath(keyPath),
+    location,
+    ...(options.hint === undefined ? {} : { hint: options.hint }),
+  };
 }
