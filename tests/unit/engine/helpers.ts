@@ -168,3 +168,17 @@ export function runState(units: RunState['units']): RunState {
     units,
   };
 }
+
+/** a <- b <- d, a <- c <- d, d <- e, and an independent x (all in env p). */
+export function diamond(): Graph {
+  return graphOf(
+    [
+      ['p/b', 'p/a'],
+      ['p/c', 'p/a'],
+      ['p/d', 'p/b'],
+      ['p/d', 'p/c'],
+      ['p/e', 'p/d'],
+    ],
+    ['p/x'],
+  );
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Scheduler } from '../../../engine/scheduler.js';
-import { graphOf } from './helpers.js';
+import { diamond, graphOf } from './helpers.js';
 
 /** Drains a scheduler with unlimited slots, completing units in the order handed out. */
 function drain(s: Scheduler): string[] {
@@ -72,17 +72,7 @@ describe('Scheduler', () => {
   });
 
   it('skips every transitive dependent of a failure through a diamond, and lets independent branches go on', () => {
-    // a <- b <- d, a <- c <- d, d <- e; x is independent.
-    const g = graphOf(
-      [
-        ['p/b', 'p/a'],
-        ['p/c', 'p/a'],
-        ['p/d', 'p/b'],
-        ['p/d', 'p/c'],
-        ['p/e', 'p/d'],
-      ],
-      ['p/x'],
-    );
+    const g = diamond();
     const s = new Scheduler(g);
     expect([s.next(), s.next()]).toEqual(['p/a', 'p/x']);
     s.complete('p/a');

@@ -8,7 +8,16 @@ import type { RunState } from '../../../engine/state.js';
 import { STATE_FILE, StateStore } from '../../../engine/state.js';
 import type { Executor } from '../../../engine/executor.js';
 import { walk } from '../../../engine/walk.js';
-import { AutoExecutor, ControlledExecutor, MemoryLog, graphOf, manualClock, runState, tempDir } from './helpers.js';
+import {
+  AutoExecutor,
+  ControlledExecutor,
+  MemoryLog,
+  diamond,
+  graphOf,
+  manualClock,
+  runState,
+  tempDir,
+} from './helpers.js';
 
 function freshState(graph: Graph, completed: readonly string[] = []): RunState {
   const waves = waveIndex(graph);
@@ -52,18 +61,6 @@ async function setup(graph: Graph, completed: readonly string[] = [], makeLog = 
     });
   return { root, store, events, logs, controller, clock, start };
 }
-
-const diamond = (): Graph =>
-  graphOf(
-    [
-      ['p/b', 'p/a'],
-      ['p/c', 'p/a'],
-      ['p/d', 'p/b'],
-      ['p/d', 'p/c'],
-      ['p/e', 'p/d'],
-    ],
-    ['p/x'],
-  );
 
 describe('walk', () => {
   it('runs every unit once, dependencies first, never above the concurrency limit', async () => {
