@@ -16,6 +16,7 @@ export interface ValidateArgs {
   check?: string | undefined;
   concurrency?: number | undefined;
   'allow-unresolved'?: boolean | undefined;
+  'dry-run'?: boolean | undefined;
 }
 
 /** What validate needs from a loaded project; units only when a per-unit check can be selected. */
@@ -61,6 +62,28 @@ export async function printReport(report: ValidateReport, json: boolean, io: Cli
   }
   io.stdout.write(renderTable(report, { color: io.color, ...(columns ? { width: columns } : {}) }));
   io.stdout.write(renderVerdict(report, { color: io.color }));
+}
+
+/** `--dry-run`: the planned checks (which check each unit gets), with no credentials read and nothing called. */
+export async function printPlan(
+  project: ValidateProject,
+  args: ValidateArgs & GlobalOptions,
+  io: CliIo,
+): Promise<number> {
+  const { planChecks } = await import('../validate/plan.js');
+  const { planToJson, renderPlan } = await import('../validate/render.js');
+  const plan = planChecks({
+    config: project.config,
+    units: project.units,
+    ...(args.env ? { envs: args.env } : {}),
+    ...(args.check !== undefined ? { checkPrefix: args.check } : {}),
+  });
+  if (!plan.ok) {
+    io.stderr.write(`platctl: ${plan.message}\n`);
+    return EXIT.usage;
+  }
+  io.stdout.write(args.json === true ? `${JSON.stringify(planToJson(plan.checks))}\n` : renderPlan(plan.checks));
+  return EXIT.ok;
 }
 
 /** Runs validate on a loaded project; the verb's body without the loading, for tests. */
@@ -120,9 +143,15 @@ export const validateVerb = defineVerb<ValidateArgs>({
         default: false,
         describe: 'Warn, not fail, on expressions discovery cannot evaluate offline',
       })
+      .option('dry-run', {
+        type: 'boolean',
+        default: false,
+        describe: 'List the checks that would run (which check each unit gets) and call nothing',
+      })
       .example('$0 validate', 'every check of every environment; exit 0 when healthy')
       .example('$0 validate --env platform --json', 'one environment, machine-readable')
-      .example('$0 validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)'),
+      .example('$0 validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)')
+      .example('$0 validate --dry-run', 'the planned checks, without calling anything'),
   run: async (args, io) => {
     if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) {
       io.stderr.write(`platctl: --concurrency must be a positive integer, not ${String(args.concurrency)}\n`);
@@ -135,6 +164,7 @@ export const validateVerb = defineVerb<ValidateArgs>({
     const { prefixNeedsUnits } = await import('../validate/plan.js');
     const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
     if (!loaded.ok) return loaded.exitCode;
+    if (args['dry-run'] === true) return printPlan(loaded.project, args, io);
     // The first SIGINT/SIGTERM ends the checks and still prints the report (a cron `timeout` gets one too).
     handleInterruptions();
     return runValidate(loaded.project, args, io);

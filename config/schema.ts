@@ -155,7 +155,9 @@ const validateSettings = z.strictObject({
   checkers: z
     .record(z.string().min(1), z.enum(['eks_cluster', 'cilium_agent', 'argocd_apps']))
     .default({ eks: 'eks_cluster', cilium: 'cilium_agent', argocd: 'argocd_apps' })
-    .describe("Unit-name prefix -> checker: the first prefix matching the last element of a unit's path wins"),
+    .describe(
+      "Pattern -> checker. A pattern without '/' matches the whole last element of a unit's path, one with '/' the whole unit id; globs allowed; the first match in file order wins",
+    ),
   endpoints: z
     .array(
       z.strictObject({

@@ -3,6 +3,7 @@
  * I/O. Every check has a stable id (`<check>:<target>`), a phase, the ids it depends on, and a timeout. A failure of
  * a dependency turns a check into a skip naming that failure, which is how one expired login stays one failure.
  */
+import picomatch from 'picomatch';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { UnitInfo } from '../discover/types.js';
 import type { UnitId } from '../engine/graph.js';
@@ -89,18 +90,33 @@ export function prefixNeedsUnits(prefix: string | undefined): boolean {
 }
 
 /**
- * The checker of a unit by naming convention: the first `validate.checkers` prefix (in file order) that the last
- * element of the unit's path starts with; undefined means the generic state check.
+ * The checker of a unit: the first `validate.checkers` pattern (in file order) that matches it. A pattern without a
+ * `/` is matched against the whole last element of the unit's path (`eks` matches `platform/eks`, not
+ * `platform/eks-addons`); one with a `/` against the whole unit id. Both may use glob characters (`eks-*`,
+ * `preprod/eks`). Undefined means the generic state check. Prefix matching gave `eks-addons` the EKS
+ * cluster check, so a name only selects a checker when it says so in full.
  */
 export function checkerFor(
   unitId: UnitId,
   checkers: Readonly<Record<string, UnitCheckerName>>,
 ): UnitCheckerName | undefined {
   const last = unitId.slice(unitId.lastIndexOf('/') + 1);
-  for (const [prefix, checker] of Object.entries(checkers)) {
-    if (last.startsWith(prefix)) return checker;
+  for (const [pattern, checker] of Object.entries(checkers)) {
+    if (checkerMatcher(pattern)(pattern.includes('/') ? unitId : last)) return checker;
   }
   return undefined;
+}
+
+const matchers = new Map<string, (subject: string) => boolean>();
+
+/** A compiled `validate.checkers` pattern, cached: planning calls it once per unit and pattern. */
+function checkerMatcher(pattern: string): (subject: string) => boolean {
+  let matcher = matchers.get(pattern);
+  if (!matcher) {
+    matcher = picomatch(pattern, { dot: true });
+    matchers.set(pattern, matcher);
+  }
+  return matcher;
 }
 
 /** Where `unit`'s state lives: its evaluated `remote_state`, with `aws.state_bucket` as the fallback bucket. */

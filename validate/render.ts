@@ -2,6 +2,7 @@
  * Presenting a validate report: a table for people (check, target, result, time, message, with details and hints
  * underneath), a one-line verdict, and the versioned JSON document for machines.
  */
+import type { PlannedCheck } from './plan.js';
 import type { CheckStatus, ValidateReport } from './types.js';
 import { UNHEALTHY } from './types.js';
 
@@ -63,8 +64,7 @@ export interface RenderOptions {
 export function renderTable(report: ValidateReport, options: RenderOptions): string {
   const rows = report.checks.map((c) => [c.check, c.target, LABEL[c.status], formatDuration(c.durationMs), c.message]);
   const header = ['CHECK', 'TARGET', 'RESULT', 'TIME', 'MESSAGE'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const pad = (text: string, i: number) => text.padEnd(widths[i] ?? 0);
+  const pad = padder(header, rows);
   const lines = [header.map((h, i) => (i === header.length - 1 ? h : pad(h, i))).join('  ')];
   report.checks.forEach((check, index) => {
     const row = rows[index] ?? [];
@@ -85,6 +85,56 @@ export function renderTable(report: ValidateReport, options: RenderOptions): str
     }
   });
   return `${lines.join('\n')}\n`;
+}
+
+/** Pads cell `i` of a row to its column's width, the widest of the header and every row. */
+function padder(header: readonly string[], rows: readonly (readonly string[])[]): (text: string, i: number) => string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return (text, i) => text.padEnd(widths[i] ?? 0);
+}
+
+/** The `validate --dry-run --json` document: the planned checks, nothing called. */
+export interface ValidatePlanJson {
+  readonly version: 1;
+  readonly checks: readonly {
+    readonly id: string;
+    readonly check: string;
+    readonly target: string;
+    readonly phase: string;
+    readonly requires: readonly string[];
+    readonly timeout_ms: number;
+  }[];
+}
+
+export function planToJson(checks: readonly PlannedCheck[]): ValidatePlanJson {
+  return {
+    version: 1,
+    checks: checks.map((c) => ({
+      id: c.id,
+      check: c.check,
+      target: c.target,
+      phase: c.phase,
+      requires: c.requires,
+      timeout_ms: c.timeoutMs,
+    })),
+  };
+}
+
+/**
+ * `validate --dry-run`: every check the run would make, in order, with what it waits for. A unit's row names the
+ * check it gets (`unit/eks_cluster`, or `unit/state` when no `validate.checkers` pattern matches it).
+ */
+export function renderPlan(checks: readonly PlannedCheck[]): string {
+  const rows = checks.map((c) => [c.check, c.target, c.phase, formatDuration(c.timeoutMs), c.requires.join(', ')]);
+  const header = ['CHECK', 'TARGET', 'PHASE', 'TIMEOUT', 'AFTER'];
+  const pad = padder(header, rows);
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : pad(cell, i)))
+      .join('  ')
+      .trimEnd();
+  const units = checks.filter((c) => c.phase === 'units').length;
+  return `${[line(header), ...rows.map(line)].join('\n')}\n${checks.length} checks planned (${units} per unit); nothing was called (--dry-run)\n`;
 }
 
 /** One line: healthy or not, with counts. */

@@ -355,6 +355,29 @@ describe('platctl validate', () => {
     expect(elapsed).toBeLessThan(2000);
   });
 
+  it('--dry-run lists which check each unit gets and calls nothing: no AWS, no cluster', async () => {
+    const before = kube.requests.length;
+    const text = await runCli(['validate', '--dry-run'], {
+      cwd: root,
+      env: { HOME: home, AWS_ENDPOINT_URL: 'http://127.0.0.1:1', PATH: process.env.PATH },
+    });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^unit\/eks_cluster +platform\/eks +units /m);
+    expect(text.stdout).toMatch(/^unit\/state +platform\/vpc +units /m);
+    expect(text.stdout).toContain('nothing was called (--dry-run)');
+    const json = await runCli(['validate', '--dry-run', '--json', '--check', 'unit/'], {
+      cwd: root,
+      env: { HOME: home, AWS_ENDPOINT_URL: 'http://127.0.0.1:1', PATH: process.env.PATH },
+    });
+    expect(json.code).toBe(0);
+    const plan = JSON.parse(json.stdout) as { checks: { id: string; requires: string[] }[] };
+    expect(plan.checks.map((c) => c.id)).toContain('unit/cilium_agent:platform/cilium');
+    expect(plan.checks.find((c) => c.id === 'unit/argocd_apps:platform/argocd')?.requires).toContain(
+      'cluster/api:platform',
+    );
+    expect(kube.requests.length).toBe(before);
+  });
+
   it('usage errors exit 2', async () => {
     const none = await runCli(['validate', '--check', 'nope'], { cwd: root, env: env() });
     expect(none.code).toBe(2);

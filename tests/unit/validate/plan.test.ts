@@ -11,14 +11,24 @@ const units = unitMap(
 );
 
 describe('checkerFor', () => {
-  it('matches the first prefix of the last path element, in file order', () => {
-    const checkers = { eks: 'eks_cluster', cilium: 'cilium_agent', argocd: 'argocd_apps' } as const;
+  const checkers = { eks: 'eks_cluster', cilium: 'cilium_agent', argocd: 'argocd_apps' } as const;
+
+  it('matches the whole last path element, not a prefix of it', () => {
     expect(checkerFor('platform/eks', checkers)).toBe('eks_cluster');
-    expect(checkerFor('platform/network/eks-addons', checkers)).toBe('eks_cluster');
+    expect(checkerFor('platform/network/eks', checkers)).toBe('eks_cluster');
+    // eks-addons is not the cluster: it gets the generic state check.
+    expect(checkerFor('platform/network/eks-addons', checkers)).toBeUndefined();
+    expect(checkerFor('platform/cilium-agent', checkers)).toBeUndefined();
     expect(checkerFor('platform/eks/vpc', checkers)).toBeUndefined();
-    expect(checkerFor('platform/cilium-agent', checkers)).toBe('cilium_agent');
     expect(checkerFor('platform/vpc', checkers)).toBeUndefined();
-    expect(checkerFor('platform/eks-thing', { 'eks-': 'argocd_apps', eks: 'eks_cluster' })).toBe('argocd_apps');
+  });
+
+  it('takes globs on the last element and whole unit ids, first match in file order', () => {
+    expect(checkerFor('platform/eks-main', { 'eks-*': 'argocd_apps', eks: 'eks_cluster' })).toBe('argocd_apps');
+    expect(checkerFor('platform/eks', { 'eks-*': 'argocd_apps', eks: 'eks_cluster' })).toBe('eks_cluster');
+    expect(checkerFor('preprod/k8s/cluster', { 'preprod/k8s/cluster': 'eks_cluster' })).toBe('eks_cluster');
+    expect(checkerFor('platform/k8s/cluster', { 'preprod/k8s/cluster': 'eks_cluster' })).toBeUndefined();
+    expect(checkerFor('platform/a/b/cilium', { 'platform/**': 'cilium_agent' })).toBe('cilium_agent');
   });
 });
 
@@ -75,7 +85,7 @@ describe('planChecks', () => {
       ['unit/argocd_apps:platform/argocd', 'units'],
       ['unit/cilium_agent:platform/cilium', 'units'],
       ['unit/eks_cluster:platform/eks', 'units'],
-      ['unit/eks_cluster:platform/network/eks-addons', 'units'],
+      ['unit/state:platform/network/eks-addons', 'units'],
       ['unit/state:platform/vpc', 'units'],
       ['http/endpoint:https://argocd.example.com', 'cross'],
       ['dns/delegation:platform.example.com', 'cross'],
