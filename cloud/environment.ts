@@ -17,7 +17,7 @@ import type { KubeReader } from './kube.js';
 import { kubeReaderForEks, kubeReaderFromContext } from './kube.js';
 import type { CloudFailure, CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
-import { Route53Client } from './route53.js';
+import { ROUTE53_REGION, Route53Reader } from './route53.js';
 
 /** What `DescribeCluster` says about a cluster. */
 export interface ClusterDescription {
@@ -59,7 +59,7 @@ export interface EnvCloud {
   /** A Kubernetes reader for this environment's cluster (memoized; see {@link kubeReaderForEks}). */
   kube(signal?: AbortSignal): Promise<CloudResult<KubeReader>>;
   /** A Route 53 reader with this environment's credentials. */
-  route53(): Promise<CloudResult<Route53Client>>;
+  route53(): Promise<CloudResult<Route53Reader>>;
 }
 
 export interface EnvCloudOptions {
@@ -276,10 +276,16 @@ class AwsEnvCloud implements EnvCloud {
     return this.#kube;
   }
 
-  async route53(): Promise<CloudResult<Route53Client>> {
-    const provider = await this.credentials();
-    if (!provider.ok) return provider;
-    return ok(new Route53Client({ credentials: provider.value, env: this.#options.env }));
+  async route53(): Promise<CloudResult<Route53Reader>> {
+    try {
+      const [{ Route53Client }, config] = await Promise.all([
+        import('@aws-sdk/client-route-53'),
+        this.#clientConfig('Route 53', ROUTE53_REGION),
+      ]);
+      return ok(new Route53Reader(new Route53Client(config)));
+    } catch (error) {
+      return this.#awsFailure(error, 'building the Route 53 client');
+    }
   }
 
   async #buildKube(signal: AbortSignal | undefined): Promise<CloudResult<KubeReader>> {

@@ -1,28 +1,14 @@
 /**
- * The three Route 53 reads the DNS delegation check needs, as SigV4-signed HTTPS requests (the Route 53 SDK
- * client is not available to this project). Honours AWS_ENDPOINT_URL_ROUTE_53 / AWS_ENDPOINT_URL like the SDK.
+ * The three Route 53 reads the DNS delegation check needs, over the AWS SDK's Route 53 client. The client is built
+ * by {@link EnvCloud.route53} (credentials, endpoint overrides such as AWS_ENDPOINT_URL_ROUTE_53); this wrapper only
+ * shapes the answers: zone ids without their `/hostedzone/` prefix and domain names compared the DNS way. The SDK
+ * module is imported on first use (it is loaded already once a client exists), so importing this file for
+ * {@link normalizeDomain} costs nothing.
  */
-import type { CredentialProvider } from './credentials.js';
-import type { EnvVars } from './env.js';
-import { endpointFor } from './env.js';
-import type { XmlElement } from './xml.js';
-import { children, parseXml, text } from './xml.js';
+import type { HostedZone as SdkHostedZone, RRType, Route53Client } from '@aws-sdk/client-route-53';
 
-const API_VERSION = '2013-04-01';
-/** Route 53 is a global service signed in us-east-1. */
-const SIGNING_REGION = 'us-east-1';
-
-/** A Route 53 error answer, named after its `Code` like the SDK's errors, so `isAuthError` recognises it. */
-export class Route53Error extends Error {
-  readonly status: number;
-  readonly $metadata: { httpStatusCode: number };
-  constructor(code: string, message: string, status: number) {
-    super(message);
-    this.name = code;
-    this.status = status;
-    this.$metadata = { httpStatusCode: status };
-  }
-}
+/** Route 53 is a global service; the SDK signs its requests in us-east-1. */
+export const ROUTE53_REGION = 'us-east-1';
 
 export interface HostedZone {
   /** Without the `/hostedzone/` prefix. */
@@ -32,92 +18,31 @@ export interface HostedZone {
   readonly privateZone: boolean;
 }
 
-export interface Route53ClientOptions {
-  readonly credentials: CredentialProvider;
-  readonly env: EnvVars;
-  readonly fetch?: typeof fetch;
-}
-
 /** A domain name compared the DNS way: lower-case, no trailing dot. */
 export function normalizeDomain(name: string): string {
   return name.trim().toLowerCase().replace(/\.+$/, '');
 }
 
-export class Route53Client {
-  readonly endpoint: string;
-  readonly #credentials: CredentialProvider;
-  readonly #fetch: typeof fetch;
+/** A hosted zone id without the `/hostedzone/` prefix the API puts on it in some answers. */
+export function stripZonePrefix(id: string): string {
+  return id.replace(/^\/?hostedzone\//, '');
+}
 
-  constructor(options: Route53ClientOptions) {
-    this.endpoint = (endpointFor('Route 53', options.env) ?? 'https://route53.amazonaws.com').replace(/\/+$/, '');
-    this.#credentials = options.credentials;
-    this.#fetch = options.fetch ?? fetch;
-  }
+/** Reads zones and records. SDK errors are passed through unchanged (their `name` is the Route 53 error code). */
+export class Route53Reader {
+  readonly #client: Route53Client;
 
-  /**
-   * Sends one signed request and parses the XML answer; throws {@link Route53Error} for an error answer.
-   * Exported for tests, which create zones in moto through it.
-   */
-  async request(
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    query: Record<string, string> = {},
-    body?: string,
-    signal?: AbortSignal,
-  ): Promise<XmlElement> {
-    const [{ SignatureV4 }, { HttpRequest }, { Sha256 }] = await Promise.all([
-      import('@smithy/signature-v4'),
-      import('@smithy/protocol-http'),
-      import('@aws-crypto/sha256-js'),
-    ]);
-    const url = new URL(this.endpoint);
-    const basePath = url.pathname.replace(/\/+$/, '');
-    const headers: Record<string, string> = { host: url.host };
-    if (body !== undefined) headers['content-type'] = 'application/xml';
-    const request = new HttpRequest({
-      method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port ? { port: Number(url.port) } : {}),
-      path: `${basePath}/${API_VERSION}${path}`,
-      query,
-      headers,
-      ...(body !== undefined ? { body } : {}),
-    });
-    const signer = new SignatureV4({
-      credentials: this.#credentials,
-      region: SIGNING_REGION,
-      service: 'route53',
-      sha256: Sha256,
-    });
-    const signed = await signer.sign(request);
-    const search = new URLSearchParams(query).toString();
-    const target = `${url.protocol}//${url.host}${signed.path}${search ? `?${search}` : ''}`;
-    const signedHeaders = { ...(signed.headers as Record<string, string>) };
-    delete signedHeaders.host;
-    const response = await this.#fetch(target, {
-      method,
-      headers: signedHeaders,
-      ...(body !== undefined ? { body } : {}),
-      ...(signal ? { signal } : {}),
-    });
-    const xml = parseXml(await response.text());
-    if (response.status >= 400) {
-      const error = children(xml, 'ErrorResponse', 'Error')[0] ?? children(xml, 'Error')[0];
-      const code = text(error, 'Code') ?? `HTTP${response.status}`;
-      throw new Route53Error(code, text(error, 'Message') ?? response.statusText, response.status);
-    }
-    return xml;
+  constructor(client: Route53Client) {
+    this.#client = client;
   }
 
   /** GetHostedZone: the zone and its delegation set's name servers (normalized). */
   async getHostedZone(id: string, signal?: AbortSignal): Promise<{ zone: HostedZone; nameServers: string[] }> {
-    const xml = await this.request('GET', `/hostedzone/${stripZonePrefix(id)}`, {}, undefined, signal);
-    const root = children(xml, 'GetHostedZoneResponse')[0];
-    const zoneEl = children(root, 'HostedZone')[0];
+    const { GetHostedZoneCommand } = await import('@aws-sdk/client-route-53');
+    const answer = await this.#client.send(new GetHostedZoneCommand({ Id: stripZonePrefix(id) }), options(signal));
     return {
-      zone: toZone(zoneEl),
-      nameServers: children(root, 'DelegationSet', 'NameServers', 'NameServer').map((el) => normalizeDomain(el.text)),
+      zone: toZone(answer.HostedZone),
+      nameServers: (answer.DelegationSet?.NameServers ?? []).map(normalizeDomain),
     };
   }
 
@@ -127,39 +52,45 @@ export class Route53Client {
    */
   async findHostedZones(name: string, signal?: AbortSignal): Promise<HostedZone[]> {
     const wanted = normalizeDomain(name);
-    const xml = await this.request('GET', '/hostedzonesbyname', { dnsname: wanted, maxitems: '20' }, undefined, signal);
-    return children(xml, 'ListHostedZonesByNameResponse', 'HostedZones', 'HostedZone')
+    const { ListHostedZonesByNameCommand } = await import('@aws-sdk/client-route-53');
+    const answer = await this.#client.send(
+      new ListHostedZonesByNameCommand({ DNSName: wanted, MaxItems: 20 }),
+      options(signal),
+    );
+    return (answer.HostedZones ?? [])
       .map(toZone)
       .filter((zone) => zone.name === wanted)
       .sort((a, b) => Number(a.privateZone) - Number(b.privateZone));
   }
 
   /** ListResourceRecordSets starting at (name, type); only records exactly matching both are returned. */
-  async recordValues(zoneId: string, name: string, type: string, signal?: AbortSignal): Promise<string[]> {
+  async recordValues(zoneId: string, name: string, type: RRType, signal?: AbortSignal): Promise<string[]> {
     const wanted = normalizeDomain(name);
-    const xml = await this.request(
-      'GET',
-      `/hostedzone/${stripZonePrefix(zoneId)}/rrset`,
-      { name: wanted, type, maxitems: '1' },
-      undefined,
-      signal,
+    const { ListResourceRecordSetsCommand } = await import('@aws-sdk/client-route-53');
+    const answer = await this.#client.send(
+      new ListResourceRecordSetsCommand({
+        HostedZoneId: stripZonePrefix(zoneId),
+        StartRecordName: wanted,
+        StartRecordType: type,
+        MaxItems: 1,
+      }),
+      options(signal),
     );
-    const sets = children(xml, 'ListResourceRecordSetsResponse', 'ResourceRecordSets', 'ResourceRecordSet');
-    return sets
-      .filter((set) => normalizeDomain(text(set, 'Name') ?? '') === wanted && text(set, 'Type') === type)
-      .flatMap((set) => children(set, 'ResourceRecords', 'ResourceRecord'))
-      .map((record) => text(record, 'Value') ?? '');
+    return (answer.ResourceRecordSets ?? [])
+      .filter((set) => normalizeDomain(set.Name ?? '') === wanted && set.Type === type)
+      .flatMap((set) => set.ResourceRecords ?? [])
+      .map((record) => record.Value ?? '');
   }
 }
 
-function stripZonePrefix(id: string): string {
-  return id.replace(/^\/?hostedzone\//, '');
+function options(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
+  return signal ? { abortSignal: signal } : {};
 }
 
-function toZone(element: XmlElement | undefined): HostedZone {
+function toZone(zone: SdkHostedZone | undefined): HostedZone {
   return {
-    id: stripZonePrefix(text(element, 'Id') ?? ''),
-    name: normalizeDomain(text(element, 'Name') ?? ''),
-    privateZone: text(element, 'Config', 'PrivateZone') === 'true',
+    id: stripZonePrefix(zone?.Id ?? ''),
+    name: normalizeDomain(zone?.Name ?? ''),
+    privateZone: zone?.Config?.PrivateZone === true,
   };
 }

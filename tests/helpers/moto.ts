@@ -16,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { BucketLocationConstraint } from '@aws-sdk/client-s3';
-import { Route53Client } from '../../cloud/route53.js';
-import { children, text } from '../../cloud/xml.js';
+import type { RRType } from '@aws-sdk/client-route-53';
+import { ChangeResourceRecordSetsCommand, CreateHostedZoneCommand, Route53Client } from '@aws-sdk/client-route-53';
+import { normalizeDomain, stripZonePrefix } from '../../cloud/route53.js';
 
 /** moto's fixed account for default credentials. */
 export const MOTO_ACCOUNT_ID = '123456789012';
@@ -270,24 +271,28 @@ export function useMoto(options: MotoOptions = {}): MotoServer {
   };
 }
 
-// Route 53 seeding: moto implements the calls, platctl has no SDK client for them, so tests create zones and
-// records through platctl's own signed-request client.
+// Route 53 seeding through the SDK's own client, as a test's setup.
 
-const ROUTE53_NS = 'https://route53.amazonaws.com/doc/2013-04-01/';
+/** An SDK Route 53 client talking to `moto`. */
+export function route53Client(moto: Pick<MotoServer, 'endpoint'>): Route53Client {
+  return new Route53Client({
+    region: 'us-east-1',
+    endpoint: moto.endpoint,
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
+}
 
 /** CreateHostedZone; returns the zone id (no prefix) and its name servers (normalized). */
 export async function createHostedZone(
   client: Route53Client,
   name: string,
 ): Promise<{ id: string; nameServers: string[] }> {
-  const body = `<?xml version="1.0" encoding="UTF-8"?><CreateHostedZoneRequest xmlns="${ROUTE53_NS}"><Name>${name}</Name><CallerReference>${name}-${Date.now()}-${Math.random()}</CallerReference></CreateHostedZoneRequest>`;
-  const xml = await client.request('POST', '/hostedzone', {}, body);
-  const root = children(xml, 'CreateHostedZoneResponse')[0];
+  const answer = await client.send(
+    new CreateHostedZoneCommand({ Name: name, CallerReference: `${name}-${Date.now()}-${Math.random()}` }),
+  );
   return {
-    id: (text(root, 'HostedZone', 'Id') ?? '').replace(/^\/?hostedzone\//, ''),
-    nameServers: children(root, 'DelegationSet', 'NameServers', 'NameServer').map((n) =>
-      n.text.trim().toLowerCase().replace(/\.$/, ''),
-    ),
+    id: stripZonePrefix(answer.HostedZone?.Id ?? ''),
+    nameServers: (answer.DelegationSet?.NameServers ?? []).map(normalizeDomain),
   };
 }
 
@@ -296,12 +301,27 @@ export async function upsertRecord(
   client: Route53Client,
   zoneId: string,
   name: string,
-  type: string,
+  type: RRType,
   values: readonly string[],
 ): Promise<void> {
-  const records = values.map((v) => `<ResourceRecord><Value>${v}</Value></ResourceRecord>`).join('');
-  const body = `<?xml version="1.0" encoding="UTF-8"?><ChangeResourceRecordSetsRequest xmlns="${ROUTE53_NS}"><ChangeBatch><Changes><Change><Action>UPSERT</Action><ResourceRecordSet><Name>${name}</Name><Type>${type}</Type><TTL>300</TTL><ResourceRecords>${records}</ResourceRecords></ResourceRecordSet></Change></Changes></ChangeBatch></ChangeResourceRecordSetsRequest>`;
-  await client.request('POST', `/hostedzone/${zoneId}/rrset`, {}, body);
+  await client.send(
+    new ChangeResourceRecordSetsCommand({
+      HostedZoneId: zoneId,
+      ChangeBatch: {
+        Changes: [
+          {
+            Action: 'UPSERT',
+            ResourceRecordSet: {
+              Name: name,
+              Type: type,
+              TTL: 300,
+              ResourceRecords: values.map((Value) => ({ Value })),
+            },
+          },
+        ],
+      },
+    }),
+  );
 }
 
 /** What {@link seedPlatform} creates; the defaults match the `platform` environment the validate tests configure. */
@@ -374,7 +394,7 @@ export async function seedPlatform(
       resourcesVpcConfig: { subnetIds: [] },
     }),
   );
-  const route53 = new Route53Client({ credentials: () => Promise.resolve(credentials), env: moto.env });
+  const route53 = route53Client(moto);
   const parent = await createHostedZone(route53, 'example.com');
   const child = await createHostedZone(route53, 'platform.example.com');
   const delegation = options.parentNs ?? child.nameServers.map((name) => `${name}.`);

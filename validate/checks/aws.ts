@@ -5,7 +5,7 @@
 import { isAuthError, loginHint } from '../../cloud/auth-errors.js';
 import { formatMinutes } from '../../cloud/credentials.js';
 import { normalizeDomain } from '../../cloud/route53.js';
-import type { Route53Client } from '../../cloud/route53.js';
+import type { Route53Reader } from '../../cloud/route53.js';
 import type { StateLocation } from '../plan.js';
 import type { CheckOutcome } from '../types.js';
 import type { CheckContext } from './context.js';
@@ -133,7 +133,7 @@ export async function checkDnsDelegation(env: string, zone: string, ctx: CheckCo
 
 /** The closest enclosing public zone in the account, and the NS values it publishes for `zone`. */
 async function parentNsFromRoute53(
-  client: Route53Client,
+  client: Route53Reader,
   zone: string,
   signal: AbortSignal,
 ): Promise<{ source: string; nameServers: string[] } | undefined> {

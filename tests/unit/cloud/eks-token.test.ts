@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { EKS_TOKEN_LIFETIME_MS, eksToken, execCredential } from '../../../cloud/eks-token.js';
-import { parseXml, text, children } from '../../../cloud/xml.js';
 
 const AUTHENTICATOR_QUERY_KEYS = new Set([
   'Action',
@@ -54,17 +53,5 @@ describe('eksToken', () => {
       spec: {},
       status: { expirationTimestamp: '2026-01-01T00:14:00.000Z', token: 'k8s-aws-v1.abc' },
     });
-  });
-});
-
-describe('parseXml', () => {
-  it('reads elements, namespaces, entities, CDATA and self-closing tags', () => {
-    const xml = parseXml(
-      '<?xml version="1.0"?><!-- c --><a:Root xmlns:a="urn:x"><Name attr="x>y">A &amp; B &#x41;&#66;</Name><Empty/><List><Item>1</Item><Item><![CDATA[<2>]]></Item></List></a:Root>',
-    );
-    expect(text(xml, 'Root', 'Name')).toBe('A & B AB');
-    expect(children(xml, 'Root', 'List', 'Item').map((i) => i.text)).toEqual(['1', '<2>']);
-    expect(text(xml, 'Root', 'Empty')).toBe('');
-    expect(text(xml, 'Root', 'Missing')).toBeUndefined();
   });
 });

@@ -1,16 +1,25 @@
+/** The Route 53 reads over the SDK client that EnvCloud builds, against moto over HTTP. */
 import { describe, expect, it } from 'vitest';
-import { Route53Client, Route53Error, normalizeDomain } from '../../../cloud/route53.js';
 import { isAuthError } from '../../../cloud/auth-errors.js';
-import { createHostedZone, upsertRecord, useMoto } from '../../helpers/moto.js';
+import { createEnvCloud } from '../../../cloud/environment.js';
+import type { Route53Reader } from '../../../cloud/route53.js';
+import { normalizeDomain } from '../../../cloud/route53.js';
+import { createHostedZone, route53Client, upsertRecord, useMoto } from '../../helpers/moto.js';
 
-const credentials = () => Promise.resolve({ accessKeyId: 'testing', secretAccessKey: 'testing' });
-
-describe('Route53Client against moto', () => {
+describe('Route53Reader against moto', () => {
   const moto = useMoto();
 
+  /** The reader exactly as validate gets it: from the environment's cloud access, with `env` as the process's. */
+  async function reader(env: Record<string, string | undefined> = moto.env): Promise<Route53Reader> {
+    const cloud = createEnvCloud({ envName: 'platform', settings: { dir: 'live', aws: { region: 'eu-west-1' } }, env });
+    const built = await cloud.route53();
+    if (!built.ok) throw new Error(built.message);
+    return built.value;
+  }
+
   it('finds a zone by name and reads its delegation set', async () => {
-    const client = new Route53Client({ credentials, env: moto.env });
-    const created = await createHostedZone(client, 'platform.example.com');
+    const created = await createHostedZone(route53Client(moto), 'platform.example.com');
+    const client = await reader();
     const zones = await client.findHostedZones('Platform.Example.com.');
     expect(zones.map((z) => z.id)).toEqual([created.id]);
     expect(zones[0]?.name).toBe('platform.example.com');
@@ -21,9 +30,12 @@ describe('Route53Client against moto', () => {
   });
 
   it('lists only the exact NS record asked for', async () => {
-    const client = new Route53Client({ credentials, env: moto.env });
-    const parent = await createHostedZone(client, 'example.com');
-    await upsertRecord(client, parent.id, 'platform.example.com', 'NS', ['ns-1.example.net.', 'ns-2.example.net.']);
+    const parent = await createHostedZone(route53Client(moto), 'example.com');
+    await upsertRecord(route53Client(moto), parent.id, 'platform.example.com', 'NS', [
+      'ns-1.example.net.',
+      'ns-2.example.net.',
+    ]);
+    const client = await reader();
     expect(await client.recordValues(parent.id, 'platform.example.com', 'NS')).toEqual([
       'ns-1.example.net.',
       'ns-2.example.net.',
@@ -31,21 +43,20 @@ describe('Route53Client against moto', () => {
     expect(await client.recordValues(parent.id, 'other.example.com', 'NS')).toEqual([]);
   });
 
-  it('raises a named error for an unknown zone', async () => {
-    const client = new Route53Client({ credentials, env: moto.env });
-    const failure = await client.getHostedZone('ZDOESNOTEXIST').catch((e: unknown) => e);
-    expect(failure).toBeInstanceOf(Route53Error);
-    expect((failure as Route53Error).name).toBe('NoSuchHostedZone');
+  it('passes the SDK error for an unknown zone through, named by its Route 53 code', async () => {
+    const failure = await (await reader()).getHostedZone('ZDOESNOTEXIST').catch((e: unknown) => e);
+    expect((failure as Error).name).toBe('NoSuchHostedZone');
     expect(isAuthError(failure)).toBe(false);
   });
 
-  it('honours AWS_ENDPOINT_URL_ROUTE_53 over AWS_ENDPOINT_URL', () => {
-    const client = new Route53Client({
-      credentials,
-      env: { AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ENDPOINT_URL_ROUTE_53: 'http://127.0.0.1:1234/' },
+  it('honours AWS_ENDPOINT_URL_ROUTE_53 over AWS_ENDPOINT_URL', async () => {
+    await createHostedZone(route53Client(moto), 'routed.example.com');
+    const client = await reader({
+      ...moto.env,
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_ENDPOINT_URL_ROUTE_53: moto.endpoint,
     });
-    expect(client.endpoint).toBe('http://127.0.0.1:1234');
-    expect(new Route53Client({ credentials, env: {} }).endpoint).toBe('https://route53.amazonaws.com');
+    expect((await client.findHostedZones('routed.example.com')).length).toBe(1);
   });
 });
 

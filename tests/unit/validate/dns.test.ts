@@ -6,11 +6,10 @@ import { createSocket } from 'node:dgram';
 import type { Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvCloud } from '../../../cloud/environment.js';
-import { Route53Client } from '../../../cloud/route53.js';
 import { checkDnsDelegation } from '../../../validate/checks/aws.js';
 import type { CheckContext } from '../../../validate/checks/context.js';
 import { dnsResolver } from '../../../validate/deps.js';
-import { MOTO_ACCOUNT_ID, createHostedZone, upsertRecord, useMoto } from '../../helpers/moto.js';
+import { MOTO_ACCOUNT_ID, createHostedZone, route53Client, upsertRecord, useMoto } from '../../helpers/moto.js';
 import { fakeDeps } from './fakes.js';
 
 function encodeName(name: string): Buffer {
@@ -82,11 +81,7 @@ describe('dns/delegation', () => {
       timeoutMs: 5000,
     };
   }
-  const route53 = () =>
-    new Route53Client({
-      credentials: () => Promise.resolve({ accessKeyId: 'a', secretAccessKey: 'b' }),
-      env: moto.env,
-    });
+  const route53 = () => route53Client(moto);
 
   it('reads the parent from Route 53 when the parent zone is in the account', async () => {
     const parent = await createHostedZone(route53(), 'example.com');

@@ -7,7 +7,7 @@ import type { PreflightResult } from '../../../cloud/credentials.js';
 import type { KubeReader } from '../../../cloud/kube.js';
 import type { CloudResult } from '../../../cloud/result.js';
 import { failure, ok } from '../../../cloud/result.js';
-import type { Route53Client } from '../../../cloud/route53.js';
+import type { Route53Reader } from '../../../cloud/route53.js';
 import type { PlatctlConfig } from '../../../config/schema.js';
 import { configSchema } from '../../../config/schema.js';
 import type { RemoteState, UnitInfo } from '../../../discover/types.js';
@@ -108,7 +108,7 @@ export function fakeCloud(envName: string, answers: FakeCloudAnswers = {}, calls
       record('kube');
       return answers.kube?.() ?? Promise.resolve(failure('not-configured', 'no fake kube reader'));
     },
-    route53: () => Promise.resolve(failure('not-configured', 'no fake route53') as CloudResult<Route53Client>),
+    route53: () => Promise.resolve(failure('not-configured', 'no fake route53') as CloudResult<Route53Reader>),
   };
 }
 
