@@ -3,7 +3,7 @@
  * to do. Loading reports every error it finds, so a user fixes the file in one pass.
  */
 import path from 'node:path';
-import type { SourceLocation } from '../engine/graph.js';
+import type { SourceLocation } from './location.js';
 
 /** Why a configuration was refused; kebab-case so JSON consumers can switch on it. */
 export type ConfigErrorReason =

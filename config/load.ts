@@ -10,7 +10,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { SourceLocation } from '../engine/graph.js';
+import type { SourceLocation } from './location.js';
 import type { ConfigError, KeyPath } from './errors.js';
 import { formatKeyPath, sortConfigErrors } from './errors.js';
 import { issuesToErrors } from './issues.js';

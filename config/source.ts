@@ -5,7 +5,7 @@
  */
 import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Document, Node as YamlNode, Pair } from 'yaml';
-import type { SourceLocation } from '../engine/graph.js';
+import type { SourceLocation } from './location.js';
 import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';
 import { formatKeyPath } from './errors.js';
 

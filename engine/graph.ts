@@ -6,12 +6,9 @@ import { createHash } from 'node:crypto';
 
 export type UnitId = string;
 
-/** Where something was written: 1-based line and column. */
-export interface SourceLocation {
-  readonly file: string;
-  readonly line: number;
-  readonly column?: number;
-}
+import type { SourceLocation } from '../config/location.js';
+
+export type { SourceLocation };
 
 /** Why an edge exists, for cycle reports and `graph --format json` consumers. */
 export interface EdgeOrigin {
