@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { FsError, errorCode } from './fs-errors.js';
 import type { UnitId } from './graph.js';
 import { compareIds } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
@@ -147,12 +148,32 @@ export function parseState(text: string, path: string = STATE_FILE): LoadedState
   } catch (error) {
     return { type: 'invalid', reason: 'unparsable', message: `${path} is not JSON: ${(error as Error).message}` };
   }
-  const version = (raw as { version?: unknown } | null)?.version;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    const what = Array.isArray(raw) ? 'an array' : raw === null ? 'null' : `a ${typeof raw}`;
+    return {
+      type: 'invalid',
+      reason: 'unparsable',
+      message: `${path} is not a platctl state file: it holds ${what}, not an object with a "version" field`,
+    };
+  }
+  const record = raw as { version?: unknown; platctl_version?: unknown };
+  if (!('version' in record)) {
+    return {
+      type: 'invalid',
+      reason: 'unparsable',
+      message: `${path} is not a platctl state file: it has no "version" field`,
+    };
+  }
+  const version = record.version;
   if (version !== STATE_VERSION) {
+    const newer =
+      typeof version === 'number' && version > STATE_VERSION
+        ? `, written by a newer platctl${typeof record.platctl_version === 'string' ? ` (${record.platctl_version})` : ''}`
+        : '';
     return {
       type: 'invalid',
       reason: 'unsupported-version',
-      message: `${path} has version ${JSON.stringify(version)}; this platctl reads version ${STATE_VERSION}`,
+      message: `${path} has version ${JSON.stringify(version)}${newer}; this platctl reads version ${STATE_VERSION}`,
     };
   }
   const parsed = runStateSchema.safeParse(raw);
@@ -168,11 +189,35 @@ export function parseState(text: string, path: string = STATE_FILE): LoadedState
   return { type: 'ok', state: parsed.data as RunState };
 }
 
-/** Deletes temp files a killed writer left next to the state file. Call only while holding the repository lock. */
+/** `.platctl-state.json.bak-20260129T101500.123Z`: where a state file this platctl cannot read is kept. */
+export function backupName(now: number): string {
+  return `${STATE_FILE}.bak-${new Date(now).toISOString().replace(/[-:]/g, '')}`;
+}
+
+/**
+ * Moves a state file this platctl cannot read (corrupt, or from a newer platctl) aside before a new run replaces it,
+ * so nothing is lost: a newer platctl can still read it, and a person can still look. Returns the backup's name
+ * (relative to `root`), or an `FsError` when it cannot be moved. Call only while holding the repository lock.
+ */
+export async function backupState(root: string, now: number): Promise<string> {
+  const name = backupName(now);
+  try {
+    await rename(join(root, STATE_FILE), join(root, name));
+  } catch (error) {
+    throw new FsError(`keep a copy of`, join(root, STATE_FILE), error);
+  }
+  return name;
+}
+
+/**
+ * Deletes temp files a killed writer left next to the state file. Call only while holding the repository lock.
+ * Best effort: a file that cannot be removed (read-only disk) is harmless, and the next write says what is wrong.
+ */
 export async function removeStaleTempFiles(root: string): Promise<void> {
   const prefix = `${STATE_FILE}.tmp-`;
-  for (const name of await readdir(root)) {
-    if (name.startsWith(prefix)) await rm(join(root, name), { force: true });
+  const names = await readdir(root).catch(() => []);
+  for (const name of names) {
+    if (name.startsWith(prefix)) await rm(join(root, name), { force: true }).catch(() => undefined);
   }
 }
 
@@ -347,26 +392,51 @@ export class StateStore {
     const buffers = this.#buffers();
     const temp = join(this.#dir, `${STATE_FILE}.tmp-${randomBytes(4).toString('hex')}`);
     const size = buffers.reduce((n, b) => n + b.byteLength, 0);
-    let whole = false;
-    const handle = await open(temp, 'w');
     try {
-      // A short write (disk full, file size limit) comes back as a smaller count, not an error: renaming that file
-      // would replace the last whole state with a torn one.
-      const { bytesWritten } = await handle.writev(buffers);
-      if (bytesWritten !== size) {
-        throw new Error(`only ${bytesWritten} of ${size} bytes of ${temp} were written (is the disk full?)`);
-      }
-      if (this.#fsync) await handle.sync();
-      whole = true;
-    } finally {
-      await handle.close();
-      if (!whole) {
-        // What was not written must be written next time.
-        this.#dirty = true;
-        await rm(temp, { force: true });
-      }
+      await writeWhole(temp, buffers, size, this.#fsync);
+      await rename(temp, this.#path);
+    } catch (error) {
+      // What was not written must be written next time; the last whole file stays in place, and no temp file is left.
+      this.#dirty = true;
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw error instanceof FsError ? error : new FsError('write', this.#path, error);
     }
-    await rename(temp, this.#path);
+    // The rename is durable only once the directory is: without this, a power loss can bring back the old file.
+    if (this.#fsync) await syncDirectory(this.#dir);
     this.#writes += 1;
+  }
+}
+
+/** Writes `buffers` to a new file `temp`, fsynced when asked; throws when it comes up short. */
+async function writeWhole(temp: string, buffers: Uint8Array[], size: number, fsync: boolean): Promise<void> {
+  const handle = await open(temp, 'w');
+  try {
+    // A short write (disk full, file size limit) comes back as a smaller count, not an error: renaming that file
+    // would replace the last whole state with a torn one.
+    const { bytesWritten } = await handle.writev(buffers);
+    if (bytesWritten !== size) {
+      throw new Error(`only ${bytesWritten} of ${size} bytes were written (is the disk full?)`);
+    }
+    if (fsync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * fsyncs a directory, so a rename in it survives a power loss. File systems that cannot sync a directory (EINVAL,
+ * ENOTSUP) are skipped: there the rename is as durable as they make it.
+ */
+export async function syncDirectory(dir: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'EINVAL' || code === 'ENOTSUP' || code === 'EISDIR') return;
+    throw new FsError('sync the directory', dir, error);
+  } finally {
+    await handle?.close();
   }
 }

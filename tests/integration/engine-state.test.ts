@@ -57,3 +57,52 @@ describe('the state file on a full disk', () => {
     expect(await readdir(root)).toEqual([STATE_FILE]);
   });
 });
+
+const STRACE = (await execa('strace', ['-V'], { reject: false }).catch(() => ({ exitCode: 1 }))).exitCode === 0;
+
+describe.skipIf(!STRACE)('the state file after a power loss (needs strace)', () => {
+  it('fsyncs the file, renames it into place, then fsyncs the directory so the rename itself is durable', async () => {
+    const root = await tempDir('platctl-state-');
+    const trace = join(root, '..', `${root.split('/').pop() ?? 'x'}.strace`);
+    const result = await execa(
+      'strace',
+      [
+        '-f',
+        '-qq',
+        '-e',
+        'trace=openat,rename,renameat,renameat2,fsync,fdatasync',
+        '-o',
+        trace,
+        'node',
+        '--input-type=module',
+        '-e',
+        WRITER,
+        join(REPO_ROOT, 'dist', 'engine', 'state.js'),
+        root,
+      ],
+      { reject: false },
+    );
+    expect(result.stdout).toContain('second write: ok');
+    // Syscalls of all threads, in order: "pid name(args) = result".
+    const calls = (await readFile(trace, 'utf8')).split('\n').map((line) => line.replace(/^\d+\s+/, ''));
+    const renamed = calls.findIndex((c) =>
+      /^rename(at2?)?\(.*\.platctl-state\.json\.tmp-\w+", .*\.platctl-state\.json"/.test(c),
+    );
+    expect(renamed).toBeGreaterThan(0);
+    // The temp file was fsynced before the rename ...
+    const tempFd = calls
+      .slice(0, renamed)
+      .map((c) => /^openat\(.*\.platctl-state\.json\.tmp-\w+", O_WRONLY.*= (\d+)$/.exec(c)?.[1])
+      .filter(Boolean)
+      .pop();
+    expect(calls.slice(0, renamed).some((c) => c === `fsync(${tempFd}) = 0` || c.startsWith(`fsync(${tempFd})`))).toBe(
+      true,
+    );
+    // ... and the directory after it.
+    const after = calls.slice(renamed + 1);
+    const dirOpen = after.findIndex((c) => c.startsWith(`openat(AT_FDCWD, "${root}", O_RDONLY`));
+    expect(dirOpen).toBeGreaterThanOrEqual(0);
+    const dirFd = /= (\d+)$/.exec(after[dirOpen] ?? '')?.[1];
+    expect(after.slice(dirOpen + 1).some((c) => c.startsWith(`fsync(${dirFd})`))).toBe(true);
+  });
+});

@@ -1,9 +1,20 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { RunState } from '../../../engine/state.js';
-import { STATE_FILE, StateStore, loadState, parseState, removeStaleTempFiles } from '../../../engine/state.js';
+import {
+  STATE_FILE,
+  StateStore,
+  backupState,
+  loadState,
+  parseState,
+  removeStaleTempFiles,
+} from '../../../engine/state.js';
+import { fillDisk, mountReadOnly, mountTmpfs, mountsAvailable, unmountAll } from '../../helpers/mounts.js';
 import { runState, tempDir } from './helpers.js';
+
+const MOUNTS = await mountsAvailable();
+afterAll(unmountAll);
 
 function state(units: number): RunState {
   const out: RunState['units'] = {};
@@ -88,6 +99,11 @@ describe('reading a state file', () => {
       message: expect.stringContaining('this platctl reads version 1') as unknown,
     });
     expect(parseState('{"version": 1, "run_id": "x"}')).toMatchObject({ type: 'invalid', reason: 'unparsable' });
+    expect(parseState('{"version": 3, "platctl_version": "2.4.0"}')).toMatchObject({
+      type: 'invalid',
+      reason: 'unsupported-version',
+      message: `${STATE_FILE} has version 3, written by a newer platctl (2.4.0); this platctl reads version 1`,
+    });
     const withExtra = { ...state(1), future_field: true };
     expect(parseState(JSON.stringify(withExtra)).type).toBe('ok');
   });
@@ -98,5 +114,67 @@ describe('reading a state file', () => {
     await writeFile(join(root, 'other.txt'), 'keep');
     await removeStaleTempFiles(root);
     expect(await readdir(root)).toEqual(['other.txt']);
+  });
+});
+
+describe('what a state file that is not one says', () => {
+  it.each([
+    ['[]', 'it holds an array, not an object with a "version" field'],
+    ['null', 'it holds null, not an object with a "version" field'],
+    ['"text"', 'it holds a string, not an object with a "version" field'],
+    ['{"hello":1}', 'it has no "version" field'],
+  ])('%s: %s (never "version undefined")', (text, why) => {
+    const loaded = parseState(text);
+    expect(loaded).toEqual({
+      type: 'invalid',
+      reason: 'unparsable',
+      message: `${STATE_FILE} is not a platctl state file: ${why}`,
+    });
+  });
+
+  it('backs up a state file before a new run replaces it, under a name with the time', async () => {
+    const root = await tempDir();
+    await writeFile(join(root, STATE_FILE), '{"version": 2}');
+    const name = await backupState(root, Date.UTC(2026, 0, 29, 10, 15, 0, 123));
+    expect(name).toBe(`${STATE_FILE}.bak-20260129T101500.123Z`);
+    expect(await readFile(join(root, name), 'utf8')).toBe('{"version": 2}');
+    expect(await readdir(root)).toEqual([name]);
+  });
+});
+
+describe.skipIf(!MOUNTS)('the state file on a disk that refuses writes (needs the right to mount)', () => {
+  it('a full tmpfs (ENOSPC): names the file and the cause, keeps the last whole state, leaves no temp file', async () => {
+    const root = join(await tempDir(), 'small');
+    await mountTmpfs(root, 64);
+    const store = new StateStore(root, state(20));
+    await store.flush();
+    await fillDisk(root);
+    store.patchUnit('p/u0001', { status: 'failed', error: 'e'.repeat(5000) });
+    await expect(store.flush()).rejects.toThrow(
+      new RegExp(
+        `^cannot write ${join(root, STATE_FILE)}: (no space is left on the device \\(ENOSPC\\); free some space on that disk|only \\d+ of \\d+ bytes were written \\(is the disk full\\?\\))$`,
+      ),
+    );
+    const loaded = await loadState(root);
+    expect(loaded.type === 'ok' && loaded.state.units['p/u0001']?.status).toBe('pending');
+    expect((await readdir(root)).filter((name) => name.startsWith(`${STATE_FILE}.tmp-`))).toEqual([]);
+    // Once there is room again, the change that did not make it is written.
+    for (const name of await readdir(root)) if (name.startsWith('.filler-')) await rm(join(root, name));
+    await store.flush();
+    const again = await loadState(root);
+    expect(again.type === 'ok' && again.state.units['p/u0001']?.status).toBe('failed');
+  });
+
+  it('a read-only bind mount (EROFS): names the file and the cause, and keeps the last whole state', async () => {
+    const root = await tempDir();
+    const store = new StateStore(root, state(3));
+    await store.flush();
+    await mountReadOnly(root);
+    store.patchUnit('p/u0001', { status: 'completed' });
+    await expect(store.flush()).rejects.toThrow(
+      `cannot write ${join(root, STATE_FILE)}: the file system is read-only (EROFS); run platctl from a writable checkout`,
+    );
+    expect(await readdir(root)).toEqual([STATE_FILE]);
+    expect((await loadState(root)).type).toBe('ok');
   });
 });
