@@ -9,6 +9,7 @@ import type { Argv } from 'yargs';
 import type { Reporter, WalkEvent } from '../engine/events.js';
 import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
+import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { planRun, planWaves } from '../engine/plan.js';
 import { Redactor, secretValues } from '../engine/redact.js';
@@ -248,7 +249,7 @@ export async function runWalkVerb(
       },
       {
         now: () => Date.now(),
-        machine: { pid: process.pid, host: hostname(), isAlive: processAlive },
+        machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
         groups: childGroups,
         executor: (runId) =>
           new TerragruntExecutor(

@@ -2,13 +2,21 @@
  * `.platctl.lock`: one mutating run per repository. The lock file is created complete or not at all (written to a
  * temp file, then hard-linked into place, which fails if the lock exists), so a reader never sees half a lock.
  *
- * A lock whose holder is dead on this host is taken over with a warning; a lock from another host is never taken
- * over (its pid means nothing here). Two runs taking over the same dead lock at the same instant could both succeed
- * (unlink + link is not one step); that needs a crash and two starts within microseconds, and is accepted.
+ * A lock whose holder is gone is taken over with a warning. "Gone" is decided on this host only (a pid from another
+ * host means nothing here, so such a lock is never taken over), and a live pid is not enough to keep a lock: pids are
+ * reused, so the lock records its holder's start time (Linux `/proc/<pid>/stat`) and the boot id, and a live process
+ * that started at another time, or after another boot, is not the holder.
+ *
+ * Taking over is atomic. Every contender that found the same stale lock races to create one marker file named after
+ * that lock's content (`.platctl.lock.takeover-<hash>`, exclusive like the lock itself); only the one that creates it
+ * may replace the lock, and only after checking, while holding the marker, that the lock is still the stale one. The
+ * replacement is a rename of a complete file over the old one, so the lock never goes missing in between and a run
+ * starting from scratch cannot slip in.
  */
-import { randomBytes } from 'node:crypto';
-import { link, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FsError } from './fs-errors.js';
 
 export const LOCK_FILE = '.platctl.lock';
 
@@ -19,6 +27,22 @@ export interface LockInfo {
   /** The command line, e.g. `platctl bootstrap --unit platform/eks`. */
   readonly command: string;
   readonly started_at: string;
+  /** The holder's start time as the kernel counts it (`/proc/<pid>/stat` field 22); absent where unknown. */
+  readonly pid_start?: string;
+  /** The boot the holder ran in (`/proc/sys/kernel/random/boot_id`); absent where unknown. */
+  readonly boot_id?: string;
+  /** Random, unique per lock: tells two locks of the same process apart. */
+  readonly token?: string;
+}
+
+/** What platctl can learn about a live process: each field absent when it cannot tell. */
+export interface ProcessFacts {
+  /** Start time, comparable with `LockInfo.pid_start`. */
+  readonly start?: string;
+  /** The command line, arguments joined by spaces. */
+  readonly command?: string;
+  /** Exited, not reaped yet: as good as gone. */
+  readonly zombie?: boolean;
 }
 
 /** What the lock needs from the machine, injected. */
@@ -27,12 +51,18 @@ export interface LockEnvironment {
   readonly host: string;
   /** True when process `pid` exists on this host. */
   readonly isAlive: (pid: number) => boolean;
+  /** This boot's id; without it, a reboot is noticed only through start times. */
+  readonly bootId?: string;
+  /** Facts about a live process (see `procFacts`); without it, a live pid counts as the holder. */
+  readonly inspect?: (pid: number) => Promise<ProcessFacts | undefined>;
 }
 
 export type LockResult =
   | { readonly type: 'acquired'; readonly lock: RepoLock; readonly tookOver?: LockInfo }
   | { readonly type: 'held'; readonly holder: LockInfo }
-  | { readonly type: 'unreadable'; readonly path: string; readonly message: string };
+  | { readonly type: 'unreadable'; readonly path: string; readonly message: string; readonly hint?: string }
+  /** The lock cannot be created (read-only file system, no space, no permission): `message` says which and why. */
+  | { readonly type: 'unwritable'; readonly path: string; readonly message: string };
 
 export class RepoLock {
   readonly #path: string;
@@ -48,18 +78,30 @@ export class RepoLock {
     return this.#info;
   }
 
-  /** Removes the lock if it is still ours. Idempotent. */
-  async release(): Promise<void> {
-    if (this.#released) return;
+  /**
+   * Removes the lock if it is still ours. Idempotent. Never throws: a lock that cannot be removed is returned as a
+   * sentence to show (the next run will find its holder gone and take it over).
+   */
+  async release(): Promise<string | undefined> {
+    if (this.#released) return undefined;
     this.#released = true;
     const current = await readLock(this.#path);
-    if (current.type === 'ok' && current.info.pid === this.#info.pid && current.info.host === this.#info.host) {
+    if (current.type !== 'ok' || !sameLock(current.info, this.#info)) return undefined;
+    try {
       await rm(this.#path, { force: true });
+      return undefined;
+    } catch (error) {
+      return `${new FsError('remove', this.#path, error).message} (the next run will take it over)`;
     }
   }
 }
 
-type ReadLock = { type: 'missing' } | { type: 'ok'; info: LockInfo } | { type: 'unreadable'; message: string };
+function sameLock(a: LockInfo, b: LockInfo): boolean {
+  return a.pid === b.pid && a.host === b.host && a.token === b.token;
+}
+
+type ReadLock =
+  { type: 'missing' } | { type: 'ok'; info: LockInfo; text: string } | { type: 'unreadable'; message: string };
 
 async function readLock(path: string): Promise<ReadLock> {
   let text: string;
@@ -69,81 +111,227 @@ async function readLock(path: string): Promise<ReadLock> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { type: 'missing' };
     return { type: 'unreadable', message: (error as Error).message };
   }
-  try {
-    const raw = JSON.parse(text) as Partial<LockInfo>;
-    if (typeof raw.pid === 'number' && typeof raw.host === 'string') {
-      return {
-        type: 'ok',
-        info: {
-          pid: raw.pid,
-          host: raw.host,
-          command: typeof raw.command === 'string' ? raw.command : '(unknown)',
-          started_at: typeof raw.started_at === 'string' ? raw.started_at : '(unknown)',
-        },
-      };
-    }
-  } catch {
-    // fall through
-  }
-  return { type: 'unreadable', message: 'not a platctl lock file' };
+  const info = parseLock(text);
+  return info ? { type: 'ok', info, text } : { type: 'unreadable', message: 'not a platctl lock file' };
 }
 
-async function tryCreate(path: string, info: LockInfo): Promise<boolean> {
+function parseLock(text: string): LockInfo | undefined {
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== 'object' || raw === null || typeof raw.pid !== 'number' || typeof raw.host !== 'string') {
+    return undefined;
+  }
+  const str = (key: string): string | undefined => (typeof raw[key] === 'string' ? raw[key] : undefined);
+  const pidStart = str('pid_start');
+  const bootId = str('boot_id');
+  const token = str('token');
+  return {
+    pid: raw.pid,
+    host: raw.host,
+    command: str('command') ?? '(unknown)',
+    started_at: str('started_at') ?? '(unknown)',
+    ...(pidStart === undefined ? {} : { pid_start: pidStart }),
+    ...(bootId === undefined ? {} : { boot_id: bootId }),
+    ...(token === undefined ? {} : { token }),
+  };
+}
+
+/** Writes `text` to a fresh temp file next to `path`; on failure removes whatever part of it was written. */
+async function writeTemp(path: string, text: string): Promise<string> {
   const temp = `${path}.${randomBytes(4).toString('hex')}`;
-  await writeFile(temp, `${JSON.stringify(info, null, 2)}\n`);
+  try {
+    await writeFile(temp, text, { flag: 'wx' });
+    return temp;
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new FsError('create', path, error);
+  }
+}
+
+/** Creates `path` holding `text` if it does not exist: complete or not at all. */
+async function createExclusive(path: string, text: string): Promise<boolean> {
+  const temp = await writeTemp(path, text);
   try {
     await link(temp, path);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
+    throw new FsError('create', path, error);
   } finally {
-    await rm(temp, { force: true });
+    await rm(temp, { force: true }).catch(() => undefined);
   }
 }
 
-/**
- * True when the holder's run cannot still be going: it ran on this host and its process is gone. (The same pid as
- * ours on this host can only be a dead holder whose pid was reused by us.) A holder on another host may be alive.
- */
-function holderGone(holder: LockInfo, machine: LockEnvironment): boolean {
-  return holder.host === machine.host && (holder.pid === machine.pid || !machine.isAlive(holder.pid));
+/** Why a holder cannot still be running, or undefined when it may be. */
+async function holderGone(holder: LockInfo, machine: LockEnvironment): Promise<string | undefined> {
+  if (holder.host !== machine.host) return undefined;
+  // The same pid as ours on this host can only be a dead holder whose pid was reused by us.
+  if (holder.pid === machine.pid) return 'its pid is now ours';
+  if (holder.boot_id !== undefined && machine.bootId !== undefined && holder.boot_id !== machine.bootId) {
+    return 'the machine rebooted since';
+  }
+  if (!machine.isAlive(holder.pid)) return 'its process is gone';
+  const facts = await machine.inspect?.(holder.pid);
+  if (facts === undefined) return undefined;
+  if (facts.zombie) return 'its process has exited';
+  if (holder.pid_start !== undefined) {
+    if (facts.start !== undefined && facts.start !== holder.pid_start) {
+      return `pid ${holder.pid} now belongs to another process${facts.command ? ` (${facts.command})` : ''}`;
+    }
+    return undefined;
+  }
+  // A lock from before start times were recorded: a process that is not platctl cannot be its holder.
+  if (facts.command !== undefined && !/platctl/.test(facts.command)) {
+    return `pid ${holder.pid} now belongs to another process (${facts.command})`;
+  }
+  return undefined;
 }
 
-/** True when `.platctl.lock` under `root` names a run that may still be going (for `platctl status`). */
-export async function lockHeld(root: string, machine: LockEnvironment): Promise<boolean> {
+/** What `.platctl.lock` says about a run in progress (for `platctl status`). */
+export type LockState =
+  | { readonly type: 'free' }
+  | { readonly type: 'held'; readonly holder: LockInfo }
+  /** The holder is gone without releasing it: killed (kill -9, OOM, power loss). */
+  | { readonly type: 'stale'; readonly holder: LockInfo; readonly why: string }
+  | { readonly type: 'unreadable'; readonly message: string };
+
+export async function inspectLock(root: string, machine: LockEnvironment): Promise<LockState> {
   const current = await readLock(join(root, LOCK_FILE));
-  return current.type === 'ok' && !holderGone(current.info, machine);
+  if (current.type === 'missing') return { type: 'free' };
+  if (current.type === 'unreadable') return current;
+  const why = await holderGone(current.info, machine);
+  return why === undefined ? { type: 'held', holder: current.info } : { type: 'stale', holder: current.info, why };
 }
 
-/** Takes `.platctl.lock` under `root`, or says who holds it. */
+/** True when `.platctl.lock` under `root` names a run that may still be going. */
+export async function lockHeld(root: string, machine: LockEnvironment): Promise<boolean> {
+  return (await inspectLock(root, machine)).type === 'held';
+}
+
+type Takeover = { type: 'won' } | { type: 'lost' } | { type: 'stuck'; marker: string; holder?: LockInfo };
+
+/**
+ * Replaces the stale lock whose content is `staleText` by `mine`, if this process is the one contender allowed to
+ * (see the file comment). 'lost' means another contender took it, or is taking it, or the lock changed.
+ */
+async function takeOver(path: string, staleText: string, mine: string, machine: LockEnvironment): Promise<Takeover> {
+  const marker = `${path}.takeover-${createHash('sha256').update(staleText).digest('hex').slice(0, 16)}`;
+  if (!(await createExclusive(marker, mine))) {
+    const other = await readLock(marker);
+    if (other.type === 'missing') return { type: 'lost' };
+    // A contender that died between creating the marker and removing it (a few microseconds) leaves it behind.
+    if (other.type === 'ok' && (await holderGone(other.info, machine)) === undefined) return { type: 'lost' };
+    return { type: 'stuck', marker, ...(other.type === 'ok' ? { holder: other.info } : {}) };
+  }
+  try {
+    const current = await readLock(path);
+    if (current.type !== 'ok' || current.text !== staleText) return { type: 'lost' };
+    const temp = await writeTemp(path, mine);
+    try {
+      await rename(temp, path);
+    } catch (error) {
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw new FsError('replace', path, error);
+    }
+    return { type: 'won' };
+  } finally {
+    await rm(marker, { force: true }).catch(() => undefined);
+  }
+}
+
+const ATTEMPTS = 40;
+
+/** Takes `.platctl.lock` under `root`, or says who holds it. Disk errors are values (`unwritable`). */
 export async function acquireLock(
   root: string,
   request: { readonly command: string; readonly startedAt: string },
   machine: LockEnvironment,
 ): Promise<LockResult> {
   const path = join(root, LOCK_FILE);
+  const pidStart = (await machine.inspect?.(machine.pid))?.start;
   const info: LockInfo = {
     pid: machine.pid,
     host: machine.host,
     command: request.command,
     started_at: request.startedAt,
+    ...(pidStart === undefined ? {} : { pid_start: pidStart }),
+    ...(machine.bootId === undefined ? {} : { boot_id: machine.bootId }),
+    token: randomBytes(8).toString('hex'),
   };
-  if (await tryCreate(path, info)) return { type: 'acquired', lock: new RepoLock(path, info) };
-  const existing = await readLock(path);
-  if (existing.type === 'missing') {
-    // Released between our attempt and the read: try once more.
-    if (await tryCreate(path, info)) return { type: 'acquired', lock: new RepoLock(path, info) };
-    const again = await readLock(path);
-    if (again.type === 'ok') return { type: 'held', holder: again.info };
-    return { type: 'unreadable', path, message: again.type === 'unreadable' ? again.message : 'lock vanished' };
+  const text = `${JSON.stringify(info, null, 2)}\n`;
+  try {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(5 * attempt, 50)));
+      if (await createExclusive(path, text)) return { type: 'acquired', lock: new RepoLock(path, info) };
+      const existing = await readLock(path);
+      // Released between our attempt and the read: try again.
+      if (existing.type === 'missing') continue;
+      if (existing.type === 'unreadable') return { type: 'unreadable', path, message: existing.message };
+      const holder = existing.info;
+      if ((await holderGone(holder, machine)) === undefined) return { type: 'held', holder };
+      const taken = await takeOver(path, existing.text, text, machine);
+      if (taken.type === 'won') return { type: 'acquired', lock: new RepoLock(path, info), tookOver: holder };
+      if (taken.type === 'stuck') {
+        const who = taken.holder ? ` by pid ${taken.holder.pid} (${taken.holder.command})` : '';
+        return {
+          type: 'unreadable',
+          path,
+          message: `a takeover of the stale lock${who} was cut short and left ${taken.marker}`,
+          hint: `if no platctl run is in progress, delete ${LOCK_FILE} and ${taken.marker}`,
+        };
+      }
+    }
+  } catch (error) {
+    if (error instanceof FsError) return { type: 'unwritable', path, message: error.message };
+    throw error;
   }
-  if (existing.type === 'unreadable') return { type: 'unreadable', path, message: existing.message };
-  const holder = existing.info;
-  if (!holderGone(holder, machine)) return { type: 'held', holder };
-  await rm(path, { force: true });
-  if (await tryCreate(path, info)) return { type: 'acquired', lock: new RepoLock(path, info), tookOver: holder };
-  const winner = await readLock(path);
-  if (winner.type === 'ok') return { type: 'held', holder: winner.info };
-  return { type: 'unreadable', path, message: 'lock changed while taking it over' };
+  const last = await readLock(path);
+  if (last.type === 'ok') return { type: 'held', holder: last.info };
+  return { type: 'unreadable', path, message: 'the lock kept changing while platctl tried to take it' };
+}
+
+/**
+ * The Linux facts the lock uses, read from `/proc`: the boot id, and per process its start time (field 22 of
+ * `/proc/<pid>/stat`, clock ticks since boot), state and command line. Elsewhere every fact is absent and the lock
+ * falls back to pid liveness.
+ */
+export async function procMachine(base: {
+  readonly pid: number;
+  readonly host: string;
+  readonly isAlive: (pid: number) => boolean;
+  readonly procRoot?: string;
+}): Promise<LockEnvironment> {
+  const proc = base.procRoot ?? '/proc';
+  const bootId = (await readFile(join(proc, 'sys', 'kernel', 'random', 'boot_id'), 'utf8').catch(() => '')).trim();
+  return {
+    pid: base.pid,
+    host: base.host,
+    isAlive: base.isAlive,
+    ...(bootId === '' ? {} : { bootId }),
+    inspect: (pid) => procFacts(pid, proc),
+  };
+}
+
+/** Start time, zombie state and command line of `pid` from `/proc`; undefined when it cannot be read. */
+export async function procFacts(pid: number, procRoot = '/proc'): Promise<ProcessFacts | undefined> {
+  let stat: string;
+  try {
+    stat = await readFile(join(procRoot, String(pid), 'stat'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  // After "pid (comm) ": state is field 3, start time field 22. comm may hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const start = fields[19];
+  const cmdline = await readFile(join(procRoot, String(pid), 'cmdline'), 'utf8').catch(() => '');
+  const command = cmdline.split('\0').filter(Boolean).join(' ');
+  return {
+    ...(start === undefined ? {} : { start }),
+    ...(command === '' ? {} : { command }),
+    zombie: fields[0] === 'Z',
+  };
 }

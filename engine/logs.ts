@@ -8,6 +8,7 @@ import type { WriteStream } from 'node:fs';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FsError } from './fs-errors.js';
 import type { UnitId } from './graph.js';
 import type { OutputStream, UnitOutput } from './executor.js';
 import type { Redactor } from './redact.js';
@@ -23,14 +24,26 @@ export function logRelPath(runId: string, wave: number, unit: UnitId): string {
   return `${LOGS_DIR}/${runId}/${wave}_${unit.replaceAll('/', '__')}.log`;
 }
 
-/** Creates the run's log directory and points `latest` at it (atomically: a new link renamed over the old). */
+/**
+ * Creates the run's log directory and points `latest` at it (atomically: a new link renamed over the old). Throws an
+ * `FsError` naming the directory or link and the cause (read-only, full, no permission).
+ */
 export async function prepareRunLogs(root: string, runId: string): Promise<void> {
   const dir = join(root, LOGS_DIR);
-  await mkdir(join(dir, runId), { recursive: true });
+  try {
+    await mkdir(join(dir, runId), { recursive: true });
+  } catch (error) {
+    throw new FsError('create the log directory', join(dir, runId), error);
+  }
   const temp = join(dir, `.latest-${runId}`);
-  await rm(temp, { force: true });
-  await symlink(runId, temp);
-  await rename(temp, join(dir, 'latest'));
+  try {
+    await rm(temp, { force: true });
+    await symlink(runId, temp);
+    await rename(temp, join(dir, 'latest'));
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new FsError('update the link', join(dir, 'latest'), error);
+  }
 }
 
 /** A command line as a person would type it: arguments with spaces or quotes are single-quoted. */
@@ -57,6 +70,9 @@ export interface LogFooter {
 /** One attempt's writer into a unit's log file. */
 export class UnitLog implements UnitOutput {
   readonly #stream: WriteStream;
+  readonly #path: string;
+  /** The first write error (disk full): later lines are dropped, and `close` reports it. */
+  #error: unknown;
   readonly #redactor: Redactor;
   readonly #tail: string[] = [];
   /**
@@ -67,19 +83,27 @@ export class UnitLog implements UnitOutput {
   readonly #stderrTail: string[] = [];
   #closed = false;
 
-  private constructor(stream: WriteStream, redactor: Redactor) {
+  private constructor(stream: WriteStream, path: string, redactor: Redactor) {
     this.#stream = stream;
+    this.#path = path;
     this.#redactor = redactor;
+    // A write error is kept for `close`, never thrown from an event: an unhandled 'error' would crash the run.
+    stream.on('error', (error) => (this.#error ??= error));
   }
 
   /** Opens (appends to) `relPath` under `root` and writes the header. `redactor` must be this log's own. */
   static async open(root: string, relPath: string, header: LogHeader, redactor: Redactor): Promise<UnitLog> {
-    const stream = createWriteStream(join(root, relPath), { flags: 'a' });
-    await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
-    });
-    const log = new UnitLog(stream, redactor);
+    const path = join(root, relPath);
+    const stream = createWriteStream(path, { flags: 'a' });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        stream.once('open', () => resolve());
+        stream.once('error', reject);
+      });
+    } catch (error) {
+      throw new FsError('open', path, error);
+    }
+    const log = new UnitLog(stream, path, redactor);
     stream.write(
       [
         `# platctl ${header.title}: ${header.unit} (attempt ${header.attempt})`,
@@ -95,7 +119,7 @@ export class UnitLog implements UnitOutput {
   line(text: string, stream?: OutputStream): void {
     if (this.#closed) return;
     const clean = this.#redactor.line(stripAnsi(text).replace(/\r$/, ''));
-    this.#stream.write(`${clean}\n`);
+    if (this.#error === undefined) this.#stream.write(`${clean}\n`);
     if (clean.trim() === '') return;
     for (const tail of stream === 'stderr' ? [this.#tail, this.#stderrTail] : [this.#tail]) {
       tail.push(clean);
@@ -126,23 +150,29 @@ export class UnitLog implements UnitOutput {
     return tail[tail.length - 1]?.trim();
   }
 
-  /** Writes the footer and closes the file. */
+  /** Writes the footer and closes the file; throws an `FsError` when any of the log could not be written. */
   async close(footer: LogFooter): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const exit = footer.exitCode === undefined ? '' : ` (exit code ${footer.exitCode})`;
-    this.#stream.write(
-      [
-        `# result:   ${footer.result}${exit}`,
-        `# ended:    ${footer.endedAt}`,
-        `# duration: ${formatDuration(footer.durationMs)}`,
-        '',
-      ].join('\n'),
-    );
-    await new Promise<void>((resolve, reject) => {
-      this.#stream.end(() => resolve());
-      this.#stream.once('error', reject);
-    });
+    if (this.#error === undefined) {
+      this.#stream.write(
+        [
+          `# result:   ${footer.result}${exit}`,
+          `# ended:    ${footer.endedAt}`,
+          `# duration: ${formatDuration(footer.durationMs)}`,
+          '',
+        ].join('\n'),
+      );
+      await new Promise<void>((resolve) => {
+        this.#stream.end(() => resolve());
+        this.#stream.once('close', () => resolve());
+      });
+    }
+    if (this.#error !== undefined) {
+      this.#stream.destroy();
+      throw new FsError('write', this.#path, this.#error);
+    }
   }
 }
 

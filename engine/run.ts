@@ -10,6 +10,7 @@ import type { Executor } from './executor.js';
 import type { Graph, UnitId } from './graph.js';
 import { compareIds, remainingPathWeights, waves } from './graph.js';
 import type { LockEnvironment } from './lock.js';
+import { FsError } from './fs-errors.js';
 import { LOCK_FILE, acquireLock } from './lock.js';
 import { UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
 import type { Plan, SelectionArgs } from './plan.js';
@@ -18,7 +19,7 @@ import type { ProcessGroups } from './processes.js';
 import { findProcessGroups, isZombie, processHasEnv } from './processes.js';
 import type { Redactor } from './redact.js';
 import type { RunArgs, RunState, StateStoreOptions, UnitState } from './state.js';
-import { STATE_VERSION, StateStore, loadState, removeStaleTempFiles } from './state.js';
+import { STATE_VERSION, StateStore, backupState, loadState, removeStaleTempFiles } from './state.js';
 import { UNIT_ENV } from './terragrunt.js';
 import type { RunCommand } from './unit-status.js';
 import { walk } from './walk.js';
@@ -108,7 +109,8 @@ export type RunResult =
   | { readonly type: 'cancelled' }
   | {
       readonly type: 'refused';
-      readonly reason: 'lock-held' | 'lock-unreadable' | 'graph-changed';
+      /** `disk-error`: the lock, the state file or the log directory cannot be written; nothing was run. */
+      readonly reason: 'lock-held' | 'lock-unreadable' | 'graph-changed' | 'disk-error';
       readonly message: string;
       readonly details?: readonly string[];
       readonly hint?: string;
@@ -147,8 +149,11 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
       type: 'refused',
       reason: 'lock-unreadable',
       message: `${locked.path} exists but cannot be read (${locked.message})`,
-      hint: 'if no platctl run is in progress, delete it',
+      hint: locked.hint ?? 'if no platctl run is in progress, delete it',
     };
+  }
+  if (locked.type === 'unwritable') {
+    return { type: 'refused', reason: 'disk-error', message: `${locked.message}; nothing was run` };
   }
   const lock = locked.lock;
   try {
@@ -165,9 +170,8 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
           type: 'invalid',
           reason: 'state-unreadable',
           message: loaded.message,
-          hint: 'run without --resume to start a new run',
+          hint: 'run without --resume to start a new run; it keeps the unreadable file as a backup',
         };
-      warn(`${loaded.message}; starting a new run`);
     }
     if (previous) await stopOrphans(previous, deps, warn);
 
@@ -253,9 +257,17 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
       fail_fast: failFast,
     };
     const state = initialState({ request, plan, runId, args, previous, resumed, startedAt: iso() });
-    await prepareRunLogs(root, runId);
     const store = new StateStore(root, state, { now: deps.now, ...deps.stateOptions });
-    await store.flush();
+    try {
+      if (loaded.type === 'invalid') {
+        warn(`${loaded.message}; kept it as ${await backupState(root, deps.now())} and started a new run`);
+      }
+      await prepareRunLogs(root, runId);
+      await store.flush();
+    } catch (error) {
+      if (!(error instanceof FsError)) throw error;
+      return { type: 'refused', reason: 'disk-error', message: `${error.message}; nothing was run` };
+    }
 
     const { estimates, known } = estimatesFor(request.command, previous, plan);
     const kept = new Set(plan.kept);
@@ -312,25 +324,34 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
           deps.redactor.fork(),
         ),
     });
-    for (const problem of result.problems) warn(problem);
-
     // Kept units are counted in the totals: they are part of the selection and "done".
     const counts = { ...result.counts };
     counts.completed += kept.size;
     store.patchRun({ status: result.status, ended_at: iso() });
-    await store.close();
+    // A disk that filled up (or went read-only) mid-run must not cost the summary and the resume command.
+    const problems = [...result.problems];
+    await store.close().catch((error: unknown) => {
+      if (!(error instanceof FsError)) throw error;
+      problems.push(
+        `${error.message}; the file still shows an earlier moment of this run, so --resume may run again units that completed since`,
+      );
+    });
+    const status = problems.length > 0 && result.status === 'completed' ? 'failed' : result.status;
+    if (status !== result.status) store.patchRun({ status });
+    for (const problem of problems) warn(problem);
     deps.emit({
       type: 'run-finished',
       at: iso(),
       run_id: runId,
       command: request.command,
-      status: result.status,
+      status,
       counts,
       duration_ms: deps.now() - started,
     });
-    return { type: 'finished', status: result.status, runId, counts, problems: result.problems, state: store.state };
+    return { type: 'finished', status, runId, counts, problems, state: store.state };
   } finally {
-    await lock.release();
+    const problem = await lock.release();
+    if (problem) warn(problem);
   }
 }
 
