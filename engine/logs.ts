@@ -30,10 +30,15 @@ export function logRelPath(runId: string, wave: number, unit: UnitId): string {
  */
 export async function prepareRunLogs(root: string, runId: string): Promise<void> {
   const dir = join(root, LOGS_DIR);
-  try {
-    await mkdir(join(dir, runId), { recursive: true });
-  } catch (error) {
-    throw new FsError('create the log directory', join(dir, runId), error);
+  // One level at a time: a recursive mkdir reports a read-only parent as ENOENT, which would name the wrong cause.
+  for (const path of [dir, join(dir, runId)]) {
+    try {
+      await mkdir(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new FsError('create the log directory', join(dir, runId), error);
+      }
+    }
   }
   const temp = join(dir, `.latest-${runId}`);
   try {
@@ -164,9 +169,11 @@ export class UnitLog implements UnitOutput {
           '',
         ].join('\n'),
       );
+      // 'close' comes after 'error' (the end callback can come before it): then #error is known.
       await new Promise<void>((resolve) => {
-        this.#stream.end(() => resolve());
+        if (this.#stream.closed) resolve();
         this.#stream.once('close', () => resolve());
+        this.#stream.end();
       });
     }
     if (this.#error !== undefined) {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
 import type { WalkEvent } from '../../../engine/events.js';
 import type { Executor } from '../../../engine/executor.js';
@@ -9,8 +9,12 @@ import { ProcessGroups } from '../../../engine/processes.js';
 import { Redactor } from '../../../engine/redact.js';
 import type { RunDeps, RunRequest } from '../../../engine/run.js';
 import { RUN_ID_ENV, executeRun, makeRunId } from '../../../engine/run.js';
-import { STATE_FILE } from '../../../engine/state.js';
-import { AutoExecutor, graphOf, runState, tempDir } from './helpers.js';
+import { STATE_FILE, parseState } from '../../../engine/state.js';
+import { fillDisk, mountReadOnly, mountTmpfs, mountsAvailable, unmountAll } from '../../helpers/mounts.js';
+import { AutoExecutor, ControlledExecutor, graphOf, runState, tempDir } from './helpers.js';
+
+const MOUNTS = await mountsAvailable();
+afterAll(unmountAll);
 
 const config = configSchema.parse({
   version: 1,
@@ -219,5 +223,111 @@ describe('executeRun', () => {
       details: ['pid 4242 on test-host', 'command: platctl teardown', 'started: then'],
     });
     expect(JSON.parse(await readFile(join(root, '.platctl.lock'), 'utf8'))).toMatchObject({ pid: 4242 });
+  });
+});
+
+const warnings = (events: readonly WalkEvent[]): string[] =>
+  events.flatMap((e) => (e.type === 'warning' ? [e.message] : []));
+
+describe('executeRun over a state file it cannot read', () => {
+  it.each([
+    [
+      'a newer platctl',
+      '{"version": 2, "platctl_version": "1.4.0"}',
+      'has version 2, written by a newer platctl (1.4.0)',
+    ],
+    ['a corrupt file', '{"version": 1, "units": ', 'is not JSON'],
+    ['an array', '[]', 'is not a platctl state file: it holds an array'],
+  ])('%s: keeps it as a dated backup, says where, and starts a new run', async (_what, text, why) => {
+    const { root, request, deps, events } = await setup(new AutoExecutor(graph, () => 0));
+    await writeFile(join(root, STATE_FILE), text);
+    const result = await executeRun(request(), deps({ now: () => Date.UTC(2026, 0, 29, 10, 15) }));
+    expect(result).toMatchObject({ type: 'finished', status: 'completed' });
+    const backup = `${STATE_FILE}.bak-20260129T101500.000Z`;
+    expect(warnings(events)).toContainEqual(
+      expect.stringMatching(
+        new RegExp(
+          `^${join(root, STATE_FILE)} ${why.replace(/[()]/g, '\\$&')}.*; kept it as ${backup.replace(/\./g, '\\.')} and started a new run$`,
+        ),
+      ),
+    );
+    expect(await readFile(join(root, backup), 'utf8')).toBe(text);
+    expect(parseState(await readFile(join(root, STATE_FILE), 'utf8')).type).toBe('ok');
+  });
+
+  it('refuses --resume over it and leaves it where it is', async () => {
+    const { root, request, deps } = await setup(new AutoExecutor(graph, () => 0));
+    await writeFile(join(root, STATE_FILE), '{"hello": 1}');
+    const result = await executeRun(request({ resume: true }), deps());
+    expect(result).toMatchObject({
+      type: 'invalid',
+      reason: 'state-unreadable',
+      message: `${join(root, STATE_FILE)} is not a platctl state file: it has no "version" field`,
+    });
+    expect(await readdir(root)).toEqual([STATE_FILE]);
+  });
+});
+
+describe.skipIf(!MOUNTS)('executeRun on a disk that refuses writes (needs the right to mount)', () => {
+  it('a read-only repository (EROFS): refuses before anything runs, naming the lock file and the cause', async () => {
+    const executor = new AutoExecutor(graph, () => 0);
+    const { root, request, deps } = await setup(executor);
+    await mountReadOnly(root);
+    const result = await executeRun(request(), deps());
+    expect(result).toEqual({
+      type: 'refused',
+      reason: 'disk-error',
+      message: `cannot create ${join(root, '.platctl.lock')}: the file system is read-only (EROFS); run platctl from a writable checkout; nothing was run`,
+    });
+    expect(executor.started).toEqual([]);
+  });
+
+  it('a read-only log directory (EROFS): refuses before anything runs and releases the lock', async () => {
+    const executor = new AutoExecutor(graph, () => 0);
+    const { root, request, deps } = await setup(executor);
+    await mkdir(join(root, '.platctl-logs'));
+    await mountReadOnly(join(root, '.platctl-logs'));
+    const result = await executeRun(request(), deps());
+    expect(result).toMatchObject({
+      type: 'refused',
+      reason: 'disk-error',
+      message: `cannot create the log directory ${join(root, '.platctl-logs', 'run-1')}: the file system is read-only (EROFS); run platctl from a writable checkout; nothing was run`,
+    });
+    expect(executor.started).toEqual([]);
+    expect(await readdir(root)).toEqual(['.platctl-logs']);
+  });
+
+  it('a disk that fills up mid-run (ENOSPC on a tmpfs): stops, still finishes with its summary, never tears the state', async () => {
+    const executor = new ControlledExecutor();
+    const { request, deps, events } = await setup(executor);
+    const root = join(await tempDir(), 'small');
+    await mountTmpfs(root, 256);
+    const run = executeRun(request({ root }), deps());
+    await executor.waitForStarted(1);
+    expect(executor.runningIds()).toEqual(['p/floor']);
+    await fillDisk(root);
+    // More output than the log's last page holds: its write fails too.
+    executor.running.get('p/floor')?.hooks.output.line('x'.repeat(8192));
+    executor.finish('p/floor');
+    const result = await run;
+    const statePath = join(root, STATE_FILE);
+    expect(result).toMatchObject({ type: 'finished', status: 'failed' });
+    if (result.type !== 'finished') return;
+    expect(result.problems).toEqual([
+      expect.stringContaining(`cannot write ${statePath}: no space is left on the device (ENOSPC)`),
+      `cannot write ${statePath}: no space is left on the device (ENOSPC); free some space on that disk; the file still shows an earlier moment of this run, so --resume may run again units that completed since`,
+    ]);
+    // Nothing new started once the state could not be written; what ran is known in memory for the summary.
+    expect(executor.started).toEqual(['p/floor']);
+    expect(result.state.units['p/floor']?.status).toBe('completed');
+    expect(result.state.units['p/a']?.status).toBe('pending');
+    expect(warnings(events)).toContainEqual(
+      expect.stringMatching(/^cannot finish the log of p\/floor .*: cannot write .*0_p__floor\.log: no space is left/),
+    );
+    // On disk: the last whole state (p/floor still running), no temp file, and the lock released.
+    const onDisk = parseState(await readFile(statePath, 'utf8'));
+    expect(onDisk.type === 'ok' && onDisk.state.units['p/floor']?.status).toBe('running');
+    const names = await readdir(root);
+    expect(names.filter((n) => n.includes('.tmp-') || n.startsWith('.platctl.lock'))).toEqual([]);
   });
 });
