@@ -101,7 +101,8 @@ export class TerragruntExecutor implements Executor {
         return {
           type: 'failed',
           reason: 'timeout',
-          message: `timed out after ${formatMinutes(job.timeoutMs)}`,
+          // Name the key that sets the limit: unit_timeout is the default, units.<id>.timeout overrides it for this unit.
+          message: `timed out after ${formatMinutes(job.timeoutMs)} (raise units.${job.unit}.timeout in .platctl.yaml)`,
           ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
           ...(result.signal === undefined ? {} : { signal: result.signal }),
         };

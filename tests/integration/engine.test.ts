@@ -169,7 +169,9 @@ describe('platctl bootstrap (built CLI, fake terragrunt)', () => {
     expect(state.units['platform/dns']).toMatchObject({
       status: 'failed',
       reason: 'timeout',
-      error: expect.stringMatching(/^timed out after 1s/) as unknown,
+      error: expect.stringMatching(
+        /^timed out after 1s \(raise units\.platform\/dns\.timeout in \.platctl\.yaml\)/,
+      ) as unknown,
     });
     expect(state.units['platform/argocd']).toMatchObject({ status: 'skipped', skipped_because: 'platform/dns' });
     expect(state.units['platform/cilium']?.status).toBe('completed');

@@ -164,7 +164,7 @@ describe('TerragruntExecutor (fake terragrunt, real processes)', () => {
       type: 'failed',
       reason: 'timeout',
       signal: 'SIGKILL',
-      message: 'timed out after 400ms',
+      message: 'timed out after 400ms (raise units.platform/vpc.timeout in .platctl.yaml)',
     });
     const [call] = await records(record);
     expect(await gone(call?.pid as number)).toBe(true);
