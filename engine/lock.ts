@@ -14,8 +14,8 @@
  * starting from scratch cannot slip in.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { link, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { FsError } from './fs-errors.js';
 
 export const LOCK_FILE = '.platctl.lock';
@@ -245,6 +245,24 @@ async function takeOver(path: string, staleText: string, mine: string, machine: 
 
 const ATTEMPTS = 40;
 
+/**
+ * Temp files older than this were left by a run killed while it wrote its lock (a live one needs microseconds).
+ * Compared with file times, so against the real clock, not an injected one.
+ */
+const STALE_TEMP_MS = 60_000;
+
+/** The lock is ours: clear the temp files killed runs left next to it, then hand it over. */
+async function acquired(path: string, info: LockInfo, tookOver?: LockInfo): Promise<LockResult> {
+  const pattern = new RegExp(`^${basename(path).replaceAll('.', '\\.')}\\.[0-9a-f]{8}$`);
+  const names = await readdir(dirname(path)).catch(() => []);
+  for (const name of names.filter((n) => pattern.test(n))) {
+    const file = join(dirname(path), name);
+    const age = Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? Date.now());
+    if (age > STALE_TEMP_MS) await rm(file, { force: true }).catch(() => undefined);
+  }
+  return { type: 'acquired', lock: new RepoLock(path, info), ...(tookOver ? { tookOver } : {}) };
+}
+
 /** Takes `.platctl.lock` under `root`, or says who holds it. Disk errors are values (`unwritable`). */
 export async function acquireLock(
   root: string,
@@ -266,7 +284,7 @@ export async function acquireLock(
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(5 * attempt, 50)));
-      if (await createExclusive(path, text)) return { type: 'acquired', lock: new RepoLock(path, info) };
+      if (await createExclusive(path, text)) return await acquired(path, info);
       const existing = await readLock(path);
       // Released between our attempt and the read: try again.
       if (existing.type === 'missing') continue;
@@ -274,7 +292,7 @@ export async function acquireLock(
       const holder = existing.info;
       if ((await holderGone(holder, machine)) === undefined) return { type: 'held', holder };
       const taken = await takeOver(path, existing.text, text, machine);
-      if (taken.type === 'won') return { type: 'acquired', lock: new RepoLock(path, info), tookOver: holder };
+      if (taken.type === 'won') return await acquired(path, info, holder);
       if (taken.type === 'stuck') {
         const who = taken.holder ? ` by pid ${taken.holder.pid} (${taken.holder.command})` : '';
         return {

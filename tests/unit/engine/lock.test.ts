@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -83,6 +83,18 @@ function stranger(): number {
   strangers.push(child);
   return child.pid!;
 }
+
+describe('repository lock: temp files', () => {
+  it("removes lock temp files a killed run left (older than a minute), not a racing run's fresh one", async () => {
+    const root = await tempDir();
+    await writeFile(join(root, `${LOCK_FILE}.deadbeef`), '{"pid": 1');
+    const old = new Date(Date.now() - 120_000);
+    await utimes(join(root, `${LOCK_FILE}.deadbeef`), old, old);
+    await writeFile(join(root, `${LOCK_FILE}.0badf00d`), '{"pid": 2');
+    expect((await acquireLock(root, request, machine(100))).type).toBe('acquired');
+    expect((await readdir(root)).sort()).toEqual([LOCK_FILE, `${LOCK_FILE}.0badf00d`]);
+  });
+});
 
 describe('repository lock: is the holder really the holder?', () => {
   it('records its start time and the boot id, so a later reader can tell its holder from a reused pid', async () => {
