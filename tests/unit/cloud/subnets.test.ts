@@ -1,35 +1,9 @@
 /** The EC2 subnet reader against moto over real HTTP: moto computes AvailableIpAddressCount from the CIDR and ENIs. */
-import { CreateSubnetCommand, CreateVpcCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
+import { EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { createSubnetReader } from '../../../cloud/subnets.js';
+import { seedSubnets } from '../../helpers/aws-seed.js';
 import { useMoto } from '../../helpers/moto.js';
-
-/** Creates subnets in a fresh VPC; returns their ids in order. */
-export async function seedSubnets(
-  moto: { region: string; endpoint: string },
-  subnets: { cidr: string; name: string; tags?: Record<string, string> }[],
-): Promise<string[]> {
-  const ec2 = new EC2Client({
-    region: moto.region,
-    endpoint: moto.endpoint,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-  });
-  const vpc = await ec2.send(new CreateVpcCommand({ CidrBlock: '10.0.0.0/16' }));
-  const ids: string[] = [];
-  for (const subnet of subnets) {
-    const tags = Object.entries({ Name: subnet.name, ...subnet.tags }).map(([Key, Value]) => ({ Key, Value }));
-    const created = await ec2.send(
-      new CreateSubnetCommand({
-        VpcId: vpc.Vpc?.VpcId ?? '',
-        CidrBlock: subnet.cidr,
-        AvailabilityZone: `${moto.region}a`,
-        TagSpecifications: [{ ResourceType: 'subnet', Tags: tags }],
-      }),
-    );
-    ids.push(created.Subnet?.SubnetId ?? '');
-  }
-  return ids;
-}
 
 describe('subnet reader against moto', () => {
   const moto = useMoto();
