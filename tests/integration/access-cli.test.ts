@@ -225,13 +225,11 @@ ${list || '      []'}
   });
 
   it('reports a failed call, keeps going, and exits 1', async () => {
-    fake.eks
-      .on(CreateAccessEntryCommand, { principalArn: role('Admins') })
-      .rejects(
-        Object.assign(new Error('User is not authorized to perform eks:CreateAccessEntry'), {
-          name: 'AccessDeniedException',
-        }),
-      );
+    fake.eks.on(CreateAccessEntryCommand, { principalArn: role('Admins') }).rejects(
+      Object.assign(new Error('User is not authorized to perform eks:CreateAccessEntry'), {
+        name: 'AccessDeniedException',
+      }),
+    );
     const run = await cli();
     expect(run.code).toBe(1);
     expect(run.stdout).toContain(
