@@ -10,6 +10,7 @@ import { teardownVerb } from './teardown.js';
 import { statusVerb } from './status.js';
 import { validateVerb } from './validate.js';
 import { kubeconfigVerb } from './kubeconfig.js';
+import { accessVerb } from './access.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
 export const VERBS: Verb<any>[] = [
@@ -19,5 +20,6 @@ export const VERBS: Verb<any>[] = [
   statusVerb,
   validateVerb,
   kubeconfigVerb,
+  accessVerb,
   configVerb,
 ];

@@ -62,6 +62,8 @@ export interface KubeReader {
   readDaemonSet(namespace: string, name: string, signal?: AbortSignal): Promise<CloudResult<KubeDaemonSet>>;
   listCustomObjects(ref: CustomResourceRef, signal?: AbortSignal): Promise<CloudResult<KubeObject[]>>;
   getCustomObject(ref: CustomResourceRef & { name: string }, signal?: AbortSignal): Promise<CloudResult<KubeObject>>;
+  /** One decoded value of a Secret. A secret: callers must keep it out of logs, state and messages. */
+  readSecretKey(namespace: string, name: string, key: string, signal?: AbortSignal): Promise<CloudResult<string>>;
 }
 
 /** The kubeconfig files in effect: KUBECONFIG (path-list) or ~/.kube/config. */
@@ -232,6 +234,21 @@ async function makeReader(kc: KubeConfig, server: string): Promise<KubeReader> {
           : await custom.getClusterCustomObject(base, withSignal(signal));
         return result as KubeObject;
       }),
+    readSecretKey: async (namespace, name, key, signal) => {
+      const read = await call(`Secret ${namespace}/${name}`, () =>
+        core.readNamespacedSecret({ name, namespace }, withSignal(signal)),
+      );
+      if (!read.ok) return read;
+      const encoded = read.value.data?.[key];
+      if (encoded === undefined) {
+        const keys = Object.keys(read.value.data ?? {});
+        return failure(
+          'not-found',
+          `Secret ${namespace}/${name} has no key ${key}${keys.length > 0 ? ` (it has: ${keys.join(', ')})` : ''}`,
+        );
+      }
+      return ok(Buffer.from(encoded, 'base64').toString('utf8'));
+    },
   };
 }
 

@@ -107,6 +107,19 @@ const manualStep = z.strictObject({
 
 const hookUnits = z.array(unitId).min(1).describe('The units the hook runs for');
 
+const subnetSelector = z
+  .strictObject({
+    ids: z.array(z.string().regex(/^subnet-[0-9a-f]+$/, 'a subnet id such as subnet-0abc123')).default([]),
+    tags: z
+      .record(z.string().min(1), z.string())
+      .default({})
+      .describe('Tags every selected subnet carries; a value may use * and ? wildcards'),
+  })
+  .refine((s) => s.ids.length > 0 || Object.keys(s.tags).length > 0, 'name subnet ids, tags, or both')
+  .describe('The subnets checked: by id, by tags, or both (their union)');
+
+const secretNames = z.array(z.string().min(1));
+
 const hook = z.discriminatedUnion('type', [
   z
     .strictObject({ type: z.literal('crd_two_stage'), units: hookUnits })
@@ -116,6 +129,7 @@ const hook = z.discriminatedUnion('type', [
       type: z.literal('eni_ip_validation'),
       units: hookUnits,
       min_free_ips: z.number().int().positive().default(64).describe('Free IPs each subnet needs'),
+      subnets: subnetSelector,
     })
     .describe('Before the unit: enough free IPs in its subnets'),
   z
@@ -123,11 +137,26 @@ const hook = z.discriminatedUnion('type', [
       type: z.literal('argocd_account_token'),
       units: hookUnits,
       account: z.string().min(1).describe('The Argo CD account'),
-      secret_id: z.string().min(1).describe('The Secrets Manager secret receiving the token'),
+      secret_id: z.string().min(1).describe('The Secrets Manager secret receiving the token (name or ARN)'),
+      server: z.url().describe('The Argo CD API server, e.g. https://argocd.platform.example.com'),
+      namespace: z.string().min(1).default('argocd').describe("Argo CD's Kubernetes namespace"),
+      admin_secret: z
+        .string()
+        .min(1)
+        .default('argocd-initial-admin-secret')
+        .describe("The Kubernetes secret holding the admin password (key 'password')"),
     })
     .describe("After the unit: re-mint an Argo CD account's token into a secret"),
   z
-    .strictObject({ type: z.literal('secret_cleanup'), units: hookUnits })
+    .strictObject({
+      type: z.literal('secret_cleanup'),
+      units: hookUnits,
+      names: secretNames.default([]).describe('Exact secret names the unit creates'),
+      prefixes: secretNames.default([]).describe('Name prefixes of the secrets the unit creates'),
+      // prefault, not default: the default goes through the transform, so it is 2 min and not 2 ms.
+      timeout: duration.prefault('2m').describe('How long to wait for a force-deleted name to become free'),
+    })
+    .refine((h) => h.names.length > 0 || h.prefixes.length > 0, 'name the secrets: names, prefixes, or both')
     .describe('Before the unit: force-delete secrets pending deletion that it is about to create'),
 ]);
 

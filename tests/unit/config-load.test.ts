@@ -135,7 +135,9 @@ describe('parseConfig', () => {
     const text = `${MINIMAL}hooks:\n  - type: eni_ip_validation\n    units: [platform/nodes]\n    min_free: 10\n  - type: secret_cleanup\n    units: [platform/es]\n    colour: red\n`;
     const result = parseConfig(text, FILE);
     expect(errorAt(result, 'hooks[0].min_free').hint).toBe('did you mean "min_free_ips"?');
-    expect(errorAt(result, 'hooks[1].colour').hint).toBe('the keys allowed here are: type, units');
+    expect(errorAt(result, 'hooks[1].colour').hint).toBe(
+      'the keys allowed here are: names, prefixes, timeout, type, units',
+    );
   });
 
   it('suggests a hook type for a misspelt one', () => {

@@ -52,6 +52,7 @@ function reader(objects: { nodes?: unknown[]; daemonSet?: unknown; apps?: unknow
     readDaemonSet: () => Promise.resolve(objects.daemonSet ? ok(objects.daemonSet as never) : notFound),
     listCustomObjects: () => Promise.resolve(objects.apps ? ok(objects.apps as never[]) : notFound),
     getCustomObject: () => Promise.resolve(objects.gateway ? ok(objects.gateway as never) : notFound),
+    readSecretKey: () => Promise.resolve(notFound),
   };
 }
 const kube = (objects: Parameters<typeof reader>[0]): FakeCloudAnswers => ({

@@ -1,0 +1,332 @@
+/**
+ * `platctl access`: reconcile each environment's EKS access entries with `access.<env>.principals`. Missing
+ * entries are created (tagged as platctl's) and their policy associated with cluster scope; `--prune` removes
+ * entries platctl made that the configuration no longer lists, and policies config no longer gives them; `--dry-run`
+ * prints the changes without making them. `platctl access list` shows what the clusters have.
+ *
+ * Entries platctl did not make (EKS's own for nodes, the cluster creator's, anyone's by hand) are never deleted and
+ * never lose a policy: platctl only adds the configured policy to them.
+ */
+import type { AccessEntry, EksAccess } from '../cloud/eks-access.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import { loadCheckedConfig } from './project.js';
+import type { CliIo } from './verb.js';
+import { EXIT, defineVerb } from './verb.js';
+
+/** The tag that marks the entries platctl created; only these are ever pruned. */
+export const MANAGED_TAG = { key: 'platctl.io/managed-by', value: 'platctl' } as const;
+
+/** How long the preflight asks the credentials to last: reconciling a cluster takes seconds. */
+const PREFLIGHT_BUDGET_MS = 5 * 60_000;
+
+const ACTIONS = ['reconcile', 'list'] as const;
+
+export interface AccessArgs {
+  action?: (typeof ACTIONS)[number] | undefined;
+  prune?: boolean | undefined;
+  'dry-run'?: boolean | undefined;
+}
+
+/** A principal and its policy, as configured. */
+export interface DesiredAccess {
+  readonly principalArn: string;
+  readonly policyArn: string;
+}
+
+/** One change to an environment's access entries. `prune` changes run only with --prune. */
+export type AccessChange =
+  | { readonly action: 'create'; readonly principalArn: string; readonly policyArn: string; readonly prune: false }
+  | { readonly action: 'associate'; readonly principalArn: string; readonly policyArn: string; readonly prune: false }
+  | { readonly action: 'disassociate'; readonly principalArn: string; readonly policyArn: string; readonly prune: true }
+  | { readonly action: 'delete'; readonly principalArn: string; readonly prune: true };
+
+/** `AmazonEKSClusterAdminPolicy` -> its ARN in the principal's partition; an ARN is kept as written. */
+export function policyArnFor(policy: string, principalArn: string): string {
+  if (policy.startsWith('arn:')) return policy;
+  const partition = /^arn:(aws[a-z-]*):/.exec(principalArn)?.[1] ?? 'aws';
+  return `arn:${partition}:eks::aws:cluster-access-policy/${policy}`;
+}
+
+/** The policy's short name, for people. */
+export function policyName(policyArn: string): string {
+  return policyArn.split('/').pop() ?? policyArn;
+}
+
+export function isManaged(entry: AccessEntry): boolean {
+  return entry.tags[MANAGED_TAG.key] === MANAGED_TAG.value;
+}
+
+/**
+ * The changes that make `actual` match `desired`: pure, so `--dry-run` shows exactly what a real run does. Only
+ * STANDARD entries platctl tagged are ever pruned; cluster-scoped policies only are compared.
+ */
+export function planAccess(desired: readonly DesiredAccess[], actual: readonly AccessEntry[]): AccessChange[] {
+  const changes: AccessChange[] = [];
+  const byPrincipal = new Map(actual.map((entry) => [entry.principalArn, entry]));
+  const wanted = new Map<string, Set<string>>();
+  for (const { principalArn, policyArn } of desired) {
+    const policies = wanted.get(principalArn) ?? new Set<string>();
+    policies.add(policyArn);
+    wanted.set(principalArn, policies);
+  }
+  for (const [principalArn, policies] of [...wanted].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const entry = byPrincipal.get(principalArn);
+    const has = new Set(entry?.policies.filter((p) => p.scope === 'cluster').map((p) => p.policyArn) ?? []);
+    for (const policyArn of [...policies].sort()) {
+      if (!entry) changes.push({ action: 'create', principalArn, policyArn, prune: false });
+      else if (!has.has(policyArn)) changes.push({ action: 'associate', principalArn, policyArn, prune: false });
+    }
+    if (entry && isManaged(entry)) {
+      for (const policy of entry.policies) {
+        if (!policies.has(policy.policyArn)) {
+          changes.push({ action: 'disassociate', principalArn, policyArn: policy.policyArn, prune: true });
+        }
+      }
+    }
+  }
+  for (const entry of actual) {
+    if (!wanted.has(entry.principalArn) && isManaged(entry) && entry.type === 'STANDARD') {
+      changes.push({ action: 'delete', principalArn: entry.principalArn, prune: true });
+    }
+  }
+  // An entry created for a principal is only created once, whatever number of policies follow.
+  return dedupeCreates(changes);
+}
+
+function dedupeCreates(changes: AccessChange[]): AccessChange[] {
+  const created = new Set<string>();
+  return changes.map((change) => {
+    if (change.action !== 'create') return change;
+    if (!created.has(change.principalArn)) {
+      created.add(change.principalArn);
+      return change;
+    }
+    return { action: 'associate', principalArn: change.principalArn, policyArn: change.policyArn, prune: false };
+  });
+}
+
+/** One line per change: `+` adds, `-` removes. */
+export function describeChange(change: AccessChange): string {
+  switch (change.action) {
+    case 'create':
+      return `+ ${change.principalArn}: create the entry, associate ${policyName(change.policyArn)}`;
+    case 'associate':
+      return `+ ${change.principalArn}: associate ${policyName(change.policyArn)}`;
+    case 'disassociate':
+      return `- ${change.principalArn}: disassociate ${policyName(change.policyArn)}`;
+    case 'delete':
+      return `- ${change.principalArn}: delete the entry platctl made`;
+  }
+}
+
+async function applyChange(eks: EksAccess, change: AccessChange, signal: AbortSignal) {
+  switch (change.action) {
+    case 'create': {
+      const created = await eks.create(change.principalArn, { [MANAGED_TAG.key]: MANAGED_TAG.value }, signal);
+      return created.ok ? eks.associate(change.principalArn, change.policyArn, signal) : created;
+    }
+    case 'associate':
+      return eks.associate(change.principalArn, change.policyArn, signal);
+    case 'disassociate':
+      return eks.disassociate(change.principalArn, change.policyArn, signal);
+    case 'delete':
+      return eks.remove(change.principalArn, signal);
+  }
+}
+
+/** An environment the command works on, with its cluster client. */
+interface Target {
+  readonly env: string;
+  readonly eks: EksAccess;
+  readonly desired: DesiredAccess[];
+}
+
+type Prepared = { ok: true; targets: Target[] } | { ok: false; exitCode: number };
+
+/** Checks the whole command before any call: environments, clusters, AWS settings; then the credentials. */
+async function prepare(
+  args: AccessArgs & { env?: string[] | undefined },
+  config: PlatctlConfig,
+  io: CliIo,
+): Promise<Prepared> {
+  const list = args.action === 'list';
+  const named = args.env ?? [];
+  const envs =
+    named.length > 0
+      ? named
+      : list
+        ? Object.keys(config.environments).filter((env) => config.environments[env]?.cluster)
+        : Object.keys(config.access);
+  const problems: string[] = [];
+  if (envs.length === 0) {
+    problems.push(
+      list
+        ? 'no environment names a cluster (environments.<env>.cluster.name)'
+        : 'no access.<env> in the configuration: nothing to reconcile',
+    );
+  }
+  for (const env of envs) {
+    const settings = config.environments[env];
+    if (!list && !config.access[env]) problems.push(`environment ${env} has no access.${env}.principals to reconcile`);
+    if (!settings?.cluster) problems.push(`environment ${env} names no cluster (set environments.${env}.cluster.name)`);
+    if (!settings?.aws) problems.push(`environment ${env} has no AWS settings (set environments.${env}.aws.region)`);
+  }
+  if (problems.length > 0) {
+    for (const problem of problems) io.stderr.write(`platctl access: ${problem}\n`);
+    return { ok: false, exitCode: EXIT.usage };
+  }
+
+  const [{ createEnvCloud }, { awsAccessOf }, { createEksAccess }] = await Promise.all([
+    import('../cloud/environment.js'),
+    import('../cloud/sdk-access.js'),
+    import('../cloud/eks-access.js'),
+  ]);
+  const targets: Target[] = [];
+  for (const env of envs) {
+    const settings = config.environments[env];
+    if (!settings?.cluster) continue;
+    const cloud = createEnvCloud({ envName: env, settings, env: io.env });
+    const preflight = await cloud.preflight(PREFLIGHT_BUDGET_MS, io.signal);
+    const access = preflight.ok ? await awsAccessOf(cloud, io.env) : undefined;
+    if (!preflight.ok || !access?.ok) {
+      const failed = !preflight.ok ? preflight : access && !access.ok ? access : undefined;
+      io.stderr.write(
+        `platctl access: ${env}: credentials preflight failed: ${failed?.message ?? 'no credentials'}` +
+          `${failed?.hint ? ` (${failed.hint})` : ''}\n`,
+      );
+      return { ok: false, exitCode: EXIT.refused };
+    }
+    const desired = (config.access[env]?.principals ?? []).map((p) => ({
+      principalArn: p.arn,
+      policyArn: policyArnFor(p.policy, p.arn),
+    }));
+    targets.push({ env, eks: createEksAccess(access.value, settings.cluster.name), desired });
+  }
+  return { ok: true, targets };
+}
+
+async function listEntries(targets: readonly Target[], json: boolean, io: CliIo): Promise<number> {
+  const out: { env: string; cluster: string; entries: (AccessEntry & { managed: boolean })[] }[] = [];
+  let failed = false;
+  for (const target of targets) {
+    const entries = await target.eks.list(io.signal);
+    if (!entries.ok) {
+      io.stderr.write(`platctl access: ${target.env}: ${entries.message}${entries.hint ? ` (${entries.hint})` : ''}\n`);
+      failed = true;
+      continue;
+    }
+    out.push({
+      env: target.env,
+      cluster: target.eks.cluster,
+      entries: entries.value.map((entry) => ({ ...entry, managed: isManaged(entry) })),
+    });
+  }
+  if (json) {
+    io.stdout.write(`${JSON.stringify({ environments: out })}\n`);
+  } else {
+    for (const env of out) {
+      io.stdout.write(`${env.env} (cluster ${env.cluster}): ${env.entries.length} access entries\n`);
+      for (const entry of env.entries) {
+        const policies = entry.policies
+          .map(
+            (p) =>
+              `${policyName(p.policyArn)}${p.scope === 'namespace' ? ` [${(p.namespaces ?? []).join(', ')}]` : ''}`,
+          )
+          .join(', ');
+        const by = entry.managed ? 'platctl' : 'not platctl';
+        io.stdout.write(`  ${entry.principalArn}  ${entry.type}  ${by}  ${policies || '(no policy)'}\n`);
+      }
+    }
+  }
+  return failed ? EXIT.failed : EXIT.ok;
+}
+
+interface EnvOutcome {
+  env: string;
+  cluster: string;
+  changes: (AccessChange & { status: 'applied' | 'failed' | 'planned' | 'needs-prune'; error?: string })[];
+}
+
+async function reconcile(targets: readonly Target[], args: AccessArgs & { json?: boolean | undefined }, io: CliIo) {
+  const dryRun = args['dry-run'] === true;
+  const prune = args.prune === true;
+  const outcomes: EnvOutcome[] = [];
+  let failed = false;
+  // Read every cluster first: a listing that fails leaves every cluster untouched.
+  const plans: { target: Target; changes: AccessChange[] }[] = [];
+  for (const target of targets) {
+    const entries = await target.eks.list(io.signal);
+    if (!entries.ok) {
+      io.stderr.write(`platctl access: ${target.env}: ${entries.message}${entries.hint ? ` (${entries.hint})` : ''}\n`);
+      return EXIT.failed;
+    }
+    plans.push({ target, changes: planAccess(target.desired, entries.value) });
+  }
+  for (const { target, changes } of plans) {
+    const outcome: EnvOutcome = { env: target.env, cluster: target.eks.cluster, changes: [] };
+    outcomes.push(outcome);
+    if (!args.json)
+      io.stdout.write(`${target.env} (cluster ${target.eks.cluster}):${changes.length === 0 ? ' up to date' : ''}\n`);
+    for (const change of changes) {
+      const line = describeChange(change);
+      if (change.prune && !prune) {
+        outcome.changes.push({ ...change, status: 'needs-prune' });
+        if (!args.json) io.stdout.write(`  ${line} (with --prune)\n`);
+        continue;
+      }
+      if (dryRun || io.signal.aborted) {
+        outcome.changes.push({ ...change, status: 'planned' });
+        if (!args.json) io.stdout.write(`  ${line}${dryRun ? '' : ' (not done: interrupted)'}\n`);
+        if (!dryRun) failed = true;
+        continue;
+      }
+      const result = await applyChange(target.eks, change, io.signal);
+      if (result.ok) {
+        outcome.changes.push({ ...change, status: 'applied' });
+        if (!args.json) io.stdout.write(`  ${line}: done\n`);
+      } else {
+        failed = true;
+        const error = `${result.message}${result.hint ? ` (${result.hint})` : ''}`;
+        outcome.changes.push({ ...change, status: 'failed', error });
+        if (!args.json) io.stdout.write(`  ${line}: FAILED\n`);
+        io.stderr.write(`platctl access: ${target.env}: ${error}\n`);
+      }
+    }
+  }
+  if (args.json) io.stdout.write(`${JSON.stringify({ dry_run: dryRun, prune, environments: outcomes })}\n`);
+  else if (dryRun) io.stdout.write('Dry run: nothing was changed.\n');
+  return failed ? EXIT.failed : EXIT.ok;
+}
+
+export const accessVerb = defineVerb<AccessArgs>({
+  command: 'access [action]',
+  describe: 'Reconcile EKS access entries with access.<env>.principals; `access list` shows them',
+  builder: (y) =>
+    y
+      .positional('action', {
+        choices: ACTIONS,
+        default: 'reconcile' as const,
+        describe: 'reconcile: create and associate what config lists; list: show the entries',
+      })
+      .option('prune', {
+        type: 'boolean',
+        describe: 'Also delete entries platctl made that config no longer lists, and policies it no longer gives',
+      })
+      .option('dry-run', { type: 'boolean', describe: 'Print the changes without making them' })
+      .example('$0 access --dry-run', 'what would change, per environment')
+      .example('$0 access --env platform --prune', 'make platform match config exactly (entries platctl made)')
+      .example('$0 access list --json', 'every entry of every cluster, machine-readable'),
+  run: async (args, io) => {
+    if (args.action === 'list' && (args.prune || args['dry-run'])) {
+      io.stderr.write('platctl access list: --prune and --dry-run apply to reconciling, not to list\n');
+      return EXIT.usage;
+    }
+    const checked = await loadCheckedConfig(args, io);
+    if (!checked.ok) return checked.exitCode;
+    const prepared = await prepare(args, checked.loaded.config, io);
+    if (!prepared.ok) return prepared.exitCode;
+    return args.action === 'list'
+      ? listEntries(prepared.targets, args.json === true, io)
+      : reconcile(prepared.targets, args, io);
+  },
+});
