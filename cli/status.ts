@@ -11,6 +11,7 @@ import { makePaint } from '../engine/reporters/paint.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/load.js';
 import { formatConfigErrors } from '../config/errors.js';
+import { parkStatusJson, printParkStatus } from './park-status.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 
@@ -25,6 +26,7 @@ export const statusVerb = defineVerb<object>({
       return EXIT.usage;
     }
     const root = dirname(found.path);
+    await printParkStatus(root, args.json === true, io);
     const loaded = await loadState(root);
     if (loaded.type === 'missing') {
       io.stderr.write(`platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`);
@@ -51,6 +53,7 @@ export const statusVerb = defineVerb<object>({
             .map(([id, unit]) => ({ id, ...unit })),
           counts,
           complete,
+          park: await parkStatusJson(root),
         })}\n`,
       );
     } else {

@@ -10,6 +10,8 @@ import { teardownVerb } from './teardown.js';
 import { statusVerb } from './status.js';
 import { validateVerb } from './validate.js';
 import { kubeconfigVerb } from './kubeconfig.js';
+import { downVerb } from './down.js';
+import { upVerb } from './up.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
 export const VERBS: Verb<any>[] = [
@@ -19,5 +21,7 @@ export const VERBS: Verb<any>[] = [
   statusVerb,
   validateVerb,
   kubeconfigVerb,
+  downVerb,
+  upVerb,
   configVerb,
 ];
