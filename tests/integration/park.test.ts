@@ -8,6 +8,7 @@ import { DescribeInstancesCommand, EC2Client, RunInstancesCommand } from '@aws-s
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AwsProxy } from '../helpers/aws-proxy.js';
 import { expiredTokenJson, startAwsProxy } from '../helpers/aws-proxy.js';
@@ -26,6 +27,7 @@ import {
 } from '../helpers/kube-api.js';
 import { MOTO_ACCOUNT_ID, useMoto } from '../helpers/moto.js';
 import { runCli } from '../helpers/run-cli.js';
+import { PLATCTL } from './engine-helpers.js';
 
 const CLUSTER = 'platform';
 const BUCKET = 'park-state-platform';
@@ -51,7 +53,8 @@ park:
 ${extra}`;
 }
 
-describe('platctl down / up', () => {
+// Each test runs platctl several times against moto; a loaded 2-core machine needs more than the default 30 s.
+describe('platctl down / up', { timeout: 120_000 }, () => {
   const moto = useMoto();
   let proxy: AwsProxy;
   let kube: KubeApiServer;
@@ -368,6 +371,51 @@ describe('platctl down / up', () => {
     expect(bootstrap.stderr).toMatch(/platform is parked since .*; run `platctl up --env platform`/);
     const forced = await cli(['bootstrap', '--env', 'platform', '--force']);
     expect(forced.stderr).not.toContain('is parked since');
+  });
+
+  it('kill -9 in the middle of down, then --resume finishes from the first unfinished step', async () => {
+    // The built CLI in a process of its own: hold it inside the karpenter step, then SIGKILL it.
+    kube.hang = (request) => request.method === 'DELETE' && request.url.includes('/nodepools/');
+    const child = execa(process.execPath, [PLATCTL, 'down', '--yes', '--config', join(root, '.platctl.yaml')], {
+      cwd: root,
+      env: env(),
+      extendEnv: false,
+      reject: false,
+    });
+    const journal = join(root, '.platctl-park', 'platform.json');
+    const running = (): boolean => {
+      if (!existsSync(journal)) return false;
+      const file = JSON.parse(readFileSync(journal, 'utf8')) as {
+        last?: { steps: Record<string, { status: string }> };
+      };
+      return file.last?.steps.karpenter?.status === 'running';
+    };
+    const deadline = Date.now() + 60_000;
+    while (!running() && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+    expect(running()).toBe(true);
+    child.kill('SIGKILL');
+    await child;
+    expect(existsSync(join(root, '.platctl.lock'))).toBe(true);
+    kube.hang = undefined;
+
+    const resumed = await cli(['down', '--resume', '--yes']);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('took over the lock of a platctl that died');
+    expect(resumed.stdout).toContain('down --resume platform');
+    expect(resumed.stdout).toMatch(/- argocd-pause +done in an earlier run/);
+    expect(resumed.stdout).toMatch(/- do-not-disrupt +done in an earlier run/);
+    expect(resumed.stdout).toMatch(/✓ karpenter +deleted NodePools default/);
+    expect(await sizes()).toEqual({
+      system: { minSize: 0, maxSize: 4, desiredSize: 0 },
+      workers: { minSize: 0, maxSize: 6, desiredSize: 0 },
+    });
+    const file = JSON.parse(readFileSync(journal, 'utf8')) as { last: { status: string; resumes: number } };
+    expect(file.last).toMatchObject({ status: 'completed', resumes: 1 });
+    expect((await s3Record())?.node_groups).toEqual({
+      system: { min: 2, max: 4, desired: 3 },
+      workers: { min: 1, max: 6, desired: 2 },
+    });
   });
 
   it('up refuses an environment that was never parked', async () => {
