@@ -32,6 +32,7 @@ import {
 import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { checkWorktree } from '../engine/worktree.js';
+import { parkedRefusal } from './park-status.js';
 import { loadProject } from './project.js';
 import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -60,7 +61,13 @@ export function walkVerbOptions(y: Argv<GlobalOptions>, command: RunCommand): Ar
       type: 'boolean',
       describe: `Continue the last ${command}: completed units are not run again`,
     })
-    .option('force', { type: 'boolean', describe: 'With --resume: continue even though the graph changed' })
+    .option('force', {
+      type: 'boolean',
+      describe:
+        command === 'bootstrap'
+          ? 'With --resume: continue even though the graph changed; also: bootstrap a parked environment'
+          : 'With --resume: continue even though the graph changed',
+    })
     .option('unit', { type: 'string', array: true, describe: 'Only this unit id (repeatable)' })
     .option('with-deps', {
       type: 'boolean',
@@ -115,7 +122,7 @@ export async function runWalkVerb(
   if (args.resume && ((args.unit ?? []).length > 0 || (args.env ?? []).length > 0)) {
     return usage(io, '--resume continues the last run with its own selection; drop --unit/--env');
   }
-  if (args.force && !args.resume) return usage(io, '--force only applies to --resume');
+  if (args.force && !args.resume && command !== 'bootstrap') return usage(io, '--force only applies to --resume');
   if (args['with-deps'] && (args.unit ?? []).length === 0) return usage(io, '--with-deps needs --unit');
 
   const paint = makePaint(io.color);
@@ -131,6 +138,13 @@ export async function runWalkVerb(
   const loaded = await loadProject(args, io);
   if (!loaded.ok) return loaded.exitCode;
   const { root, config, discovery, configPath } = loaded.project;
+  if (command === 'bootstrap' && !args.force && !args['dry-run']) {
+    const refusal = await parkedRefusal(root, config, args);
+    if (refusal !== undefined) {
+      io.stderr.write(`platctl: refused: ${refusal}\n`);
+      return EXIT.refused;
+    }
+  }
   const preventDestroy = new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id));
   const selection = { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true };
 

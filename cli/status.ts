@@ -16,6 +16,7 @@ import type { RunState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/load.js';
 import { formatConfigErrors } from '../config/errors.js';
+import { parkStatusJson, printParkStatus } from './park-status.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 
@@ -30,6 +31,7 @@ export const statusVerb = defineVerb<object>({
       return EXIT.usage;
     }
     const root = dirname(found.path);
+    await printParkStatus(root, args.json === true, io);
     const loaded = await loadState(root);
     if (loaded.type === 'missing') {
       io.stderr.write(`platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`);
@@ -60,6 +62,7 @@ export const statusVerb = defineVerb<object>({
             .map(([id, unit]) => ({ id, ...unit })),
           counts,
           complete,
+          park: await parkStatusJson(root),
         })}\n`,
       );
     } else {

@@ -11,6 +11,8 @@ import { statusVerb } from './status.js';
 import { validateVerb } from './validate.js';
 import { kubeconfigVerb } from './kubeconfig.js';
 import { accessVerb } from './access.js';
+import { downVerb } from './down.js';
+import { upVerb } from './up.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
 export const VERBS: Verb<any>[] = [
@@ -21,5 +23,7 @@ export const VERBS: Verb<any>[] = [
   validateVerb,
   kubeconfigVerb,
   accessVerb,
+  downVerb,
+  upVerb,
   configVerb,
 ];

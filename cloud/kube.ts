@@ -77,6 +77,15 @@ export function kubeconfigFiles(env: EnvVars): string[] {
  * cluster/user/context wins.
  */
 export async function kubeReaderFromContext(context: string, env: EnvVars): Promise<CloudResult<KubeReader>> {
+  const loaded = await kubeConfigFromContext(context, env);
+  return loaded.ok ? ok(await makeReader(loaded.value.kc, loaded.value.server)) : loaded;
+}
+
+/** The KubeConfig of `context` (see {@link kubeReaderFromContext}); park's writer is built on it too. */
+export async function kubeConfigFromContext(
+  context: string,
+  env: EnvVars,
+): Promise<CloudResult<{ kc: KubeConfig; server: string }>> {
   const k8s = await import('@kubernetes/client-node');
   const files = kubeconfigFiles(env).filter((file) => existsSync(file));
   if (files.length === 0) {
@@ -104,7 +113,7 @@ export async function kubeReaderFromContext(context: string, env: EnvVars): Prom
   }
   kc.setCurrentContext(context);
   const server = kc.getCurrentCluster()?.server ?? '(unknown server)';
-  return ok(await makeReader(kc, server));
+  return ok({ kc, server });
 }
 
 export interface EksClusterAccess {
@@ -126,6 +135,11 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
  * minute before it lapses, so a long run never meets a 401 at minute 15.
  */
 export async function kubeReaderForEks(access: EksClusterAccess): Promise<KubeReader> {
+  return makeReader(await kubeConfigForEks(access), access.endpoint);
+}
+
+/** The KubeConfig {@link kubeReaderForEks} reads through; park's writer is built on it too. */
+export async function kubeConfigForEks(access: EksClusterAccess): Promise<KubeConfig> {
   const k8s = await import('@kubernetes/client-node');
   const now = access.now ?? Date.now;
   const userName = `platctl-eks:${access.name}`;
@@ -146,7 +160,7 @@ export async function kubeReaderForEks(access: EksClusterAccess): Promise<KubeRe
       opts.headers = { ...(opts.headers ?? {}), Authorization: `Bearer ${cached.token}` };
     },
   });
-  return makeReader(kc, access.endpoint);
+  return kc;
 }
 
 async function makeReader(kc: KubeConfig, server: string): Promise<KubeReader> {
@@ -299,6 +313,6 @@ function statusMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-function errorText(error: unknown): string {
+export function errorText(error: unknown): string {
   return error instanceof Error ? (error.message.split('\n', 1)[0] ?? error.name) : String(error);
 }

@@ -229,33 +229,87 @@ const validateSettings = z.strictObject({
   timeout: duration.describe('The timeout of each check').optional(),
 });
 
-const parkEnv = z.strictObject({
-  node_groups: z
+const namesOrAll = (what: string) =>
+  z
     .union([z.literal('all'), z.array(z.string().min(1))])
     .default('all')
-    .describe('The EKS managed node groups scaled to zero: all, or a list of names'),
+    .describe(`${what}: all, or a list of names`);
+
+const rollout = z.strictObject({
+  namespace: z.string().min(1).describe("The workload's namespace"),
+  kind: z.enum(['deployment', 'statefulset']).default('deployment').describe('deployment or statefulset'),
+  name: z.string().min(1).describe("The workload's name"),
+});
+
+const parkEnv = z.strictObject({
+  node_groups: namesOrAll('The EKS managed node groups scaled to zero'),
   bastion: z
     .strictObject({ tags: z.record(z.string(), z.string()).describe('Tags that find the instance') })
     .describe('A bastion EC2 instance stopped on down and started on up')
     .optional(),
   karpenter: z
     .strictObject({
-      nodepools: z.array(z.string().min(1)).default([]).describe('Karpenter NodePools emptied on down'),
-      ec2nodeclasses: z.array(z.string().min(1)).default([]).describe('Karpenter EC2NodeClasses'),
+      nodepools: namesOrAll('Karpenter NodePools deleted on down and recreated on up'),
+      ec2nodeclasses: namesOrAll('Karpenter EC2NodeClasses deleted on down and recreated on up'),
+      nodeclaim_timeout: duration
+        .prefault('10m')
+        .describe('How long down waits for the NodeClaims to go once the NodePools are deleted'),
+      deployment: z
+        .strictObject({
+          namespace: z.string().min(1).describe("The Karpenter controller's namespace"),
+          name: z.string().min(1).describe("The Karpenter controller's deployment"),
+        })
+        .describe('The Karpenter controller, which must be available before up recreates NodePools')
+        .optional(),
     })
     .describe('Karpenter capacity to park')
     .optional(),
-  drain_grace: duration.describe('How long pods get to leave a node before it goes').optional(),
+  // prefault, not default: the default goes through the transform, so it is 2 min and not 120 ms.
+  drain_grace: duration
+    .prefault('2m')
+    .describe('How long evictions are retried (a PodDisruptionBudget may refuse them) before the pods are deleted'),
+  argocd: z
+    .strictObject({
+      namespace: z.string().min(1).default('argocd').describe("The Argo CD Applications' namespace"),
+      apps: z
+        .array(z.string().min(1))
+        .min(1)
+        .describe('Applications whose automated sync is paused on down (those owning the Karpenter objects)'),
+    })
+    .describe('Argo CD applications paused on down and resumed on up')
+    .optional(),
+  kyverno: z
+    .strictObject({ namespace: z.string().min(1).describe("Kyverno's namespace") })
+    .describe('Kyverno, recovered on up when its fail-closed webhook has no ready pod behind it')
+    .optional(),
+  rollouts: z
+    .array(rollout)
+    .default([])
+    .describe('Workloads restarted on up once the nodes are back (e.g. the Argo CD application controller)'),
   db_clients: z
     .array(
       z.strictObject({
         namespace: z.string().describe("The deployment's namespace"),
         deployment: z.string().describe('The deployment restarted on up'),
-        database: z.string().describe('The CloudNativePG cluster it connects to'),
+        database: z.string().describe('The CloudNativePG cluster it connects to (in the same namespace)'),
       }),
     )
     .default([])
     .describe('Deployments restarted on up when they started before their CloudNativePG database'),
+  db_clients_timeout: duration
+    .prefault('12m')
+    .describe('How long up waits for the CloudNativePG databases and their clients'),
+  ready_namespaces: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('Namespaces whose pods must all be ready before up reports success'),
+  ready_timeout: duration
+    .prefault('15m')
+    .describe('How long up waits for each readiness: the cluster API, Karpenter, Kyverno, the pods'),
+  preflight_envs: z
+    .array(envName)
+    .default([])
+    .describe('Other environments whose credentials are checked too (a DNS or network account up needs)'),
 });
 
 const accessEnv = z.strictObject({

@@ -148,6 +148,13 @@ export function semanticErrors(source: ConfigSource): ConfigError[] {
     for (const section of ['park', 'access'] as const) {
       for (const [name] of entries(data[section])) checkEnv(name, [section, name], 'key', `${section} names`);
     }
+    for (const [name, park] of entries(data.park)) {
+      if (isMap(park)) {
+        items(park.preflight_envs).forEach((other, index) =>
+          checkEnv(other, ['park', name, 'preflight_envs', index], 'value', 'this names'),
+        );
+      }
+    }
     const validate = isMap(data.validate) ? data.validate : undefined;
     items(validate?.dns_delegation).forEach((entry, index) => {
       if (isMap(entry)) checkEnv(entry.env, ['validate', 'dns_delegation', index, 'env'], 'value', 'this names');

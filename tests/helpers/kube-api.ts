@@ -10,6 +10,13 @@
  *
  * Fault injection: `kube.hang = (req) => boolean` never answers matching requests (a hung API server);
  * `kube.fail = (req) => ({ code, message }) | undefined` answers with a `Status` error.
+ *
+ * Writes behave like a real API server's, for any collection: POST creates (409 when it exists), PATCH applies a JSON
+ * merge patch, DELETE removes, or only marks an object that still has finalizers (`deletionTimestamp`) until a
+ * patch clears them. `POST .../pods/<name>/eviction` honours PodDisruptionBudgets (`policy/v1`, `matchLabels`,
+ * `status.disruptionsAllowed`): 429 when one refuses. Lists filter by `labelSelector` (`k=v`, `k`) and
+ * `fieldSelector` (`spec.nodeName=`, `metadata.name=`). `kube.controllers` run after every request and stand in for
+ * the cluster's controllers (see {@link karpenterController}, {@link rolloutController}).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,7 +47,11 @@ export interface RecordedRequest {
   /** Path and query. */
   readonly url: string;
   readonly authorization?: string;
+  readonly contentType?: string;
 }
+
+/** Stands in for a cluster controller: called with the fixtures after every request. */
+export type FakeController = (fixtures: KubeFixtures) => void;
 
 export interface KubeApiOptions {
   /** Serve HTTPS with a fresh self-signed certificate for 127.0.0.1 (needs the openssl binary). */
@@ -59,6 +70,14 @@ export interface KubeApiServer {
   readonly requests: RecordedRequest[];
   hang: ((request: RecordedRequest) => boolean) | undefined;
   fail: ((request: RecordedRequest) => { code: number; message: string } | undefined) | undefined;
+  /** Run after every request, in order. */
+  readonly controllers: FakeController[];
+  /** False makes `/readyz` answer 503. */
+  ready: boolean;
+  /** The requests that were not GETs (writes), as `METHOD path`. */
+  writes(): string[];
+  /** The objects of a collection key (`v1/pods`, `karpenter.sh/v1/nodepools`), live. */
+  objects(key: string): KubeFixtureObject[];
   /** Writes a kubeconfig with one cluster/user/context named `context` pointing here; returns its path. */
   writeKubeconfig(dir: string, context?: string): string;
   close(): Promise<void>;
@@ -71,16 +90,100 @@ const GROUPED: Record<string, keyof KubeFixtures> = {
   'v1/nodes': 'nodes',
 };
 
+/** The live array of a collection, created empty when missing so writes land in the fixtures. */
 function collection(fixtures: KubeFixtures, key: string): KubeFixtureObject[] {
   const named = GROUPED[key];
-  if (named && named !== 'custom') return fixtures[named] ?? [];
-  return fixtures.custom?.[key] ?? [];
+  if (named && named !== 'custom') {
+    fixtures[named] ??= [];
+    return fixtures[named];
+  }
+  fixtures.custom ??= {};
+  fixtures.custom[key] ??= [];
+  return fixtures.custom[key];
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** RFC 7386 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const out: Json = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = mergePatch(out[key], value);
+  }
+  return out;
+}
+
+function labelsMatch(labels: Record<string, string> | undefined, selector: string): boolean {
+  return selector
+    .split(',')
+    .filter((part) => part !== '')
+    .every((part) => {
+      const [key, value] = part.split('=');
+      if (key === undefined) return true;
+      return value === undefined ? labels?.[key] !== undefined : labels?.[key] === value;
+    });
+}
+
+function fieldsMatch(item: KubeFixtureObject, selector: string): boolean {
+  return selector
+    .split(',')
+    .filter((part) => part !== '')
+    .every((part) => {
+      const [path, value] = part.split('=');
+      let current: unknown = item;
+      for (const key of (path ?? '').split('.')) current = isObject(current) ? current[key] : undefined;
+      return (typeof current === 'string' || typeof current === 'number' ? String(current) : '') === value;
+    });
+}
+
+/** A pod's PodDisruptionBudget that allows no disruption now, if any. */
+function blockingPdb(fixtures: KubeFixtures, pod: KubeFixtureObject): KubeFixtureObject | undefined {
+  const labels = (pod.metadata?.labels ?? {}) as Record<string, string>;
+  return collection(fixtures, 'policy/v1/poddisruptionbudgets').find((pdb) => {
+    if (pdb.metadata?.namespace !== pod.metadata?.namespace) return false;
+    const match = ((pdb.spec as Json | undefined)?.selector as Json | undefined)?.matchLabels as
+      Record<string, string> | undefined;
+    const selects = Object.entries(match ?? {}).every(([k, v]) => labels[k] === v);
+    return selects && Number((pdb.status as Json | undefined)?.disruptionsAllowed ?? 0) <= 0;
+  });
+}
+
+/** Removes `item` from `list` when it is marked for deletion and no finalizer holds it. */
+function reap(list: KubeFixtureObject[], item: KubeFixtureObject): void {
+  const finalizers = (item.metadata?.finalizers as string[] | undefined) ?? [];
+  if (item.metadata?.deletionTimestamp !== undefined && finalizers.length === 0) {
+    const index = list.indexOf(item);
+    if (index >= 0) list.splice(index, 1);
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve(text === '' ? undefined : JSON.parse(text));
+      } catch {
+        resolve(text);
+      }
+    });
+  });
 }
 
 /** Parses `/api/v1/...` and `/apis/<group>/<version>/...` into a collection key, namespace and name. */
-function route(path: string): { key: string; namespace?: string; name?: string } | undefined {
-  const core = /^\/api\/v1\/(?:namespaces\/([^/]+)\/)?([^/]+)(?:\/([^/]+))?$/.exec(path);
-  if (core) return { key: `v1/${core[2]}`, ...opt('namespace', core[1]), ...opt('name', core[3]) };
+function route(path: string): { key: string; namespace?: string; name?: string; sub?: string } | undefined {
+  const core = /^\/api\/v1\/(?:namespaces\/([^/]+)\/)?([^/]+)(?:\/([^/]+))?(?:\/(eviction))?$/.exec(path);
+  if (core) {
+    return { key: `v1/${core[2]}`, ...opt('namespace', core[1]), ...opt('name', core[3]), ...opt('sub', core[4]) };
+  }
   const grouped = /^\/apis\/([^/]+)\/([^/]+)\/(?:namespaces\/([^/]+)\/)?([^/]+)(?:\/([^/]+))?$/.exec(path);
   if (grouped) {
     return {
@@ -135,60 +238,134 @@ function selfSignedCert(): { key: string; cert: string } {
 export async function startKubeApi(fixtures: KubeFixtures = {}, options: KubeApiOptions = {}): Promise<KubeApiServer> {
   const tls = options.https ? selfSignedCert() : undefined;
   const requests: RecordedRequest[] = [];
-  const state: Pick<KubeApiServer, 'fixtures' | 'hang' | 'fail'> = { fixtures, hang: undefined, fail: undefined };
+  const state: Pick<KubeApiServer, 'fixtures' | 'hang' | 'fail' | 'ready'> = {
+    fixtures,
+    hang: undefined,
+    fail: undefined,
+    ready: true,
+  };
+  const controllers: FakeController[] = [];
+  const json = (response: ServerResponse, code: number, body: unknown): void => {
+    response.writeHead(code, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(body));
+  };
+
+  const serve = (recorded: RecordedRequest, body: unknown, response: ServerResponse): void => {
+    const url = new URL(recorded.url, 'http://fixture');
+    const method = recorded.method;
+    if (url.pathname === '/version' && method === 'GET') {
+      return json(response, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-fixture', platform: 'linux/amd64' });
+    }
+    if (url.pathname === '/readyz' && method === 'GET') {
+      response.writeHead(state.ready ? 200 : 503, { 'content-type': 'text/plain' });
+      response.end(state.ready ? 'ok' : '[-]etcd failed');
+      return;
+    }
+    const target = route(url.pathname);
+    if (!target) return status(response, 404, 'NotFound', `the server could not find the requested resource`);
+    const list = collection(state.fixtures, target.key);
+    const all = list.filter((item) => target.namespace === undefined || item.metadata?.namespace === target.namespace);
+    const plural = target.key.split('/').pop() ?? target.key;
+    const item = target.name === undefined ? undefined : all.find((c) => c.metadata?.name === target.name);
+    const missing = (): void => status(response, 404, 'NotFound', `${plural} "${target.name ?? ''}" not found`);
+
+    if (method === 'POST' && target.sub === 'eviction') {
+      if (!item) return missing();
+      const pdb = blockingPdb(state.fixtures, item);
+      if (pdb) {
+        return status(
+          response,
+          429,
+          'TooManyRequests',
+          "Cannot evict pod as it would violate the pod's disruption budget.",
+        );
+      }
+      list.splice(list.indexOf(item), 1);
+      return json(response, 201, { kind: 'Status', status: 'Success', code: 201 });
+    }
+    if (method === 'POST' && target.name === undefined) {
+      const created = (isObject(body) ? body : {}) as KubeFixtureObject;
+      const name = created.metadata?.name;
+      if (all.some((c) => c.metadata?.name === name)) {
+        return status(response, 409, 'AlreadyExists', `${plural} "${name ?? ''}" already exists`);
+      }
+      const stored: KubeFixtureObject = {
+        ...created,
+        metadata: {
+          ...created.metadata,
+          ...(target.namespace ? { namespace: target.namespace } : {}),
+          uid: `uid-${Math.random().toString(16).slice(2)}`,
+          creationTimestamp: new Date().toISOString(),
+        },
+      };
+      list.push(stored);
+      return json(response, 201, stored);
+    }
+    if (method === 'DELETE' && item) {
+      const finalizers = (item.metadata?.finalizers as string[] | undefined) ?? [];
+      if (finalizers.length > 0) {
+        item.metadata = {
+          ...item.metadata,
+          deletionTimestamp: item.metadata?.deletionTimestamp ?? new Date().toISOString(),
+        };
+      } else {
+        list.splice(list.indexOf(item), 1);
+      }
+      return json(response, 200, item);
+    }
+    if (method === 'PATCH' && item) {
+      const patched = mergePatch(item, body) as KubeFixtureObject;
+      for (const key of Object.keys(item)) delete item[key];
+      Object.assign(item, patched);
+      reap(list, item);
+      return json(response, 200, item);
+    }
+    if (method !== 'GET')
+      return item ? status(response, 405, 'MethodNotAllowed', `${method} not supported`) : missing();
+    if (target.name !== undefined) return item ? json(response, 200, item) : missing();
+    const labelSelector = url.searchParams.get('labelSelector');
+    const fieldSelector = url.searchParams.get('fieldSelector');
+    const selected = all.filter(
+      (c) =>
+        (labelSelector === null ||
+          labelsMatch(c.metadata?.labels as Record<string, string> | undefined, labelSelector)) &&
+        (fieldSelector === null || fieldsMatch(c, fieldSelector)),
+    );
+    const offset = Number(url.searchParams.get('continue') ?? '0') || 0;
+    const limit = Math.min(
+      Number(url.searchParams.get('limit') ?? '0') || Number.MAX_SAFE_INTEGER,
+      options.pageSize ?? Number.MAX_SAFE_INTEGER,
+    );
+    const page = selected.slice(offset, offset + limit);
+    const next = offset + page.length < selected.length ? String(offset + page.length) : undefined;
+    return json(response, 200, {
+      kind: 'List',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '1', ...(next ? { continue: next } : {}) },
+      items: page,
+    });
+  };
 
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     const recorded: RecordedRequest = {
       method: request.method ?? 'GET',
       url: request.url ?? '/',
       ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+      ...(request.headers['content-type'] ? { contentType: request.headers['content-type'] } : {}),
     };
     requests.push(recorded);
-    request.resume();
-    if (state.hang?.(recorded)) return;
-    const injected = state.fail?.(recorded);
-    if (injected) return status(response, injected.code, 'InjectedFailure', injected.message);
-    if (options.requireBearerPrefix !== undefined) {
-      if (!recorded.authorization?.startsWith(`Bearer ${options.requireBearerPrefix}`)) {
-        return status(response, 401, 'Unauthorized', 'Unauthorized');
+    void readBody(request).then((body) => {
+      if (state.hang?.(recorded)) return;
+      const injected = state.fail?.(recorded);
+      if (injected) return status(response, injected.code, 'InjectedFailure', injected.message);
+      if (options.requireBearerPrefix !== undefined) {
+        if (!recorded.authorization?.startsWith(`Bearer ${options.requireBearerPrefix}`)) {
+          return status(response, 401, 'Unauthorized', 'Unauthorized');
+        }
       }
-    }
-    const url = new URL(recorded.url, 'http://fixture');
-    if (recorded.method !== 'GET') return status(response, 405, 'MethodNotAllowed', 'the fixture server is read-only');
-    if (url.pathname === '/version') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ major: '1', minor: '31', gitVersion: 'v1.31.0-fixture', platform: 'linux/amd64' }));
-      return;
-    }
-    const target = route(url.pathname);
-    if (!target) return status(response, 404, 'NotFound', `the server could not find the requested resource`);
-    const all = collection(state.fixtures, target.key).filter(
-      (item) => target.namespace === undefined || item.metadata?.namespace === target.namespace,
-    );
-    const plural = target.key.split('/').pop() ?? target.key;
-    if (target.name !== undefined) {
-      const item = all.find((candidate) => candidate.metadata?.name === target.name);
-      if (!item) return status(response, 404, 'NotFound', `${plural} "${target.name}" not found`);
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(item));
-      return;
-    }
-    const offset = Number(url.searchParams.get('continue') ?? '0') || 0;
-    const limit = Math.min(
-      Number(url.searchParams.get('limit') ?? '0') || Number.MAX_SAFE_INTEGER,
-      options.pageSize ?? Number.MAX_SAFE_INTEGER,
-    );
-    const page = all.slice(offset, offset + limit);
-    const next = offset + page.length < all.length ? String(offset + page.length) : undefined;
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(
-      JSON.stringify({
-        kind: 'List',
-        apiVersion: 'v1',
-        metadata: { resourceVersion: '1', ...(next ? { continue: next } : {}) },
-        items: page,
-      }),
-    );
+      serve(recorded, body, response);
+      for (const controller of controllers) controller(state.fixtures);
+    });
   };
 
   const server: Server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
@@ -211,6 +388,15 @@ export async function startKubeApi(fixtures: KubeFixtures = {}, options: KubeApi
       state.fixtures = value;
     },
     requests,
+    controllers,
+    get ready() {
+      return state.ready;
+    },
+    set ready(value) {
+      state.ready = value;
+    },
+    writes: () => requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.url}`),
+    objects: (key) => collection(state.fixtures, key),
     get hang() {
       return state.hang;
     },
@@ -333,5 +519,232 @@ export function fixtureGateway(namespace: string, name: string, accepted = true,
         },
       ],
     },
+  };
+}
+
+// Park fixtures: Karpenter, pods, PodDisruptionBudgets, workloads, CloudNativePG, Kyverno.
+
+export const KEYS = {
+  pods: 'v1/pods',
+  nodes: 'v1/nodes',
+  pdbs: 'policy/v1/poddisruptionbudgets',
+  deployments: 'apps/v1/deployments',
+  statefulsets: 'apps/v1/statefulsets',
+  nodepools: 'karpenter.sh/v1/nodepools',
+  nodeclaims: 'karpenter.sh/v1/nodeclaims',
+  ec2nodeclasses: 'karpenter.k8s.aws/v1/ec2nodeclasses',
+  applications: 'argoproj.io/v1alpha1/applications',
+  cnpg: 'postgresql.cnpg.io/v1/clusters',
+  validatingWebhooks: 'admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+  mutatingWebhooks: 'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations',
+} as const;
+
+const READY = (ready: boolean) => [
+  { type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: new Date().toISOString() },
+];
+
+/** A node of a managed node group (`eks.amazonaws.com/nodegroup`) or of a Karpenter NodePool. */
+export function fixtureGroupNode(
+  name: string,
+  group: { nodegroup?: string; nodepool?: string },
+  annotations: Record<string, string> = {},
+): KubeFixtureObject {
+  return {
+    ...fixtureNode(name),
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/hostname': name,
+        ...(group.nodegroup ? { 'eks.amazonaws.com/nodegroup': group.nodegroup } : {}),
+        ...(group.nodepool ? { 'karpenter.sh/nodepool': group.nodepool } : {}),
+      },
+      annotations,
+    },
+  };
+}
+
+export interface PodOptions {
+  node?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ready?: boolean;
+  owner?: { kind: string; name: string };
+  startTime?: string;
+  phase?: string;
+}
+
+export function fixturePod(namespace: string, name: string, options: PodOptions = {}): KubeFixtureObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace,
+      labels: options.labels ?? { app: name },
+      annotations: options.annotations ?? {},
+      ...(options.owner ? { ownerReferences: [{ apiVersion: 'apps/v1', ...options.owner }] } : {}),
+    },
+    spec: { nodeName: options.node ?? '' },
+    status: {
+      phase: options.phase ?? 'Running',
+      startTime: options.startTime ?? new Date().toISOString(),
+      conditions: READY(options.ready ?? true),
+    },
+  };
+}
+
+export function fixturePdb(
+  namespace: string,
+  name: string,
+  matchLabels: Record<string, string>,
+  disruptionsAllowed = 0,
+): KubeFixtureObject {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name, namespace },
+    spec: { selector: { matchLabels } },
+    status: { disruptionsAllowed },
+  };
+}
+
+export function fixtureNodePool(name: string, nodeClass = 'default', ready = true): KubeFixtureObject {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      resourceVersion: '17',
+      generation: 2,
+      annotations: { 'karpenter.sh/nodepool-hash': '123', team: 'platform' },
+    },
+    spec: {
+      template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: nodeClass } } },
+      limits: { cpu: '100' },
+      disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized' },
+    },
+    status: { conditions: READY(ready), resources: { nodes: '1' } },
+  };
+}
+
+export function fixtureEC2NodeClass(name: string): KubeFixtureObject {
+  return {
+    apiVersion: 'karpenter.k8s.aws/v1',
+    kind: 'EC2NodeClass',
+    metadata: {
+      name,
+      finalizers: ['karpenter.k8s.aws/termination'],
+      annotations: { 'karpenter.k8s.aws/ec2nodeclass-hash': '9' },
+    },
+    spec: { role: 'KarpenterNodeRole', amiSelectorTerms: [{ alias: 'al2023@latest' }] },
+    status: { conditions: READY(true) },
+  };
+}
+
+export function fixtureNodeClaim(name: string, nodepool: string, node: string): KubeFixtureObject {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: { name, labels: { 'karpenter.sh/nodepool': nodepool }, finalizers: ['karpenter.sh/termination'] },
+    spec: {},
+    status: { nodeName: node, conditions: READY(true) },
+  };
+}
+
+export function fixtureDeployment(
+  namespace: string,
+  name: string,
+  options: { labels?: Record<string, string>; available?: number } = {},
+): KubeFixtureObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    spec: { selector: { matchLabels: options.labels ?? { app: name } }, template: { metadata: { annotations: {} } } },
+    status: { availableReplicas: options.available ?? 1 },
+  };
+}
+
+export function fixtureCnpgCluster(
+  namespace: string,
+  name: string,
+  readySince: string,
+  ready = true,
+): KubeFixtureObject {
+  return {
+    apiVersion: 'postgresql.cnpg.io/v1',
+    kind: 'Cluster',
+    metadata: { name, namespace },
+    spec: { instances: 1 },
+    status: {
+      phase: ready ? 'Cluster in healthy state' : 'Setting up primary',
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: readySince }],
+    },
+  };
+}
+
+export function fixtureKyvernoWebhook(kind: 'validating' | 'mutating', failurePolicy = 'Fail'): KubeFixtureObject {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: kind === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration',
+    metadata: { name: `kyverno-resource-${kind}-webhook-cfg` },
+    webhooks: [{ name: `${kind}.kyverno.svc-fail`, failurePolicy }],
+  };
+}
+
+/**
+ * Karpenter's behaviour on down: once a NodePool is gone, its NodeClaims are deleted; each NodeClaim's finalizer is
+ * cleared (and its node removed) one request later, except for the `stuck` ones, which keep their finalizer forever.
+ */
+export function karpenterController(options: { stuck?: readonly string[] } = {}): FakeController {
+  return (fixtures) => {
+    const pools = new Set(collection(fixtures, KEYS.nodepools).map((p) => p.metadata?.name));
+    const claims = collection(fixtures, KEYS.nodeclaims);
+    const nodes = collection(fixtures, KEYS.nodes);
+    for (const claim of [...claims]) {
+      const pool = (claim.metadata?.labels as Record<string, string> | undefined)?.['karpenter.sh/nodepool'];
+      if (pools.has(pool)) continue;
+      if (claim.metadata?.deletionTimestamp === undefined) {
+        claim.metadata = { ...claim.metadata, deletionTimestamp: new Date().toISOString() };
+        continue;
+      }
+      if (options.stuck?.includes(claim.metadata.name ?? '')) continue;
+      claims.splice(claims.indexOf(claim), 1);
+      const nodeName = (claim.status as Json | undefined)?.nodeName;
+      const node = nodes.findIndex((n) => n.metadata?.name === nodeName);
+      if (node >= 0) nodes.splice(node, 1);
+    }
+    // NodePools recreated on up become Ready at once.
+    for (const pool of collection(fixtures, KEYS.nodepools)) pool.status ??= { conditions: READY(true) };
+  };
+}
+
+/**
+ * A rollout restart (a new `kubectl.kubernetes.io/restartedAt` on a deployment's template) replaces the pods the
+ * deployment selects with fresh, ready ones.
+ */
+export function rolloutController(): FakeController {
+  const seen = new Map<string, unknown>();
+  return (fixtures) => {
+    for (const deployment of collection(fixtures, KEYS.deployments)) {
+      const key = `${deployment.metadata?.namespace ?? ''}/${deployment.metadata?.name ?? ''}`;
+      const at = (
+        (((deployment.spec as Json | undefined)?.template as Json | undefined)?.metadata as Json | undefined)
+          ?.annotations as Json | undefined
+      )?.['kubectl.kubernetes.io/restartedAt'];
+      if (at === undefined || seen.get(key) === at) continue;
+      seen.set(key, at);
+      const match = (((deployment.spec as Json).selector as Json | undefined)?.matchLabels ?? {}) as Record<
+        string,
+        string
+      >;
+      for (const pod of collection(fixtures, KEYS.pods)) {
+        const labels = (pod.metadata?.labels ?? {}) as Record<string, string>;
+        if (pod.metadata?.namespace !== deployment.metadata?.namespace) continue;
+        if (!Object.entries(match).every(([k, v]) => labels[k] === v)) continue;
+        pod.status = { phase: 'Running', startTime: new Date().toISOString(), conditions: READY(true) };
+      }
+    }
   };
 }

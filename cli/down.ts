@@ -1,0 +1,320 @@
+/**
+ * `platctl down`: park environments' compute (the nightly cost lever), and the code `platctl up` shares with it:
+ * checking the command, the lock, the prompt, wiring the clouds, and rendering the steps (lines, or NDJSON with
+ * `--json`). The sequences themselves are in park/.
+ */
+import { hostname, userInfo } from 'node:os';
+import { createInterface } from 'node:readline';
+import type { Argv } from 'yargs';
+import { createEnvCloud } from '../cloud/environment.js';
+import type { EnvCloud } from '../cloud/environment.js';
+import { kubeWriterForEnv } from '../cloud/kube-writer.js';
+import type { KubeWriter } from '../cloud/kube-writer.js';
+import { createParkAws } from '../cloud/park-aws.js';
+import type { CloudResult } from '../cloud/result.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import { acquireLock } from '../engine/lock.js';
+import { formatCommandLine } from '../engine/logs.js';
+import { makePaint } from '../engine/reporters/paint.js';
+import type { Paint } from '../engine/reporters/paint.js';
+import { formatDuration } from '../park/context.js';
+import type { ParkOp } from '../park/record.js';
+import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
+import { runPark } from '../park/run.js';
+import { loadCheckedConfig } from './project.js';
+import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
+import type { CliIo, GlobalOptions } from './verb.js';
+import { EXIT, defineVerb } from './verb.js';
+
+export interface ParkArgs {
+  'dry-run'?: boolean | undefined;
+  resume?: boolean | undefined;
+  yes?: boolean | undefined;
+}
+
+export function parkOptions(y: Argv<GlobalOptions>, op: ParkOp): Argv<ParkArgs & GlobalOptions> {
+  const base = y
+    .option('dry-run', {
+      type: 'boolean',
+      describe: 'Show each step and what it would touch as it is now; change nothing',
+    })
+    .option('resume', { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` });
+  return op === 'down'
+    ? base.option('yes', { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' })
+    : base;
+}
+
+export const downVerb = defineVerb<ParkArgs>({
+  command: 'down',
+  describe: 'Park environments: scale their compute to zero (control plane and volumes stay); verify it costs nothing',
+  builder: (y) =>
+    parkOptions(y, 'down')
+      .example('$0 down --env platform --dry-run', 'what down would touch, as it is now')
+      .example('$0 down --yes', 'every environment with a park: entry (cron)')
+      .example('$0 down --resume --yes', 'finish a down that failed or was killed'),
+  run: (args, io) => runParkVerb('down', args, io),
+});
+
+/** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */
+function chooseEnvs(
+  op: ParkOp,
+  config: PlatctlConfig,
+  asked: readonly string[],
+): { envs: string[] } | { error: string } {
+  const parked = Object.keys(config.park);
+  const envs = asked.length > 0 ? [...new Set(asked)] : parked;
+  if (envs.length === 0) {
+    return {
+      error: `no environment has a park: entry in the configuration; add park.<env> (docs/park.md) to use ${op}`,
+    };
+  }
+  for (const env of envs) {
+    if (!config.park[env])
+      return { error: `--env ${env}: the environment has no park: entry; add park.${env} to use ${op}` };
+    const settings = config.environments[env];
+    if (!settings?.cluster?.name)
+      return { error: `environment ${env} names no cluster: set environments.${env}.cluster.name` };
+    if (!settings.aws)
+      return { error: `environment ${env} has no aws settings: set environments.${env}.aws (region, profile)` };
+  }
+  return { envs };
+}
+
+/** The shared body of `down` and `up`. */
+export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io: CliIo): Promise<number> {
+  if (args.resume && args['dry-run']) {
+    io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
+    return EXIT.usage;
+  }
+  const checked = await loadCheckedConfig(args, io);
+  if (!checked.ok) return checked.exitCode;
+  const { config, root } = checked.loaded;
+  const chosen = chooseEnvs(op, config, args.env ?? []);
+  if ('error' in chosen) {
+    io.stderr.write(`platctl: ${chosen.error}\n`);
+    return EXIT.usage;
+  }
+  const dryRun = args['dry-run'] === true;
+  const paint = makePaint(io.color);
+  const human = args.json ? io.stderr : io.stdout;
+  const tty = Boolean(process.stdin.isTTY);
+  if (op === 'down' && !dryRun && !args.yes && !tty) {
+    io.stderr.write(
+      'platctl: refused: down scales clusters to zero and there is no terminal to confirm on; pass --yes to run it unattended (cron)\n',
+    );
+    return EXIT.refused;
+  }
+  if (op === 'down' && !dryRun && !args.yes) {
+    const yes = await confirm(io, paint, chosen.envs);
+    if (!yes) {
+      io.stderr.write('platctl: down cancelled; nothing was changed\n');
+      return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
+    }
+  }
+
+  const command = invocation(op, args);
+  const lock = dryRun
+    ? undefined
+    : await acquireLock(
+        root,
+        { command, startedAt: new Date().toISOString() },
+        { pid: process.pid, host: hostname(), isAlive: processAlive },
+      );
+  if (lock && lock.type !== 'acquired') {
+    if (lock.type === 'held') {
+      const h = lock.holder;
+      io.stderr.write(
+        `platctl: refused: ${h.command} holds the lock (pid ${h.pid} on ${h.host}, since ${h.started_at}); ` +
+          `${op} would race it.\n  hint: wait for it to finish (platctl status), then run again\n`,
+      );
+    } else {
+      io.stderr.write(
+        `platctl: refused: cannot read the lock ${lock.path}: ${lock.message}\n  hint: remove it if no platctl runs\n`,
+      );
+    }
+    return EXIT.refused;
+  }
+  if (lock?.tookOver) {
+    human.write(
+      `${paint.yellow('warning')}: took over the lock of a platctl that died (${lock.tookOver.command}, pid ${lock.tookOver.pid})\n`,
+    );
+  }
+
+  handleInterruptions();
+  const clouds = new Map<string, EnvCloud>();
+  const cloudOf = (env: string): EnvCloud => {
+    let cloud = clouds.get(env);
+    if (!cloud) {
+      const settings = config.environments[env];
+      if (!settings) throw new Error(`park: unknown environment ${env}`); // checked by the config loader
+      cloud = createEnvCloud({ envName: env, settings, env: io.env, maxAttempts: 3 });
+      clouds.set(env, cloud);
+    }
+    return cloud;
+  };
+  const access = (env: string): EnvAccess => {
+    const cloud = cloudOf(env);
+    const settings = config.environments[env];
+    let kube: Promise<CloudResult<KubeWriter>> | undefined;
+    return {
+      cloud,
+      aws: createParkAws(cloud, io.env, settings?.cluster?.name ?? env),
+      kube: () => {
+        kube ??= settings
+          ? kubeWriterForEnv(cloud, settings, io.env, io.signal)
+          : Promise.reject(new Error('no settings'));
+        return kube;
+      },
+      alsoCheck: (config.park[env]?.preflight_envs ?? []).filter((other) => other !== env).map(cloudOf),
+    };
+  };
+  const render = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
+  let outcomes: EnvOutcome[];
+  try {
+    outcomes = await runPark({
+      op,
+      root,
+      envs: chosen.envs,
+      environments: config.environments,
+      park: config.park,
+      dryRun,
+      resume: args.resume === true,
+      who: { host: hostname(), user: io.env.USER ?? safeUser() },
+      access,
+      emit: render,
+      now: () => Date.now(),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      signal: io.signal,
+    });
+  } finally {
+    if (lock?.type === 'acquired') await lock.lock.release();
+  }
+  const exitCode = exitCodeFor(outcomes, io);
+  const resume = formatCommandLine([
+    'platctl',
+    op,
+    '--resume',
+    ...(args.config ? ['--config', args.config] : []),
+    ...(op === 'down' ? ['--yes'] : []),
+  ]);
+  if (args.json) {
+    io.stdout.write(
+      `${JSON.stringify({ type: 'summary', op, dry_run: dryRun, exit_code: exitCode, envs: outcomes })}\n`,
+    );
+  }
+  if (outcomes.some((o) => o.status === 'failed' || o.status === 'interrupted'))
+    human.write(`Resume with: ${resume}\n`);
+  return exitCode;
+}
+
+function exitCodeFor(outcomes: readonly EnvOutcome[], io: CliIo): number {
+  if (outcomes.some((o) => o.status === 'interrupted') || io.signal.aborted) return exitCodeForSignal(io.signal.reason);
+  if (outcomes.some((o) => o.status === 'failed')) return EXIT.failed;
+  if (outcomes.some((o) => o.status === 'refused')) return EXIT.refused;
+  return EXIT.ok;
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function invocation(op: ParkOp, args: ParkArgs & GlobalOptions): string {
+  return formatCommandLine([
+    'platctl',
+    op,
+    ...(args.env ?? []).flatMap((e) => ['--env', e]),
+    ...(args.resume ? ['--resume'] : []),
+    ...(args.yes ? ['--yes'] : []),
+  ]);
+}
+
+async function confirm(io: CliIo, paint: Paint, envs: readonly string[]): Promise<boolean> {
+  io.stderr.write(
+    `${paint.bold(`down parks ${envs.join(', ')}`)}: node groups to 0, Karpenter capacity deleted, bastion stopped.\n`,
+  );
+  const rl = createInterface({ input: process.stdin, output: io.stderr, terminal: false });
+  const onAbort = (): void => rl.close();
+  io.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const answer = await new Promise<string | undefined>((resolve) => {
+      rl.question('Type "yes" to park: ', resolve);
+      rl.once('close', () => resolve(undefined));
+    });
+    return answer?.trim() === 'yes';
+  } finally {
+    io.signal.removeEventListener('abort', onAbort);
+    rl.close();
+    process.stdin.pause();
+    process.stdin.unref();
+  }
+}
+
+function jsonRenderer(io: CliIo): (event: ParkEvent) => void {
+  return (event) => io.stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+/** One line per step, and a verdict per environment that says what is parked and what is not. */
+export function humanRenderer(out: NodeJS.WritableStream, paint: Paint, op: ParkOp): (event: ParkEvent) => void {
+  const pad = (name: string): string => name.padEnd(18);
+  return (event) => {
+    switch (event.type) {
+      case 'env-started': {
+        const eta = event.eta_ms === undefined ? '' : ` (about ${formatDuration(event.eta_ms)}, from the last run)`;
+        const what = event.dry_run ? `${op} --dry-run` : event.resumed ? `${op} --resume` : op;
+        out.write(`${paint.bold(`${what} ${event.env}`)}${eta}\n`);
+        return;
+      }
+      case 'step-planned':
+        out.write(`  ${pad(event.step)} ${event.title}\n`);
+        for (const line of event.touches) out.write(`  ${pad('')}   ${line}\n`);
+        return;
+      case 'step-started':
+        return;
+      case 'step-skipped':
+        out.write(
+          `  ${paint.dim(`- ${pad(event.step)} done in an earlier run${event.detail ? `: ${event.detail}` : ''}`)}\n`,
+        );
+        return;
+      case 'step-completed':
+        out.write(
+          `  ${paint.green('✓')} ${pad(event.step)} ${event.detail} ${paint.dim(`(${formatDuration(event.duration_ms)})`)}\n`,
+        );
+        return;
+      case 'step-failed':
+        out.write(`  ${paint.red('✗')} ${pad(event.step)} ${event.message}\n`);
+        if (event.hint) out.write(`  ${pad('')}   hint: ${event.hint}\n`);
+        return;
+      case 'env-finished':
+        out.write(verdict(event.outcome, paint));
+        return;
+    }
+  };
+}
+
+function verdict(o: EnvOutcome, paint: Paint): string {
+  const hint = o.hint ? `  hint: ${o.hint}\n` : '';
+  switch (o.status) {
+    case 'completed':
+      return `${paint.green(o.op === 'down' ? `${o.env}: parked, and verified through AWS` : `${o.env}: up and ready`)}\n`;
+    case 'planned':
+      return `${o.env}: dry run, nothing was changed\n`;
+    case 'nothing-to-do':
+      return `${o.env}: ${o.message ?? 'nothing to do'}\n`;
+    case 'refused':
+      return `${paint.red(`${o.env}: refused`)}: ${o.message ?? ''}; nothing was changed\n${hint}`;
+    case 'failed':
+    case 'interrupted': {
+      const head = o.status === 'failed' ? `failed at step ${o.failed_step ?? '?'}` : 'interrupted';
+      const done = o.op === 'down' ? 'parked' : 'brought back';
+      return (
+        `${paint.red(`${o.env}: ${o.op} ${head}`)}${o.reason === 'auth' ? ' (credentials rejected: stopped at once)' : ''}\n` +
+        `  ${done}: ${o.done_steps.join(', ') || 'nothing'}\n` +
+        `  not ${done}: ${o.pending_steps.join(', ') || 'nothing'}\n`
+      );
+    }
+  }
+}

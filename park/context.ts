@@ -1,0 +1,105 @@
+/**
+ * What every park step gets, and what it returns. A step is data: a name, a title, `describe` (what it would touch,
+ * read-only, for `--dry-run`) and `run` (idempotent: running it again after it completed, or after it was killed half
+ * way, is a success). Steps return values; they never throw for a failure someone can cause.
+ */
+import type { EnvironmentConfig, ParkConfig } from '../config/schema.js';
+import type { EnvCloud } from '../cloud/environment.js';
+import type { KubeWriter } from '../cloud/kube-writer.js';
+import type { ParkAws, WaitOptions } from '../cloud/park-aws.js';
+import type { CloudFailureReason, CloudResult } from '../cloud/result.js';
+import type { ParkOp, ParkRecord, RecordStore } from './record.js';
+
+export interface ParkContext {
+  readonly env: string;
+  readonly op: ParkOp;
+  readonly cluster: string;
+  readonly settings: EnvironmentConfig;
+  readonly park: ParkConfig;
+  readonly cloud: EnvCloud;
+  readonly aws: ParkAws;
+  /** The cluster's API, built on first use. */
+  readonly kube: () => Promise<CloudResult<KubeWriter>>;
+  readonly records: RecordStore;
+  /** The record this run works from: set by `down`'s record step, read by `up` before its first step. */
+  record: ParkRecord | undefined;
+  readonly who: { readonly host: string; readonly user: string; arn?: string };
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly signal: AbortSignal;
+}
+
+/** Why a step failed; `auth` (expired or rejected credentials) stops the whole command at once. */
+export type StepFailureReason =
+  CloudFailureReason | 'stuck' | 'not-zero' | 'mismatch' | 'not-ready' | 'not-parked' | 'interrupted';
+
+export type StepResult =
+  | { readonly ok: true; readonly detail: string }
+  | { readonly ok: false; readonly reason: StepFailureReason; readonly message: string; readonly hint?: string };
+
+export type StepFailure = Extract<StepResult, { ok: false }>;
+
+export interface ParkStep {
+  readonly name: string;
+  readonly title: string;
+  /** What the step would touch, as it is now; reads only. */
+  readonly describe: (ctx: ParkContext) => Promise<CloudResult<string[]>>;
+  readonly run: (ctx: ParkContext) => Promise<StepResult>;
+}
+
+export function done(detail: string): StepResult {
+  return { ok: true, detail };
+}
+
+export function failed(reason: StepFailureReason, message: string, hint?: string): StepFailure {
+  return hint === undefined ? { ok: false, reason, message } : { ok: false, reason, message, hint };
+}
+
+/** A cloud failure as a step failure. */
+export function fromCloud(result: { reason: CloudFailureReason; message: string; hint?: string }): StepFailure {
+  return failed(result.reason, result.message, result.hint);
+}
+
+/** How often to poll something bounded by `timeoutMs`: a twentieth of it, between 50 ms and 10 s. */
+export function pollInterval(timeoutMs: number): number {
+  return Math.min(10_000, Math.max(50, Math.floor(timeoutMs / 20)));
+}
+
+export function waitOptions(ctx: ParkContext, timeoutMs: number): WaitOptions {
+  return { timeoutMs, pollMs: pollInterval(timeoutMs), sleep: ctx.sleep, now: ctx.now };
+}
+
+/**
+ * Polls `check` until it says done, fails, or `timeoutMs` passes; then `onTimeout` builds the failure from the last
+ * answer. An aborted run (a signal) stops waiting at once.
+ */
+export async function pollUntil<T>(
+  ctx: ParkContext,
+  timeoutMs: number,
+  check: () => Promise<CloudResult<{ done: boolean; value: T }>>,
+  onTimeout: (last: T) => StepFailure,
+): Promise<StepFailure | { ok: true; value: T }> {
+  const deadline = ctx.now() + timeoutMs;
+  const interval = pollInterval(timeoutMs);
+  for (;;) {
+    const answer = await check();
+    if (!answer.ok) return fromCloud(answer);
+    if (answer.value.done) return { ok: true, value: answer.value.value };
+    if (ctx.signal.aborted) return failed('interrupted', 'interrupted while waiting');
+    if (ctx.now() >= deadline) return onTimeout(answer.value.value);
+    await ctx.sleep(interval);
+  }
+}
+
+/** `12s`, `3m05s`. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+/** `a, b and 3 more`. */
+export function listSome(items: readonly string[], max = 8): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
+}

@@ -1,0 +1,482 @@
+/**
+ * `platctl up`, as a list of steps (docs/park.md): node groups back to the recorded sizes, the bastion, the cluster
+ * API, Karpenter from the record, Kyverno, restarts, database clients, Argo CD, and the verdict by pod readiness.
+ * The record is only marked unparked at the very end.
+ */
+import type { KubeJson, KubeWriter } from '../cloud/kube-writer.js';
+import { KINDS } from '../cloud/kube-writer.js';
+import type { CloudResult } from '../cloud/result.js';
+import { ok } from '../cloud/result.js';
+import type { ParkContext, ParkStep, StepResult } from './context.js';
+import { done, failed, formatDuration, fromCloud, listSome, pollUntil, waitOptions } from './context.js';
+import { waitForState } from './down.js';
+import { RESTARTED_AT, condition, isReady, nameOf, podPhase, qualified } from './kube-helpers.js';
+import type { ParkRecord } from './record.js';
+
+const AWS_WAIT_MS = 15 * 60_000;
+
+function need(ctx: ParkContext): ParkRecord {
+  if (!ctx.record) throw new Error('park: up ran a step without a record'); // a bug: the runner loads it first
+  return ctx.record;
+}
+
+async function withKube(ctx: ParkContext, run: (kube: KubeWriter) => Promise<StepResult>): Promise<StepResult> {
+  const kube = await ctx.kube();
+  if (!kube.ok) return fromCloud(kube);
+  return run(kube.value);
+}
+
+const nodeGroupsStep: ParkStep = {
+  name: 'node-groups',
+  title: 'Scale the node groups back to their recorded sizes',
+  describe: async (ctx) => {
+    const lines: string[] = [];
+    for (const [name, size] of Object.entries(need(ctx).node_groups)) {
+      const now = await ctx.aws.describeNodeGroup(name);
+      if (!now.ok) return now;
+      lines.push(
+        `${name}: ${now.value.min}/${now.value.max}/${now.value.desired} -> ${size.min}/${size.max}/${size.desired} (min/max/desired)`,
+      );
+    }
+    return ok(lines.length > 0 ? lines : ['no node group recorded']);
+  },
+  run: async (ctx) => {
+    const groups = Object.entries(need(ctx).node_groups);
+    for (const [name, size] of groups) {
+      const now = await ctx.aws.describeNodeGroup(name);
+      if (!now.ok) return fromCloud(now);
+      if (now.value.min === size.min && now.value.max === size.max && now.value.desired === size.desired) continue;
+      // One call with all three: no ordering problem between min, max and desired.
+      const scaled = await ctx.aws.scaleNodeGroup(name, size, waitOptions(ctx, AWS_WAIT_MS));
+      if (!scaled.ok) return fromCloud(scaled);
+    }
+    const mismatches: string[] = [];
+    for (const [name, size] of groups) {
+      const now = await ctx.aws.describeNodeGroup(name);
+      if (!now.ok) return fromCloud(now);
+      const live = now.value;
+      if (live.min !== size.min || live.max !== size.max || live.desired !== size.desired) {
+        mismatches.push(
+          `${name} is ${live.min}/${live.max}/${live.desired}, recorded ${size.min}/${size.max}/${size.desired}`,
+        );
+      }
+    }
+    if (mismatches.length > 0) {
+      return failed('mismatch', `node groups not at their recorded sizes (min/max/desired): ${mismatches.join('; ')}`);
+    }
+    return done(groups.map(([n, s]) => `${n} ${s.min}/${s.max}/${s.desired}`).join(', ') || 'no node group recorded');
+  },
+};
+
+const bastionStep: ParkStep = {
+  name: 'bastion',
+  title: 'Start the bastion',
+  describe: (ctx) => {
+    const wanted = need(ctx).bastions.filter((b) => b.state === 'running');
+    return Promise.resolve(ok(wanted.length > 0 ? wanted.map((b) => `start ${b.id}`) : ['no bastion was running']));
+  },
+  run: async (ctx) => {
+    const ids = need(ctx)
+      .bastions.filter((b) => b.state === 'running' || b.state === 'pending')
+      .map((b) => b.id);
+    if (ids.length === 0) return done('no bastion was running before parking');
+    // A stopping instance cannot be started: wait for it to stop first.
+    const now = await ctx.aws.instances({ ids });
+    if (!now.ok) return fromCloud(now);
+    const stopping = now.value.filter((i) => i.state === 'stopping').map((i) => i.id);
+    if (stopping.length > 0) {
+      const waited = await waitForState(ctx, stopping, 'stopped');
+      if (!waited.ok) return waited;
+    }
+    const toStart = now.value.filter((i) => i.state !== 'running' && i.state !== 'pending').map((i) => i.id);
+    if (toStart.length > 0) {
+      const started = await ctx.aws.startInstances(toStart);
+      if (!started.ok) return fromCloud(started);
+    }
+    const running = await waitForState(ctx, ids, 'running');
+    if (!running.ok) return running;
+    return done(toStart.length > 0 ? `started ${toStart.join(', ')}` : `already running: ${ids.join(', ')}`);
+  },
+};
+
+const clusterApiStep: ParkStep = {
+  name: 'cluster-api',
+  title: 'Wait for the cluster API (ACTIVE, /readyz)',
+  describe: () => Promise.resolve(ok(['EKS DescribeCluster ACTIVE, then GET /readyz'])),
+  run: async (ctx) => {
+    const started = ctx.now();
+    const waited = await pollUntil(
+      ctx,
+      ctx.park.ready_timeout,
+      async () => {
+        const described = await ctx.cloud.describeCluster(ctx.signal);
+        if (!described.ok)
+          return described.reason === 'auth' ? described : ok({ done: false, value: described.message });
+        if (described.value.status !== 'ACTIVE')
+          return ok({ done: false, value: `cluster is ${described.value.status}` });
+        const kube = await ctx.kube();
+        if (!kube.ok) return kube.reason === 'auth' ? kube : ok({ done: false, value: kube.message });
+        const ready = await kube.value.readyz(ctx.signal);
+        if (!ready.ok) return ready.reason === 'auth' ? ready : ok({ done: false, value: ready.message });
+        return ok({ done: ready.value, value: ready.value ? 'ready' : '/readyz says not ready' });
+      },
+      (last) =>
+        failed('not-ready', `the cluster API is not ready after ${formatDuration(ctx.park.ready_timeout)}: ${last}`),
+    );
+    if (!waited.ok) return waited;
+    return done(`ready after ${formatDuration(ctx.now() - started)}`);
+  },
+};
+
+const karpenterStep: ParkStep = {
+  name: 'karpenter',
+  title: 'Recreate the EC2NodeClasses and NodePools from the record',
+  describe: (ctx) => {
+    const { ec2nodeclasses, nodepools } = need(ctx).karpenter;
+    return Promise.resolve(
+      ok([
+        `EC2NodeClasses: ${listSome(ec2nodeclasses.map(nameOf)) || 'none'}`,
+        `NodePools: ${listSome(nodepools.map(nameOf)) || 'none'}`,
+      ]),
+    );
+  },
+  run: (ctx) =>
+    withKube(ctx, async (kube) => {
+      const { ec2nodeclasses, nodepools } = need(ctx).karpenter;
+      const notes: string[] = [];
+      // Classes first: a NodePool names its class in spec.template.spec.nodeClassRef.
+      for (const [ref, objects] of [
+        [KINDS.ec2nodeclasses, ec2nodeclasses],
+        [KINDS.nodepools, nodepools],
+      ] as const) {
+        for (const object of objects) {
+          const created = await kube.create(ref, object);
+          if (!created.ok) return fromCloud(created);
+          notes.push(`${nameOf(object)}${created.value === 'exists' ? ' (already there)' : ''}`);
+        }
+      }
+      return done(notes.length > 0 ? `created ${notes.join(', ')}` : 'nothing recorded');
+    }),
+};
+
+const karpenterReadyStep: ParkStep = {
+  name: 'karpenter-ready',
+  title: 'Wait for Karpenter (controller available, NodePools Ready)',
+  describe: (ctx) => {
+    const deployment = ctx.park.karpenter?.deployment;
+    return Promise.resolve(
+      ok([
+        ...(deployment ? [`deployment ${deployment.namespace}/${deployment.name} available`] : []),
+        `NodePools Ready: ${listSome(need(ctx).karpenter.nodepools.map(nameOf)) || 'none'}`,
+      ]),
+    );
+  },
+  run: (ctx) =>
+    withKube(ctx, async (kube) => {
+      const deployment = ctx.park.karpenter?.deployment;
+      const pools = need(ctx).karpenter.nodepools.map(nameOf);
+      const waited = await pollUntil(
+        ctx,
+        ctx.park.ready_timeout,
+        async () => {
+          if (deployment) {
+            const d = await kube.get({ ...KINDS.deployments, namespace: deployment.namespace }, deployment.name);
+            if (!d.ok)
+              return d.reason === 'not-found'
+                ? ok({ done: false, value: `deployment ${deployment.namespace}/${deployment.name} not found` })
+                : d;
+            if (Number(d.value.status?.availableReplicas ?? 0) < 1) {
+              return ok({
+                done: false,
+                value: `deployment ${deployment.namespace}/${deployment.name} has no available replica`,
+              });
+            }
+          }
+          const waiting: string[] = [];
+          for (const name of pools) {
+            const pool = await kube.get(KINDS.nodepools, name);
+            if (!pool.ok && pool.reason !== 'not-found') return pool;
+            if (!pool.ok || !isReady(pool.value)) waiting.push(name);
+          }
+          return ok({ done: waiting.length === 0, value: `NodePools not Ready: ${waiting.join(', ')}` });
+        },
+        (last) =>
+          failed('not-ready', `Karpenter is not ready after ${formatDuration(ctx.park.ready_timeout)}: ${last}`),
+      );
+      if (!waited.ok) return waited;
+      return done(`${deployment ? 'controller available, ' : ''}${pools.length} NodePools Ready`);
+    }),
+};
+
+const KYVERNO_RESOURCE_WEBHOOKS = {
+  validating: 'kyverno-resource-validating-webhook-cfg',
+  mutating: 'kyverno-resource-mutating-webhook-cfg',
+} as const;
+
+async function readyPods(
+  kube: KubeWriter,
+  namespace: string,
+): Promise<CloudResult<{ ready: KubeJson[]; all: KubeJson[] }>> {
+  const pods = await kube.list({ ...KINDS.pods, namespace });
+  if (!pods.ok) return pods;
+  const live = pods.value.filter((p) => podPhase(p) !== 'Succeeded' && p.metadata?.deletionTimestamp === undefined);
+  return ok({ ready: live.filter(isReady), all: live });
+}
+
+function restartPatch(at: string): Record<string, unknown> {
+  return { spec: { template: { metadata: { annotations: { [RESTARTED_AT]: at } } } } };
+}
+
+const kyvernoStep: ParkStep = {
+  name: 'kyverno',
+  title: 'Recover Kyverno if its fail-closed webhook has no ready pod',
+  describe: (ctx) =>
+    Promise.resolve(
+      ok([
+        `pods in ${ctx.park.kyverno?.namespace ?? ''}; webhooks ${Object.values(KYVERNO_RESOURCE_WEBHOOKS).join(', ')}`,
+      ]),
+    ),
+  run: (ctx) =>
+    withKube(ctx, async (kube) => {
+      const namespace = ctx.park.kyverno?.namespace ?? 'kyverno';
+      const pods = await readyPods(kube, namespace);
+      if (!pods.ok) return fromCloud(pods);
+      if (pods.value.ready.length > 0) return done(`${pods.value.ready.length} Kyverno pods ready; nothing to recover`);
+      const webhook = await kube.get(KINDS.validatingWebhooks, KYVERNO_RESOURCE_WEBHOOKS.validating);
+      if (!webhook.ok && webhook.reason !== 'not-found') return fromCloud(webhook);
+      const failClosed =
+        webhook.ok &&
+        ((webhook.value.webhooks ?? []) as { failurePolicy?: string }[]).some((w) => w.failurePolicy === 'Fail');
+      const actions: string[] = [];
+      if (failClosed) {
+        // With no Kyverno pod to answer, a fail-closed webhook blocks every pod, Kyverno's own included. Kyverno
+        // recreates its webhooks once it runs.
+        for (const [ref, name] of [
+          [KINDS.validatingWebhooks, KYVERNO_RESOURCE_WEBHOOKS.validating],
+          [KINDS.mutatingWebhooks, KYVERNO_RESOURCE_WEBHOOKS.mutating],
+        ] as const) {
+          const deleted = await kube.delete(ref, name);
+          if (!deleted.ok) return fromCloud(deleted);
+          if (deleted.value === 'deleted') actions.push(`deleted ${name}`);
+        }
+      }
+      const deployments = await kube.list({ ...KINDS.deployments, namespace });
+      if (!deployments.ok) return fromCloud(deployments);
+      const at = new Date(ctx.now()).toISOString();
+      for (const d of deployments.value) {
+        const patched = await kube.mergePatch({ ...KINDS.deployments, namespace }, nameOf(d), restartPatch(at));
+        if (!patched.ok) return fromCloud(patched);
+        actions.push(`restarted ${namespace}/${nameOf(d)}`);
+      }
+      const waited = await pollUntil(
+        ctx,
+        ctx.park.ready_timeout,
+        async () => {
+          const now = await readyPods(kube, namespace);
+          return now.ok ? ok({ done: now.value.ready.length > 0, value: now.value.all.length }) : now;
+        },
+        (count) =>
+          failed(
+            'not-ready',
+            `no Kyverno pod ready in ${namespace} after ${formatDuration(ctx.park.ready_timeout)} (${count} pods)`,
+            "look at the Kyverno pods' events and logs",
+          ),
+      );
+      if (!waited.ok) return waited;
+      return done(`${actions.join(', ')}; Kyverno ready`);
+    }),
+};
+
+const rolloutsStep: ParkStep = {
+  name: 'rollouts',
+  title: 'Restart the configured workloads',
+  describe: (ctx) => Promise.resolve(ok(ctx.park.rollouts.map((r) => `restart ${r.kind} ${r.namespace}/${r.name}`))),
+  run: (ctx) =>
+    withKube(ctx, async (kube) => {
+      const at = new Date(ctx.now()).toISOString();
+      for (const r of ctx.park.rollouts) {
+        const ref = { ...(r.kind === 'statefulset' ? KINDS.statefulsets : KINDS.deployments), namespace: r.namespace };
+        const patched = await kube.mergePatch(ref, r.name, restartPatch(at));
+        if (!patched.ok) {
+          return patched.reason === 'not-found'
+            ? failed('not-found', patched.message, `fix park.${ctx.env}.rollouts in .platctl.yaml`)
+            : fromCloud(patched);
+        }
+      }
+      return done(`restarted ${ctx.park.rollouts.map((r) => `${r.namespace}/${r.name}`).join(', ')}`);
+    }),
+};
+
+function startedAt(pod: KubeJson): number {
+  const start = pod.status?.startTime;
+  return typeof start === 'string' ? Date.parse(start) || 0 : 0;
+}
+
+const dbClientsStep: ParkStep = {
+  name: 'db-clients',
+  title: 'Restart database clients that started before their database',
+  describe: (ctx) =>
+    Promise.resolve(
+      ok(ctx.park.db_clients.map((c) => `${c.namespace}/${c.deployment} after CloudNativePG cluster ${c.database}`)),
+    ),
+  run: (ctx) =>
+    withKube(ctx, async (kube) => {
+      const restarted: string[] = [];
+      const fine: string[] = [];
+      const deadline = ctx.now() + ctx.park.db_clients_timeout;
+      for (const client of ctx.park.db_clients) {
+        const cnpg = { ...KINDS.cnpgClusters, namespace: client.namespace };
+        const waited = await pollUntil(
+          ctx,
+          Math.max(0, deadline - ctx.now()),
+          async () => {
+            const db = await kube.get(cnpg, client.database);
+            if (!db.ok) return db.reason === 'not-found' ? ok({ done: false, value: undefined }) : db;
+            const ready = condition(db.value, 'Ready');
+            return ok({ done: ready?.status === 'True', value: ready?.lastTransitionTime });
+          },
+          () =>
+            failed(
+              'not-ready',
+              `CloudNativePG cluster ${client.namespace}/${client.database} not ready after ${formatDuration(ctx.park.db_clients_timeout)}`,
+            ),
+        );
+        if (!waited.ok) return waited;
+        const readyAt = Date.parse(waited.value ?? '') || 0;
+        const deployment = await kube.get({ ...KINDS.deployments, namespace: client.namespace }, client.deployment);
+        if (!deployment.ok) return fromCloud(deployment);
+        const labels =
+          (deployment.value.spec?.selector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels ?? {};
+        const selector = Object.entries(labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',');
+        const pods = await kube.list(
+          { ...KINDS.pods, namespace: client.namespace },
+          selector ? { labelSelector: selector } : {},
+        );
+        if (!pods.ok) return fromCloud(pods);
+        const early = pods.value.filter((p) => startedAt(p) < readyAt);
+        if (early.length === 0) {
+          fine.push(`${client.namespace}/${client.deployment}`);
+          continue;
+        }
+        const patched = await kube.mergePatch(
+          { ...KINDS.deployments, namespace: client.namespace },
+          client.deployment,
+          restartPatch(new Date(ctx.now()).toISOString()),
+        );
+        if (!patched.ok) return fromCloud(patched);
+        restarted.push(
+          `${client.namespace}/${client.deployment} (${early.length} pods started before ${client.database})`,
+        );
+      }
+      return done(
+        [
+          restarted.length > 0 ? `restarted ${restarted.join(', ')}` : '',
+          fine.length > 0 ? `fine: ${fine.join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join('; '),
+      );
+    }),
+};
+
+const argoResumeStep: ParkStep = {
+  name: 'argocd-resume',
+  title: 'Resume Argo CD auto-sync',
+  describe: (ctx) =>
+    Promise.resolve(ok(need(ctx).argocd.apps.map((a) => `resume ${need(ctx).argocd.namespace}/${a.name}`))),
+  run: (ctx) =>
+    withKube(ctx, async (kube) => {
+      const { namespace, apps } = need(ctx).argocd;
+      for (const app of apps) {
+        const patched = await kube.mergePatch({ ...KINDS.applications, namespace }, app.name, {
+          spec: { syncPolicy: { automated: app.automated } },
+        });
+        if (!patched.ok) return fromCloud(patched);
+      }
+      return done(apps.length > 0 ? `resumed ${apps.map((a) => a.name).join(', ')}` : 'nothing was paused');
+    }),
+};
+
+const podsReadyStep: ParkStep = {
+  name: 'pods-ready',
+  title: 'Wait for every pod of the readiness namespaces',
+  describe: (ctx) => Promise.resolve(ok([`namespaces: ${ctx.park.ready_namespaces.join(', ')}`])),
+  run: (ctx) =>
+    withKube(ctx, async (kube) => {
+      const started = ctx.now();
+      const waited = await pollUntil(
+        ctx,
+        ctx.park.ready_timeout,
+        async () => {
+          const waiting: string[] = [];
+          let total = 0;
+          for (const namespace of ctx.park.ready_namespaces) {
+            const pods = await readyPods(kube, namespace);
+            if (!pods.ok) return pods;
+            total += pods.value.all.length;
+            waiting.push(...pods.value.all.filter((p) => !isReady(p)).map(qualified));
+          }
+          return ok({ done: waiting.length === 0, value: { waiting, total } });
+        },
+        (last) =>
+          failed(
+            'not-ready',
+            `pods not ready after ${formatDuration(ctx.park.ready_timeout)}: ${listSome(last.waiting)}`,
+            'see kubectl describe pod for each',
+          ),
+      );
+      if (!waited.ok) return waited;
+      return done(
+        `${waited.value.total} pods ready in ${ctx.park.ready_namespaces.join(', ')} after ${formatDuration(ctx.now() - started)}`,
+      );
+    }),
+};
+
+const unparkStep: ParkStep = {
+  name: 'unpark-record',
+  title: 'Mark the park record unparked',
+  describe: (ctx) => Promise.resolve(ok([`${ctx.records.location}: parked -> unparked (kept as history)`])),
+  run: async (ctx) => {
+    const current = await ctx.records.read();
+    if (!current.ok) return fromCloud(current);
+    if (!current.value || current.value.status === 'unparked') return done('already unparked');
+    const record: ParkRecord = {
+      ...current.value,
+      status: 'unparked',
+      unparked_at: new Date(ctx.now()).toISOString(),
+      unparked_by: { host: ctx.who.host, user: ctx.who.user },
+    };
+    const written = await ctx.records.write(record, false);
+    if (!written.ok) return fromCloud(written);
+    if (written.value === 'conflict') {
+      return failed(
+        'error',
+        `${ctx.records.location} changed while up ran`,
+        'look at it, then run platctl up --resume',
+      );
+    }
+    ctx.record = record;
+    return done(`unparked at ${record.unparked_at ?? ''}; parked since ${record.parked_at}`);
+  },
+};
+
+/** The steps of `up` for this environment's configuration and record. */
+export function upSteps(ctx: Pick<ParkContext, 'park' | 'record'>): ParkStep[] {
+  const record = ctx.record;
+  const karpenter =
+    record !== undefined && (record.karpenter.nodepools.length > 0 || record.karpenter.ec2nodeclasses.length > 0);
+  return [
+    nodeGroupsStep,
+    ...(record && record.bastions.length > 0 ? [bastionStep] : []),
+    clusterApiStep,
+    ...(karpenter ? [karpenterStep, karpenterReadyStep] : []),
+    ...(ctx.park.kyverno ? [kyvernoStep] : []),
+    ...(ctx.park.rollouts.length > 0 ? [rolloutsStep] : []),
+    ...(ctx.park.db_clients.length > 0 ? [dbClientsStep] : []),
+    ...(record && record.argocd.apps.length > 0 ? [argoResumeStep] : []),
+    ...(ctx.park.ready_namespaces.length > 0 ? [podsReadyStep] : []),
+    unparkStep,
+  ];
+}

@@ -1,0 +1,110 @@
+/**
+ * A recording proxy in front of moto: every AWS call a test makes through it is recorded (method, path, the query
+ * protocol's Action), so a test can count write calls (`--dry-run` must make none) and inject an answer for one
+ * call (an expired token in the middle of a run).
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface AwsCall {
+  readonly method: string;
+  readonly path: string;
+  /** `Action=` of the query protocols (EC2, STS), else undefined. */
+  readonly action?: string;
+}
+
+export interface InjectedAnswer {
+  readonly status: number;
+  readonly body: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface AwsProxy {
+  readonly endpoint: string;
+  readonly calls: AwsCall[];
+  /** Calls that change something: not a GET/HEAD, not a Describe/Get/List action. */
+  writes(): AwsCall[];
+  inject: ((call: AwsCall) => InjectedAnswer | undefined) | undefined;
+  close(): Promise<void>;
+}
+
+export function isWrite(call: AwsCall): boolean {
+  if (call.method === 'GET' || call.method === 'HEAD') return false;
+  if (call.action !== undefined) return !/^(Describe|Get|List)/.test(call.action);
+  return true;
+}
+
+/** An answer EKS (rest-json) gives for expired credentials. */
+export function expiredTokenJson(): InjectedAnswer {
+  return {
+    status: 403,
+    headers: { 'content-type': 'application/json', 'x-amzn-errortype': 'ExpiredTokenException' },
+    body: JSON.stringify({ message: 'The security token included in the request is expired' }),
+  };
+}
+
+export async function startAwsProxy(target: string): Promise<AwsProxy> {
+  const calls: AwsCall[] = [];
+  const state: { inject: AwsProxy['inject'] } = { inject: undefined };
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const url = request.url ?? '/';
+    const action =
+      /(?:^|&)Action=([A-Za-z]+)/.exec(body.toString('utf8'))?.[1] ?? /[?&]Action=([A-Za-z]+)/.exec(url)?.[1];
+    const call: AwsCall = {
+      method: request.method ?? 'GET',
+      path: url.split('?')[0] ?? url,
+      ...(action ? { action } : {}),
+    };
+    calls.push(call);
+    const injected = state.inject?.(call);
+    if (injected) {
+      response.writeHead(injected.status, injected.headers ?? {});
+      response.end(injected.body);
+      return;
+    }
+    const headers = { ...request.headers };
+    delete headers.host;
+    const answer = await fetch(`${target}${url}`, {
+      method: request.method ?? 'GET',
+      headers: headers as Record<string, string>,
+      ...(body.length > 0 ? { body } : {}),
+      redirect: 'manual',
+    });
+    const out = Buffer.from(await answer.arrayBuffer());
+    const outHeaders: Record<string, string> = {};
+    answer.headers.forEach((value, key) => {
+      if (!['content-encoding', 'transfer-encoding', 'content-length', 'connection'].includes(key))
+        outHeaders[key] = value;
+    });
+    response.writeHead(answer.status, { ...outHeaders, 'content-length': String(out.length) });
+    response.end(out);
+  };
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      response.writeHead(502);
+      response.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    calls,
+    writes: () => calls.filter(isWrite),
+    get inject() {
+      return state.inject;
+    },
+    set inject(value) {
+      state.inject = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
