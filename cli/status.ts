@@ -14,10 +14,12 @@ import { formatConfigErrors } from '../config/errors.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 
-export const statusVerb = defineVerb<object>({
-  command: 'status',
-  describe: "The last bootstrap/teardown run: each unit's status, duration, error and log; exit 0 only if it completed",
-  builder: (y) => y,
+export const statusVerb = defineVerb({
+  options: {},
+  examples: [
+    ['platctl status', 'the last run, unit by unit'],
+    ['platctl status --json', 'the same as JSON, for scripts'],
+  ],
   run: async (args, io) => {
     const found = await findConfig(io.cwd, args.config);
     if (!found.ok) {
