@@ -9,7 +9,7 @@ import { lockHeld } from '../engine/lock.js';
 import { countStatuses, renderStatus } from '../engine/reporters/summary.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
-import { findConfig } from '../config/load.js';
+import { findConfig } from '../config/find.js';
 import { formatConfigErrors } from '../config/errors.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
