@@ -11,6 +11,7 @@ import type { AccessEntry, EksAccess } from '../cloud/eks-access.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { loadCheckedConfig } from './project.js';
 import type { CliIo } from './verb.js';
+import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
 
 /** The tag that marks the entries platctl created; only these are ever pruned. */
@@ -19,10 +20,16 @@ export const MANAGED_TAG = { key: 'platctl.io/managed-by', value: 'platctl' } as
 /** How long the preflight asks the credentials to last: reconciling a cluster takes seconds. */
 const PREFLIGHT_BUDGET_MS = 5 * 60_000;
 
-const ACTIONS = ['reconcile', 'list'] as const;
+const ACCESS_OPTIONS = {
+  prune: {
+    type: 'boolean',
+    describe: 'Also delete entries platctl made that config no longer lists, and policies it no longer gives',
+  },
+  'dry-run': { type: 'boolean', describe: 'Print the changes without making them' },
+} as const satisfies OptionSpecs;
 
 export interface AccessArgs {
-  action?: (typeof ACTIONS)[number] | undefined;
+  action?: 'reconcile' | 'list' | undefined;
   prune?: boolean | undefined;
   'dry-run'?: boolean | undefined;
 }
@@ -298,29 +305,22 @@ async function reconcile(targets: readonly Target[], args: AccessArgs & { json?:
   return failed ? EXIT.failed : EXIT.ok;
 }
 
-export const accessVerb = defineVerb<AccessArgs>({
-  command: 'access [action]',
-  describe: 'Reconcile EKS access entries with access.<env>.principals; `access list` shows them',
-  builder: (y) =>
-    y
-      .positional('action', {
-        choices: ACTIONS,
-        default: 'reconcile' as const,
-        describe: 'reconcile: create and associate what config lists; list: show the entries',
-      })
-      .option('prune', {
-        type: 'boolean',
-        describe: 'Also delete entries platctl made that config no longer lists, and policies it no longer gives',
-      })
-      .option('dry-run', { type: 'boolean', describe: 'Print the changes without making them' })
-      .example('$0 access --dry-run', 'what would change, per environment')
-      .example('$0 access --env platform --prune', 'make platform match config exactly (entries platctl made)')
-      .example('$0 access list --json', 'every entry of every cluster, machine-readable'),
+export const accessVerb = defineVerb({
+  options: ACCESS_OPTIONS,
+  actions: {
+    reconcile: {
+      describe: 'Create and associate what config lists (the default)',
+      accepts: ['prune', 'dry-run'],
+    },
+    list: { describe: 'Show the entries of every cluster' },
+  },
+  defaultAction: 'reconcile',
+  examples: [
+    ['platctl access --dry-run', 'what would change, per environment'],
+    ['platctl access --env platform --prune', 'make platform match config exactly (entries platctl made)'],
+    ['platctl access list --json', 'every entry of every cluster, machine-readable'],
+  ],
   run: async (args, io) => {
-    if (args.action === 'list' && (args.prune || args['dry-run'])) {
-      io.stderr.write('platctl access list: --prune and --dry-run apply to reconciling, not to list\n');
-      return EXIT.usage;
-    }
     const checked = await loadCheckedConfig(args, io);
     if (!checked.ok) return checked.exitCode;
     const prepared = await prepare(args, checked.loaded.config, io);

@@ -5,7 +5,6 @@
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { Argv } from 'yargs';
 import type { Reporter, WalkEvent } from '../engine/events.js';
 import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
@@ -33,65 +32,70 @@ import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { checkWorktree } from '../engine/worktree.js';
 import { parkedRefusal } from './park-status.js';
+import type { ArgsOf, OptionSpecs } from './args.js';
 import { loadProject } from './project.js';
 import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { platctlVersion } from './version.js';
 
-/** Flags shared by `bootstrap` and `teardown`. */
-export interface WalkVerbArgs {
-  'dry-run'?: boolean | undefined;
-  resume?: boolean | undefined;
-  force?: boolean | undefined;
-  unit?: string[] | undefined;
-  'with-deps'?: boolean | undefined;
-  parallelism?: number | undefined;
-  'fail-fast'?: boolean | undefined;
-  yes?: boolean | undefined;
-  'allow-unresolved'?: boolean | undefined;
-}
-
-/** Declares the shared flags on a yargs builder. */
-export function walkVerbOptions(y: Argv<GlobalOptions>, command: RunCommand): Argv<WalkVerbArgs & GlobalOptions> {
+/** The options shared by `bootstrap` and `teardown`, worded for each. */
+export function walkVerbOptions(command: RunCommand) {
   const order = command === 'bootstrap' ? 'dependency order' : 'reverse dependency order';
-  return y
-    .option('dry-run', { type: 'boolean', describe: `Print the waves in ${order} and stop` })
-    .option('resume', {
-      type: 'boolean',
-      describe: `Continue the last ${command}: completed units are not run again`,
-    })
-    .option('force', {
+  return {
+    'dry-run': { type: 'boolean', describe: `Print the waves in ${order} and stop` },
+    resume: { type: 'boolean', describe: `Continue the last ${command}: completed units are not run again` },
+    force: {
       type: 'boolean',
       describe:
         command === 'bootstrap'
           ? 'With --resume: continue even though the graph changed; also: bootstrap a parked environment'
           : 'With --resume: continue even though the graph changed',
-    })
-    .option('unit', { type: 'string', array: true, describe: 'Only this unit id (repeatable)' })
-    .option('with-deps', {
+    },
+    unit: { type: 'string', value: 'ID', repeatable: true, describe: 'Only this unit id (repeatable)' },
+    'with-deps': {
       type: 'boolean',
       describe:
         command === 'bootstrap'
           ? 'With --unit: also every unit the selected ones depend on'
           : 'With --unit: also every unit that depends on the selected ones',
-    })
-    .option('parallelism', { type: 'number', describe: 'Units run at once (default: parallelism.apply, 4)' })
-    .option('fail-fast', { type: 'boolean', describe: 'Start nothing new after the first failure' })
-    .option('yes', {
+    },
+    parallelism: { type: 'integer', value: 'N', min: 1, describe: 'Units run at once (default: parallelism.apply, 4)' },
+    'fail-fast': { type: 'boolean', describe: 'Start nothing new after the first failure' },
+    yes: {
       type: 'boolean',
       describe: command === 'teardown' ? 'Do not ask for confirmation (required without a terminal)' : 'Assume yes',
-    })
-    .option('allow-unresolved', {
+    },
+    'allow-unresolved': {
       type: 'boolean',
       describe: 'Treat HCL expressions that need a real run as warnings during discovery',
-    });
+    },
+  } as const satisfies OptionSpecs;
 }
 
-export const bootstrapVerb = defineVerb<WalkVerbArgs>({
-  command: 'bootstrap',
-  describe: 'Apply every unit in dependency order, in parallel where the graph allows; --resume after a failure',
-  builder: (y) => walkVerbOptions(y, 'bootstrap'),
+/** The parsed flags of `bootstrap` and `teardown`. */
+export type WalkVerbArgs = ArgsOf<ReturnType<typeof walkVerbOptions>>;
+
+/** Rules between the flags, checked while parsing: a run never starts on a combination that means nothing. */
+export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string | undefined {
+  if (args.resume && args['dry-run']) return '--dry-run prints the whole plan; it does not combine with --resume';
+  if (args.resume && ((args.unit ?? []).length > 0 || (args.env ?? []).length > 0)) {
+    return '--resume continues the last run with its own selection; drop --unit/--env';
+  }
+  // bootstrap --force also overrides the parked-environment guard; teardown's only meaning is with --resume.
+  if (args.force && !args.resume && command !== 'bootstrap') return '--force only applies to --resume';
+  if (args['with-deps'] && (args.unit ?? []).length === 0) return '--with-deps needs --unit';
+  return undefined;
+}
+
+export const bootstrapVerb = defineVerb({
+  options: walkVerbOptions('bootstrap'),
+  check: (args) => checkWalkArgs('bootstrap', args),
+  examples: [
+    ['platctl bootstrap --dry-run', 'the waves, in the order they would apply'],
+    ['platctl bootstrap --unit platform/eks --with-deps', 'platform/eks and everything it needs'],
+    ['platctl bootstrap --resume', 'continue after a failure or an interruption'],
+  ],
   run: (args, io) => runWalkVerb('bootstrap', args, io),
 });
 
@@ -102,11 +106,6 @@ export interface WalkVerbHooks {
   readonly precheck?: () => string | undefined;
 }
 
-function usage(io: CliIo, message: string): number {
-  io.stderr.write(`platctl: ${message}\n`);
-  return EXIT.usage;
-}
-
 /** The shared body of `bootstrap` and `teardown`. */
 export async function runWalkVerb(
   command: RunCommand,
@@ -114,17 +113,6 @@ export async function runWalkVerb(
   io: CliIo,
   hooks: WalkVerbHooks = {},
 ): Promise<number> {
-  if (args.parallelism !== undefined && (!Number.isInteger(args.parallelism) || args.parallelism < 1)) {
-    return usage(io, `--parallelism ${String(args.parallelism)}: give a whole number of at least 1`);
-  }
-  if (args.resume && args['dry-run'])
-    return usage(io, '--dry-run prints the whole plan; it does not combine with --resume');
-  if (args.resume && ((args.unit ?? []).length > 0 || (args.env ?? []).length > 0)) {
-    return usage(io, '--resume continues the last run with its own selection; drop --unit/--env');
-  }
-  if (args.force && !args.resume && command !== 'bootstrap') return usage(io, '--force only applies to --resume');
-  if (args['with-deps'] && (args.unit ?? []).length === 0) return usage(io, '--with-deps needs --unit');
-
   const paint = makePaint(io.color);
   const human = args.json ? io.stderr : io.stdout;
   if (!args['dry-run']) {
@@ -135,7 +123,7 @@ export async function runWalkVerb(
     }
   }
 
-  const loaded = await loadProject(args, io);
+  const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
   if (!loaded.ok) return loaded.exitCode;
   const { root, config, discovery, configPath } = loaded.project;
   if (command === 'bootstrap' && !args.force && !args['dry-run']) {

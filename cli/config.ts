@@ -7,20 +7,16 @@ import { configJsonSchema } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
 import { formatConfigErrors } from '../config/errors.js';
 
-const ACTIONS = ['schema', 'check'] as const;
-
-export const configVerb = defineVerb<{ action: (typeof ACTIONS)[number] }>({
-  command: 'config <action>',
-  describe: 'The configuration file: print its JSON Schema (schema) or validate it (check)',
-  builder: (yargs) =>
-    yargs
-      .positional('action', {
-        choices: ACTIONS,
-        demandOption: true,
-        describe: 'schema: print the JSON Schema of .platctl.yaml; check: validate the configuration',
-      })
-      .example('$0 config schema > .platctl.schema.json', 'Write the schema for an editor')
-      .example('$0 config check', 'Validate the nearest .platctl.yaml'),
+export const configVerb = defineVerb({
+  options: {},
+  actions: {
+    schema: { describe: 'Print the JSON Schema of .platctl.yaml (for editors)' },
+    check: { describe: 'Validate the configuration, including the environment directories' },
+  },
+  examples: [
+    ['platctl config schema > .platctl.schema.json', 'Write the schema for an editor'],
+    ['platctl config check', 'Validate the nearest .platctl.yaml'],
+  ],
   run: async (args, io) => {
     switch (args.action) {
       case 'schema':

@@ -5,7 +5,6 @@
  */
 import { hostname, userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
-import type { Argv } from 'yargs';
 import { createEnvCloud } from '../cloud/environment.js';
 import type { EnvCloud } from '../cloud/environment.js';
 import { kubeWriterForEnv } from '../cloud/kube-writer.js';
@@ -24,6 +23,7 @@ import { runPark } from '../park/run.js';
 import { loadCheckedConfig } from './project.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
+import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
 
 export interface ParkArgs {
@@ -32,26 +32,27 @@ export interface ParkArgs {
   yes?: boolean | undefined;
 }
 
-export function parkOptions(y: Argv<GlobalOptions>, op: ParkOp): Argv<ParkArgs & GlobalOptions> {
-  const base = y
-    .option('dry-run', {
-      type: 'boolean',
-      describe: 'Show each step and what it would touch as it is now; change nothing',
-    })
-    .option('resume', { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` });
+/** The options of `down` and `up`; only `down` asks, so only it takes `--yes`. */
+export function parkOptions(op: ParkOp) {
+  const base = {
+    'dry-run': { type: 'boolean', describe: 'Show each step and what it would touch as it is now; change nothing' },
+    resume: { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` },
+  } as const satisfies OptionSpecs;
   return op === 'down'
-    ? base.option('yes', { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' })
+    ? ({
+        ...base,
+        yes: { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' },
+      } as const satisfies OptionSpecs)
     : base;
 }
 
-export const downVerb = defineVerb<ParkArgs>({
-  command: 'down',
-  describe: 'Park environments: scale their compute to zero (control plane and volumes stay); verify it costs nothing',
-  builder: (y) =>
-    parkOptions(y, 'down')
-      .example('$0 down --env platform --dry-run', 'what down would touch, as it is now')
-      .example('$0 down --yes', 'every environment with a park: entry (cron)')
-      .example('$0 down --resume --yes', 'finish a down that failed or was killed'),
+export const downVerb = defineVerb({
+  options: parkOptions('down'),
+  examples: [
+    ['platctl down --env platform --dry-run', 'what down would touch, as it is now'],
+    ['platctl down --yes', 'every environment with a park: entry (cron)'],
+    ['platctl down --resume --yes', 'finish a down that failed or was killed'],
+  ],
   run: (args, io) => runParkVerb('down', args, io),
 });
 

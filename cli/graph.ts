@@ -112,23 +112,23 @@ export function renderMermaid(view: GraphView): string {
 }
 
 export const graphVerb = defineVerb({
-  command: 'graph',
-  describe: 'Show the discovered unit graph and its waves',
-  builder: (y) =>
-    y
-      .option('format', { choices: GRAPH_FORMATS, default: 'text' as const, describe: 'Output format' })
-      .option('unit', { type: 'string', array: true, describe: 'Only this unit and what it needs (repeatable)' })
-      .option('reverse', { type: 'boolean', default: false, describe: 'Teardown order: edges turned around' })
-      .option('allow-unresolved', {
-        type: 'boolean',
-        default: false,
-        describe: 'Warn, not fail, on expressions that need a real run (run_cmd, outputs, AWS)',
-      })
-      .example('$0 graph --config examples/platform/.platctl.yaml', 'waves as text')
-      .example('$0 graph --format json --env platform', 'machine-readable graph of one environment')
-      .example('$0 graph --unit platform/eks --format dot | dot -Tsvg > eks.svg', 'what platform/eks needs'),
+  options: {
+    format: { type: 'choice', choices: GRAPH_FORMATS, default: 'text', describe: 'Output format' },
+    unit: { type: 'string', value: 'ID', repeatable: true, describe: 'Only this unit and what it needs (repeatable)' },
+    reverse: { type: 'boolean', default: false, describe: 'Teardown order: edges turned around' },
+    'allow-unresolved': {
+      type: 'boolean',
+      default: false,
+      describe: 'Warn, not fail, on expressions that need a real run (run_cmd, outputs, AWS)',
+    },
+  },
+  examples: [
+    ['platctl graph --config examples/platform/.platctl.yaml', 'waves as text'],
+    ['platctl graph --format json --env platform', 'machine-readable graph of one environment'],
+    ['platctl graph --unit platform/eks --format dot | dot -Tsvg > eks.svg', 'what platform/eks needs'],
+  ],
   run: async (args, io) => {
-    const loaded = await loadProject(args, io);
+    const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
     if (!loaded.ok) return loaded.exitCode;
     const { discovery, root } = loaded.project;
     for (const unit of args.unit ?? []) {

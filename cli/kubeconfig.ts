@@ -11,16 +11,24 @@ import { dirname, join, resolve } from 'node:path';
 import type { EnvironmentConfig } from '../config/schema.js';
 import { kubeconfigFiles } from '../cloud/kube.js';
 import { loadConfigOnly } from './validate.js';
+import type { ArgsOf, OptionSpecs } from './args.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 
-const ACTIONS = ['write', 'token'] as const;
+const KUBECONFIG_OPTIONS = {
+  output: {
+    type: 'string',
+    value: 'FILE',
+    describe: 'The kubeconfig to merge into (default: first KUBECONFIG entry, else ~/.kube/config)',
+  },
+  'exec-command': {
+    type: 'string',
+    value: 'CMD',
+    describe: 'The platctl kubectl should run for tokens (default: platctl on PATH)',
+  },
+} as const satisfies OptionSpecs;
 
-export interface KubeconfigArgs {
-  action?: (typeof ACTIONS)[number] | undefined;
-  output?: string | undefined;
-  'exec-command'?: string | undefined;
-}
+export type KubeconfigArgs = ArgsOf<typeof KUBECONFIG_OPTIONS>;
 
 /** The names platctl gives an environment's cluster, user and context. */
 export function contextName(env: string): string {
@@ -211,26 +219,19 @@ async function printToken(
   }
 }
 
-export const kubeconfigVerb = defineVerb<KubeconfigArgs>({
-  command: 'kubeconfig [action]',
-  describe: 'Write kubeconfig contexts for the clusters (kubectl gets EKS tokens from platctl, no aws CLI)',
-  builder: (y) =>
-    y
-      .positional('action', {
-        choices: ACTIONS,
-        default: 'write' as const,
-        describe: 'write: merge contexts into the kubeconfig; token: print an ExecCredential (used by kubectl)',
-      })
-      .option('output', {
-        type: 'string',
-        describe: 'The kubeconfig to merge into (default: first KUBECONFIG entry, else ~/.kube/config)',
-      })
-      .option('exec-command', {
-        type: 'string',
-        describe: 'The platctl kubectl should run for tokens (default: platctl on PATH)',
-      })
-      .example('$0 kubeconfig', 'a context per cluster in ~/.kube/config (platctl-<env>)')
-      .example('$0 kubeconfig --env platform --output ./kubeconfig', 'one cluster, into ./kubeconfig')
-      .example('$0 kubeconfig token --env platform', 'what kubectl runs: prints an ExecCredential'),
+export const kubeconfigVerb = defineVerb({
+  options: KUBECONFIG_OPTIONS,
+  actions: {
+    write: { describe: 'Merge a context per cluster into the kubeconfig', accepts: ['output', 'exec-command'] },
+    token: { describe: 'Print an ExecCredential with a fresh EKS token for one --env (what kubectl runs)' },
+  },
+  defaultAction: 'write',
+  check: (args) =>
+    args.action === 'token' && args.env?.length !== 1 ? 'kubeconfig token needs exactly one --env' : undefined,
+  examples: [
+    ['platctl kubeconfig', 'a context per cluster in ~/.kube/config (platctl-<env>)'],
+    ['platctl kubeconfig --env platform --output ./kubeconfig', 'one cluster, into ./kubeconfig'],
+    ['platctl kubeconfig token --env platform', 'what kubectl runs: prints an ExecCredential'],
+  ],
   run: (args, io) => (args.action === 'token' ? printToken(args, io) : writeKubeconfig(args, io)),
 });

@@ -1,11 +1,18 @@
 /**
- * The command line: global options, verb dispatch, colour and signal policy. This file and the verb modules are the
- * only code that reads `process.argv`/`process.env` or decides an exit code.
+ * The command line: finding the verb, parsing its whole command line, help, version, colour, and the exit code of
+ * a bug. This file and the verb modules are the only code that reads `process.argv`/`process.env` or decides an
+ * exit code.
+ *
+ * Order matters: the command line is understood in full (`cli/args.ts`) before a verb's `run` is called, so a typo
+ * never runs anything. Only the named verb's module is loaded (`cli/verbs.ts`), and `--help`/`--version` load none.
  */
-import yargs from 'yargs';
-import type { CommandModule } from 'yargs';
-import type { CliIo, GlobalOptions } from './verb.js';
+import type { ParseError } from './args.js';
+import { findVerb, parseVerb } from './args.js';
+import { bugReport } from './bug.js';
+import { topHelp, verbHelp } from './help.js';
+import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
+import type { VerbEntry } from './verbs.js';
 import { VERBS } from './verbs.js';
 import { platctlVersion } from './version.js';
 
@@ -27,71 +34,83 @@ export interface MainOptions {
   readonly env?: CliIo['env'];
   readonly cwd?: string;
   readonly signal?: AbortSignal;
+  /** The verbs to dispatch to (default: `VERBS`); tests inject their own. */
+  readonly verbs?: readonly VerbEntry[];
+}
+
+/** Prints parse errors, each with its did-you-mean, and where to read more; the exit code is always 2. */
+function refuse(errors: readonly ParseError[], stderr: CliIo['stderr']): number {
+  for (const error of errors) stderr.write(`platctl: ${error.message}\n`);
+  const hints = [...new Set(errors.map((e) => e.hint))];
+  stderr.write(`  ${hints.join('; ')}. Nothing was run.\n`);
+  return EXIT.usage;
+}
+
+/** The context of a bug report, from this process. */
+export function bugContext(argv: readonly string[]): Parameters<typeof bugReport>[1] {
+  return { argv, version: platctlVersion(), node: process.version, platform: `${process.platform}/${process.arch}` };
 }
 
 /** Runs platctl with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  const env = options.env ?? process.env;
-  const cwd = options.cwd ?? process.cwd();
-  const signal = options.signal ?? new AbortController().signal;
-  let exitCode: number = EXIT.ok;
-  let failure: string | undefined;
+  const verbs = options.verbs ?? VERBS;
+  const width = Math.min(120, (stdout as { columns?: number }).columns ?? 100);
 
-  let parser = yargs()
-    .scriptName('platctl')
-    .usage('$0 <verb> [options]\n\nOrchestrate a Terragrunt-built AWS platform.')
-    .option('config', { type: 'string', describe: 'Path to .platctl.yaml (default: search upward from the cwd)' })
-    .option('env', { type: 'string', array: true, describe: 'Only this environment (repeatable)' })
-    .option('json', { type: 'boolean', describe: 'Machine output on stdout; human text on stderr' })
-    .option('color', { type: 'boolean', describe: 'Colour output (--no-color turns it off; NO_COLOR too)' })
-    .option('verbose', { type: 'boolean', describe: 'More detail' })
-    .strict()
-    .demandCommand(1, 'Name a verb: see platctl --help')
-    .recommendCommands()
-    .help()
-    .version(platctlVersion())
-    .wrap(Math.min(120, (stdout as { columns?: number }).columns ?? 100))
-    .exitProcess(false)
-    .fail((message, error) => {
-      if (error) throw error;
-      failure = message;
-    });
-
-  for (const verb of VERBS) {
-    const module: CommandModule<GlobalOptions, GlobalOptions> = {
-      command: verb.command,
-      describe: verb.describe,
-      builder: (y) => verb.builder(y),
-      handler: async (args) => {
-        const isTTY = Boolean((args.json ? stderr : stdout).isTTY);
-        const io: CliIo = { stdout, stderr, env, cwd, signal, color: colorEnabled(env, isTTY, args.color) };
-        exitCode = await verb.run(args, io);
-      },
-    };
-    parser = parser.command(module);
-  }
-
-  // --help/--version print and stop; yargs hands their text to the parse callback instead of printing it.
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    stdout.write(`${platctlVersion()}\n`);
+  const found = findVerb(
+    argv,
+    verbs.map((v) => v.name),
+  );
+  if (found.type === 'unknown-verb') return refuse(found.errors, stderr);
+  if (found.type === 'none') {
+    if (found.version) stdout.write(`${platctlVersion()}\n`);
+    else if (found.help) stdout.write(topHelp(verbs, width));
+    else return refuse(found.errors, stderr);
     return EXIT.ok;
   }
-  let helpText = '';
+
+  const entry = verbs.find((v) => v.name === found.name)!;
   try {
-    await parser.parseAsync([...argv], {}, (_err, _argv, output) => {
-      helpText = output;
-    });
+    const verb = await entry.load();
+    const parsed = parseVerb(argv, found.index, { name: entry.name, ...verb });
+    switch (parsed.type) {
+      case 'error':
+        return refuse(parsed.errors, stderr);
+      case 'help':
+        stdout.write(verbHelp(entry, verb, parsed.action, width));
+        return EXIT.ok;
+      case 'version':
+        stdout.write(`${platctlVersion()}\n`);
+        return EXIT.ok;
+      case 'ok':
+        break;
+    }
+    const { args } = parsed;
+    const env = options.env ?? process.env;
+    const isTTY = Boolean((args.json === true ? stderr : stdout).isTTY);
+    const io: CliIo = {
+      stdout,
+      stderr,
+      env,
+      cwd: options.cwd ?? process.cwd(),
+      signal: options.signal ?? new AbortController().signal,
+      color: colorEnabled(env, isTTY, args.color as boolean | undefined),
+    };
+    return await verb.run(args, io);
   } catch (error) {
-    stderr.write(`platctl: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT.usage;
+    stderr.write(bugReport(error, bugContext(argv)));
+    return EXIT.bug;
   }
-  if (failure !== undefined) {
-    if (helpText) stderr.write(`${helpText}\n`);
-    else stderr.write(`platctl: ${failure}\n`);
-    return EXIT.usage;
-  }
-  if (helpText) stdout.write(`${helpText}\n`);
-  return exitCode;
+}
+
+/**
+ * An exception thrown outside `main`'s own try (a stream's error event, a timer, a promise nobody awaited) is a bug
+ * too: the same report and exit code, instead of Node's default exit code 1, which would read as "a unit failed".
+ */
+export function exitOnUncaughtBug(argv: readonly string[]): void {
+  process.on('uncaughtException', (error) => {
+    process.stderr.write(bugReport(error, bugContext(argv)));
+    process.exit(EXIT.bug);
+  });
 }

@@ -14,16 +14,18 @@ import { countStatuses, renderStatus } from '../engine/reporters/summary.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { RunState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
-import { findConfig } from '../config/load.js';
+import { findConfig } from '../config/find.js';
 import { formatConfigErrors } from '../config/errors.js';
 import { parkStatusJson, printParkStatus } from './park-status.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 
-export const statusVerb = defineVerb<object>({
-  command: 'status',
-  describe: "The last bootstrap/teardown run: each unit's status, duration, error and log; exit 0 only if it completed",
-  builder: (y) => y,
+export const statusVerb = defineVerb({
+  options: {},
+  examples: [
+    ['platctl status', 'the last run, unit by unit'],
+    ['platctl status --json', 'the same as JSON, for scripts'],
+  ],
   run: async (args, io) => {
     const found = await findConfig(io.cwd, args.config);
     if (!found.ok) {

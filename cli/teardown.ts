@@ -6,8 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest } from '../engine/run.js';
-import { runWalkVerb, walkVerbOptions } from './bootstrap.js';
-import type { WalkVerbArgs } from './bootstrap.js';
+import { checkWalkArgs, runWalkVerb, walkVerbOptions } from './bootstrap.js';
 import type { CliIo } from './verb.js';
 import { defineVerb } from './verb.js';
 
@@ -61,10 +60,14 @@ async function confirmOnTerminal(request: ConfirmRequest, io: CliIo, paint: Pain
   }
 }
 
-export const teardownVerb = defineVerb<WalkVerbArgs>({
-  command: 'teardown',
-  describe: 'Destroy units in reverse dependency order, sparing the floor (teardown_skip); asks first unless --yes',
-  builder: (y) => walkVerbOptions(y, 'teardown'),
+export const teardownVerb = defineVerb({
+  options: walkVerbOptions('teardown'),
+  check: (args) => checkWalkArgs('teardown', args),
+  examples: [
+    ['platctl teardown --dry-run', 'the waves, in the order they would be destroyed'],
+    ['platctl teardown --env preprod', 'destroy one environment (asks first)'],
+    ['platctl teardown --yes --fail-fast', 'unattended, stopping at the first failure'],
+  ],
   run: (args, io) =>
     runWalkVerb('teardown', args, io, {
       precheck: () =>

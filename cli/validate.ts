@@ -9,15 +9,30 @@ import type { ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
 import { loadCheckedConfig, loadProject } from './project.js';
 import { exitCodeForSignal, handleInterruptions } from './signals.js';
+import type { ArgsOf, OptionSpecs } from './args.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 
-export interface ValidateArgs {
-  check?: string | undefined;
-  concurrency?: number | undefined;
-  'allow-unresolved'?: boolean | undefined;
-  'dry-run'?: boolean | undefined;
-}
+const VALIDATE_OPTIONS = {
+  check: {
+    type: 'string',
+    value: 'PREFIX',
+    describe: 'Only checks whose id starts with this (plus what they depend on), e.g. tailscale, unit/eks, iam',
+  },
+  concurrency: { type: 'integer', value: 'N', min: 1, describe: 'Checks at once (default: parallelism.validate, 8)' },
+  'allow-unresolved': {
+    type: 'boolean',
+    default: false,
+    describe: 'Warn, not fail, on expressions discovery cannot evaluate offline',
+  },
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    describe: 'List the checks that would run (which check each unit gets) and call nothing',
+  },
+} as const satisfies OptionSpecs;
+
+export type ValidateArgs = ArgsOf<typeof VALIDATE_OPTIONS>;
 
 /** What validate needs from a loaded project; units only when a per-unit check can be selected. */
 export interface ValidateProject {
@@ -125,42 +140,17 @@ export async function runValidate(
   return outcome.report.healthy ? EXIT.ok : EXIT.failed;
 }
 
-export const validateVerb = defineVerb<ValidateArgs>({
-  command: 'validate',
-  describe: 'Health probe: credentials, deployer role and state bucket first, then every unit and endpoint',
-  builder: (y) =>
-    y
-      .option('check', {
-        type: 'string',
-        describe: 'Only checks whose id starts with this (plus what they depend on), e.g. tailscale, unit/eks, iam',
-      })
-      .option('concurrency', {
-        type: 'number',
-        describe: 'Checks at once (default: parallelism.validate, 8)',
-      })
-      .option('allow-unresolved', {
-        type: 'boolean',
-        default: false,
-        describe: 'Warn, not fail, on expressions discovery cannot evaluate offline',
-      })
-      .option('dry-run', {
-        type: 'boolean',
-        default: false,
-        describe: 'List the checks that would run (which check each unit gets) and call nothing',
-      })
-      .example('$0 validate', 'every check of every environment; exit 0 when healthy')
-      .example('$0 validate --env platform --json', 'one environment, machine-readable')
-      .example('$0 validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)')
-      .example('$0 validate --dry-run', 'the planned checks, without calling anything'),
+export const validateVerb = defineVerb({
+  options: VALIDATE_OPTIONS,
+  check: (args) =>
+    args.check !== undefined && args.check.trim() === '' ? '--check needs a prefix, e.g. --check tailscale' : undefined,
+  examples: [
+    ['platctl validate', 'every check of every environment; exit 0 when healthy'],
+    ['platctl validate --env platform --json', 'one environment, machine-readable'],
+    ['platctl validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)'],
+    ['platctl validate --dry-run', 'the planned checks, without calling anything'],
+  ],
   run: async (args, io) => {
-    if (args.concurrency !== undefined && (!Number.isInteger(args.concurrency) || args.concurrency < 1)) {
-      io.stderr.write(`platctl: --concurrency must be a positive integer, not ${String(args.concurrency)}\n`);
-      return EXIT.usage;
-    }
-    if (args.check !== undefined && args.check.trim() === '') {
-      io.stderr.write('platctl: --check needs a prefix, e.g. --check tailscale\n');
-      return EXIT.usage;
-    }
     const { prefixNeedsUnits } = await import('../validate/plan.js');
     const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
     if (!loaded.ok) return loaded.exitCode;

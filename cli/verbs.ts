@@ -1,29 +1,71 @@
 /**
- * Every verb platctl knows, in the order `--help` lists them. Add a verb by writing `cli/<verb>.ts` that exports a
- * `Verb` and listing it here.
+ * Every verb platctl knows, in the order `platctl --help` lists them.
+ *
+ * Adding a verb is one entry here: its name, the one-line description `platctl --help` shows, and a `load` that
+ * imports its module (`cli/<verb>.ts`, exporting a `defineVerb({ options, run, ... })`). The import is dynamic on
+ * purpose: a verb's code (and the AWS SDK, the Kubernetes client, the HCL parser it pulls in) is loaded only when
+ * that verb runs, so `platctl --help`, `--version` and every other verb start fast. Keep this file free of static
+ * imports of verb modules.
  */
 import type { Verb } from './verb.js';
-import { configVerb } from './config.js';
-import { graphVerb } from './graph.js';
-import { bootstrapVerb } from './bootstrap.js';
-import { teardownVerb } from './teardown.js';
-import { statusVerb } from './status.js';
-import { validateVerb } from './validate.js';
-import { kubeconfigVerb } from './kubeconfig.js';
-import { accessVerb } from './access.js';
-import { downVerb } from './down.js';
-import { upVerb } from './up.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each verb has its own argument type
-export const VERBS: Verb<any>[] = [
-  graphVerb,
-  bootstrapVerb,
-  teardownVerb,
-  statusVerb,
-  validateVerb,
-  kubeconfigVerb,
-  accessVerb,
-  downVerb,
-  upVerb,
-  configVerb,
+export interface VerbEntry {
+  readonly name: string;
+  /** One line, for `platctl --help` and the top of `platctl <verb> --help`. */
+  readonly describe: string;
+  readonly load: () => Promise<Verb>;
+}
+
+export const VERBS: readonly VerbEntry[] = [
+  {
+    name: 'graph',
+    describe: 'Show the discovered unit graph and its waves',
+    load: async () => (await import('./graph.js')).graphVerb,
+  },
+  {
+    name: 'bootstrap',
+    describe: 'Apply every unit in dependency order, in parallel where the graph allows; --resume after a failure',
+    load: async () => (await import('./bootstrap.js')).bootstrapVerb,
+  },
+  {
+    name: 'teardown',
+    describe: 'Destroy units in reverse dependency order, sparing the floor (teardown_skip); asks first unless --yes',
+    load: async () => (await import('./teardown.js')).teardownVerb,
+  },
+  {
+    name: 'status',
+    describe:
+      "The last bootstrap/teardown run: each unit's status, duration, error and log; exit 0 only if it completed",
+    load: async () => (await import('./status.js')).statusVerb,
+  },
+  {
+    name: 'validate',
+    describe: 'Health probe: credentials, deployer role and state bucket first, then every unit and endpoint',
+    load: async () => (await import('./validate.js')).validateVerb,
+  },
+  {
+    name: 'kubeconfig',
+    describe: 'Write kubeconfig contexts for the clusters (kubectl gets EKS tokens from platctl, no aws CLI)',
+    load: async () => (await import('./kubeconfig.js')).kubeconfigVerb,
+  },
+  {
+    name: 'access',
+    describe: 'Reconcile EKS access entries with access.<env>.principals (list, --prune, --dry-run)',
+    load: async () => (await import('./access.js')).accessVerb,
+  },
+  {
+    name: 'down',
+    describe: "Park environments: scale compute to zero, record first, verify through AWS (from cron)",
+    load: async () => (await import('./down.js')).downVerb,
+  },
+  {
+    name: 'up',
+    describe: 'Unpark environments from their park record; done when the pods are ready',
+    load: async () => (await import('./up.js')).upVerb,
+  },
+  {
+    name: 'config',
+    describe: 'The configuration file: print its JSON Schema (schema) or validate it (check)',
+    load: async () => (await import('./config.js')).configVerb,
+  },
 ];

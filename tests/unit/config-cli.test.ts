@@ -2,10 +2,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import yargs from 'yargs';
-import type { CommandModule } from 'yargs';
 import { configVerb } from '../../cli/config.js';
-import type { CliIo, GlobalOptions } from '../../cli/verb.js';
+import type { CliIo } from '../../cli/verb.js';
+import { runCli } from '../helpers/run-cli.js';
 import { parseConfig } from '../../config/load.js';
 import { configSchema } from '../../config/schema.js';
 import { schemaKeyPaths } from '../../config/schema-walk.js';
@@ -31,37 +30,6 @@ function io(cwd: string): CliIo & { stdout: Collect; stderr: Collect } {
     color: false,
     signal: new AbortController().signal,
   };
-}
-
-/**
- * Mounts the verb on a yargs parser as cli/main.ts does (main.ts itself pulls in every verb, including ones still
- * being written), and runs `argv`.
- */
-async function runCommandLine(
-  argv: string[],
-  streams: CliIo,
-): Promise<{ code: number | undefined; failure: string | undefined }> {
-  let code: number | undefined;
-  let failure: string | undefined;
-  const module: CommandModule<GlobalOptions, GlobalOptions> = {
-    command: configVerb.command,
-    describe: configVerb.describe,
-    builder: (y) => configVerb.builder(y),
-    handler: async (args) => {
-      code = await configVerb.run(args as unknown as Parameters<typeof configVerb.run>[0], streams);
-    },
-  };
-  await yargs()
-    .option('config', { type: 'string' })
-    .option('json', { type: 'boolean' })
-    .command(module)
-    .strict()
-    .exitProcess(false)
-    .fail((message) => {
-      failure = message;
-    })
-    .parseAsync(argv);
-  return { code, failure };
 }
 
 /** Whether `data` has `keyPath`, where `*` is any map key and `[]` any list item. */
@@ -94,13 +62,14 @@ describe('platctl config schema', () => {
     expect(streams.stderr.text).toBe('');
   });
 
-  it('parses its command line the way cli/main.ts mounts it', async () => {
-    const streams = io(REPO);
-    const exit = await runCommandLine(['config', 'schema'], streams);
-    expect(exit).toEqual({ code: 0, failure: undefined });
-    expect(JSON.parse(streams.stdout.text)).toHaveProperty('properties.environments');
-    const bad = await runCommandLine(['config', 'lint'], io(REPO));
-    expect(bad.failure).toMatch(/Invalid values/);
+  it('runs from the command line, and refuses an unknown action with a did-you-mean', async () => {
+    const schema = await runCli(['config', 'schema'], { cwd: REPO });
+    expect(schema.code).toBe(0);
+    expect(JSON.parse(schema.stdout)).toHaveProperty('properties.environments');
+    const bad = await runCli(['config', 'chek'], { cwd: REPO });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown action "chek" for platctl config; did you mean check?');
+    expect(bad.stdout).toBe('');
   });
 });
 

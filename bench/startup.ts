@@ -1,0 +1,157 @@
+/**
+ * bench/startup: how fast each verb answers, measured as a user runs it: the whole `node bin/platctl.js ...`
+ * process, from spawn to exit, side by side with `node -e 0` (Node's own start-up) in the same rounds.
+ *
+ *   npm run build && node dist/bench/startup.js [--runs 11] [--units 5000] [--bin other/bin/platctl.js]...
+ *
+ * Every round runs every case once (interleaved), so a machine whose speed drifts affects all cases alike; the
+ * table shows medians, and each ratio is the median of the per-round ratios to that round's `node -e 0`. With
+ * several `--bin` (another build, e.g. main's), each is measured in the same rounds, for a before/after.
+ *
+ * Targets (issue 9): `--version` and `--help` <= 2x `node -e 0`; `status` <= 2.5x; `graph` of examples/platform,
+ * warm, <= 3x; `graph` of 5,000 units (bench/discovery's generated repository) <= 1.5 s cold, <= 0.3 s warm.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generate } from './discovery.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Case {
+  readonly name: string;
+  /** Arguments after `node` (the platctl binary is spliced in where `BIN` stands). */
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** Run before each measured run, not timed (a cold cache). */
+  readonly before?: () => void;
+  /** Target: a ratio to `node -e 0` (`x`) or an absolute time (`ms`). */
+  readonly target?: { readonly x: number } | { readonly ms: number };
+  /** The exit code a correct run has. */
+  readonly exit: number;
+}
+
+const BIN = '<platctl>';
+
+function option(args: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  args.forEach((arg, i) => {
+    if (arg === name && args[i + 1] !== undefined) out.push(args[i + 1]!);
+  });
+  return out;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Wall time of one whole process, in ms; throws when it does not exit as a correct run would. */
+function time(bin: string, c: Case): number {
+  c.before?.();
+  const args = c.args.map((a) => (a === BIN ? bin : a));
+  const start = performance.now();
+  const result = spawnSync(process.execPath, args, { cwd: c.cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = performance.now() - start;
+  if (result.status !== c.exit) {
+    throw new Error(`${c.name} with ${bin}: exit ${result.status}, wanted ${c.exit}\n${String(result.stderr)}`);
+  }
+  return ms;
+}
+
+/** A copy of examples/platform with a completed bootstrap recorded (a stand-in terragrunt that applies at once). */
+function platformCopy(work: string, bin: string): string {
+  const root = join(work, 'platform');
+  cpSync(join(REPO, 'examples', 'platform'), root, {
+    recursive: true,
+    filter: (src) => !src.includes('.platctl-cache') && !src.includes('.platctl-state'),
+  });
+  const fake = join(work, 'terragrunt');
+  writeFileSync(fake, '#!/bin/sh\necho "Apply complete! Resources: 0 added, 0 changed, 0 destroyed."\n');
+  chmodSync(fake, 0o755);
+  // The stand-in runs nothing, so the machine's Terraform CLI settings must not stop it.
+  const { TF_CLI_CONFIG_FILE: _config, TF_PLUGIN_CACHE_DIR: _cache, ...env } = process.env;
+  const done = spawnSync(process.execPath, [bin, 'bootstrap'], {
+    cwd: root,
+    env: { ...env, PLATCTL_TERRAGRUNT: fake, PLATCTL_TF_PATH: '/bin/true', NO_COLOR: '1' },
+    encoding: 'utf8',
+  });
+  if (done.status !== 0) throw new Error(`bootstrap of the example platform failed:\n${done.stdout}${done.stderr}`);
+  return root;
+}
+
+function main(): void {
+  const argv = process.argv.slice(2);
+  const runs = Number(option(argv, '--runs')[0] ?? 11);
+  const units = Number(option(argv, '--units')[0] ?? 5000);
+  const bins = option(argv, '--bin').map((b) => resolve(b));
+  if (bins.length === 0) bins.push(join(REPO, 'bin', 'platctl.js'));
+
+  const work = mkdtempSync(join(tmpdir(), 'platctl-bench-startup-'));
+  try {
+    const platform = platformCopy(work, bins[0]!);
+    const big = join(work, `repo-${units}`);
+    generate(big, units);
+    const noCache = (root: string) => () => rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
+    const cases: Case[] = [
+      { name: 'node -e 0', args: ['-e', '0'], cwd: work, exit: 0 },
+      { name: 'platctl --version', args: [BIN, '--version'], cwd: work, target: { x: 2 }, exit: 0 },
+      { name: 'platctl --help', args: [BIN, '--help'], cwd: work, target: { x: 2 }, exit: 0 },
+      { name: 'platctl status', args: [BIN, 'status'], cwd: platform, target: { x: 2.5 }, exit: 0 },
+      { name: 'platctl graph (example, warm)', args: [BIN, 'graph'], cwd: platform, target: { x: 3 }, exit: 0 },
+      {
+        name: `platctl graph (${units} units, cold)`,
+        args: [BIN, 'graph'],
+        cwd: big,
+        before: noCache(big),
+        target: { ms: 1500 },
+        exit: 0,
+      },
+      { name: `platctl graph (${units} units, warm)`, args: [BIN, 'graph'], cwd: big, target: { ms: 300 }, exit: 0 },
+    ];
+    // One untimed run of each fills the caches the warm cases rely on (and proves every case works).
+    for (const bin of bins) for (const c of cases) time(bin, c);
+
+    const samples = new Map<string, number[]>();
+    const ratios = new Map<string, number[]>();
+    const push = (map: Map<string, number[]>, key: string, value: number) =>
+      map.set(key, [...(map.get(key) ?? []), value]);
+    for (let round = 0; round < runs; round += 1) {
+      for (const bin of bins) {
+        const baseline = time(bin, cases[0]!);
+        push(samples, `${bin}\0${cases[0]!.name}`, baseline);
+        for (const c of cases.slice(1)) {
+          const ms = time(bin, c);
+          push(samples, `${bin}\0${c.name}`, ms);
+          push(ratios, `${bin}\0${c.name}`, ms / baseline);
+        }
+      }
+    }
+
+    const out: string[] = [
+      `whole-process start-up, median of ${runs} interleaved rounds (${process.platform}, Node ${process.version})`,
+    ];
+    bins.forEach((bin, i) => {
+      out.push('', `[${i + 1}] ${bin}`, `${'case'.padEnd(36)}${'median'.padStart(10)}${'vs node'.padStart(9)}  target`);
+      for (const c of cases) {
+        const key = `${bin}\0${c.name}`;
+        const ms = median(samples.get(key) ?? []);
+        const ratio = ratios.has(key) ? median(ratios.get(key)!) : 1;
+        let verdict = '';
+        if (c.target && 'x' in c.target) verdict = `<= ${c.target.x}x ${ratio <= c.target.x ? 'ok' : 'MISSED'}`;
+        if (c.target && 'ms' in c.target) verdict = `<= ${c.target.ms} ms ${ms <= c.target.ms ? 'ok' : 'MISSED'}`;
+        out.push(
+          `${c.name.padEnd(36)}${`${ms.toFixed(0)} ms`.padStart(10)}${`${ratio.toFixed(2)}x`.padStart(9)}  ${verdict}`,
+        );
+      }
+    });
+    process.stdout.write(`${out.join('\n')}\n`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

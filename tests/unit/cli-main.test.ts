@@ -1,0 +1,214 @@
+/**
+ * cli/main.ts with the real verb registry, each verb's `run` replaced by a spy: a command line that is not fully
+ * understood never reaches a verb, --help and --version load no verb module, and an exception is a bug (exit 70).
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it, vi } from 'vitest';
+import { GLOBAL_OPTIONS } from '../../cli/args.js';
+import { main } from '../../cli/main.js';
+import type { Verb } from '../../cli/verb.js';
+import type { VerbEntry } from '../../cli/verbs.js';
+import { VERBS } from '../../cli/verbs.js';
+import { PassThrough } from 'node:stream';
+
+interface Spied {
+  readonly verbs: VerbEntry[];
+  readonly runs: ReturnType<typeof vi.fn>;
+  readonly loads: ReturnType<typeof vi.fn>;
+}
+
+/** The real registry and option declarations, with every `run` recorded instead of run. */
+function spiedRegistry(): Spied {
+  const runs = vi.fn(() => Promise.resolve(0));
+  const loads = vi.fn();
+  const verbs = VERBS.map((entry): VerbEntry => ({
+    ...entry,
+    load: async () => {
+      loads(entry.name);
+      const verb = await entry.load();
+      return { ...verb, run: runs };
+    },
+  }));
+  return { verbs, runs, loads };
+}
+
+async function run(argv: string[], verbs: readonly VerbEntry[] = VERBS) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const code = await main(argv, { stdout, stderr, env: {}, cwd: '/nonexistent', verbs });
+  return { code, stdout: out, stderr: err };
+}
+
+/** A plausible typo: the option's name with one letter dropped (`--dry-run` -> `--dry-rn`). */
+function misspell(name: string): string {
+  const at = Math.max(1, Math.floor(name.length / 2));
+  return `--${name.slice(0, at)}${name.slice(at + 1)}`;
+}
+
+/** Every verb, once per action (the default action as no word), with its options. */
+async function verbLines(): Promise<{ entry: VerbEntry; verb: Verb; words: string[]; options: string[] }[]> {
+  const out = [];
+  for (const entry of VERBS) {
+    const verb = await entry.load();
+    const actions = verb.actions ? Object.entries(verb.actions) : [];
+    if (actions.length === 0) out.push({ entry, verb, words: [entry.name], options: Object.keys(verb.options) });
+    for (const [action, spec] of actions) {
+      const words = action === verb.defaultAction ? [entry.name] : [entry.name, action];
+      out.push({ entry, verb, words, options: [...(spec.accepts ?? [])] });
+    }
+  }
+  return out;
+}
+
+const GLOBALS = Object.keys(GLOBAL_OPTIONS).filter((name) => name !== 'help' && name !== 'version');
+
+describe('platctl refuses a command line it does not fully understand, before any verb runs', () => {
+  it('a misspelt option of every verb (and action) exits 2 with a did-you-mean, and the verb never runs', async () => {
+    const { verbs, runs } = spiedRegistry();
+    const lines = await verbLines();
+    expect(lines.map((l) => l.words.join(' '))).toEqual(
+      expect.arrayContaining(['graph', 'bootstrap', 'teardown', 'status', 'validate', 'kubeconfig', 'config check']),
+    );
+    for (const { words, options } of lines) {
+      for (const option of [...options, ...GLOBALS]) {
+        const typo = misspell(option);
+        const result = await run([...words, typo], verbs);
+        expect(result.code, `${words.join(' ')} ${typo}`).toBe(2);
+        expect(result.stderr, `${words.join(' ')} ${typo}`).toContain(`unknown option ${typo}`);
+        expect(result.stderr, `${words.join(' ')} ${typo}`).toMatch(/did you mean --/);
+        expect(result.stderr).toContain('Nothing was run.');
+        expect(result.stdout).toBe('');
+      }
+    }
+    expect(runs).not.toHaveBeenCalled();
+  });
+
+  it('refuses a misspelt verb or action with a did-you-mean, without loading any verb', async () => {
+    const { verbs, runs, loads } = spiedRegistry();
+    const verb = await run(['bootsrap', '--dry-run'], verbs);
+    expect(verb.code).toBe(2);
+    expect(verb.stderr).toContain('unknown verb "bootsrap"; did you mean bootstrap?');
+    expect(loads).not.toHaveBeenCalled();
+    const action = await run(['kubeconfig', 'tokn', '--env', 'platform'], verbs);
+    expect(action.code).toBe(2);
+    expect(action.stderr).toContain('unknown action "tokn" for platctl kubeconfig; did you mean token?');
+    expect(runs).not.toHaveBeenCalled();
+  });
+
+  it('refuses bad numbers and missing values', async () => {
+    const { verbs, runs } = spiedRegistry();
+    for (const [argv, message] of [
+      [['bootstrap', '--parallelism', 'abc'], '--parallelism "abc": give a whole number of at least 1'],
+      [['teardown', '--yes', '--parallelism', '0'], '--parallelism "0": give a whole number of at least 1'],
+      [['bootstrap', '--parallelism'], '--parallelism needs a value'],
+      [['bootstrap', '--parallelism', '--dry-run'], '--parallelism needs a value'],
+      [['validate', '--concurrency', '2.5'], '--concurrency "2.5": give a whole number of at least 1'],
+      [['graph', '--format'], '--format needs a value, one of: text, json, dot, mermaid'],
+      [['graph', '--unit'], '--unit needs a value'],
+      [['status', '--config'], '--config needs a value'],
+      [['kubeconfig', 'token'], 'kubeconfig token needs exactly one --env'],
+      [['bootstrap', '--force'], '--force only applies to --resume'],
+    ] as const) {
+      const result = await run([...argv], verbs);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr, argv.join(' ')).toContain(message);
+    }
+    expect(runs).not.toHaveBeenCalled();
+  });
+});
+
+describe('help and version', () => {
+  it('--help and --version load no verb module', async () => {
+    const { verbs, loads } = spiedRegistry();
+    const help = await run(['--help'], verbs);
+    expect(help.code).toBe(0);
+    for (const entry of VERBS) expect(help.stdout).toContain(`  ${entry.name}`);
+    const version = await run(['--version'], verbs);
+    expect(version).toEqual({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/), stderr: '' });
+    expect((await run(['-V'], verbs)).stdout).toBe(version.stdout);
+    expect(loads).not.toHaveBeenCalled();
+  });
+
+  it('every verb and action has --help listing its options and examples', async () => {
+    const { verbs, runs } = spiedRegistry();
+    for (const { entry, verb, words, options } of await verbLines()) {
+      const help = await run([...words, '--help'], verbs);
+      expect(help.code, words.join(' ')).toBe(0);
+      expect(help.stdout).toContain(`Usage: platctl ${entry.name}`);
+      for (const option of options) expect(help.stdout, `${words.join(' ')}: --${option}`).toContain(`--${option}`);
+      for (const [command] of verb.examples ?? []) expect(command.startsWith(`platctl ${entry.name}`)).toBe(true);
+    }
+    expect(runs).not.toHaveBeenCalled();
+  });
+
+  it("no verb redeclares a global option, and every action's options exist", async () => {
+    for (const entry of VERBS) {
+      const verb = await entry.load();
+      for (const name of Object.keys(verb.options))
+        expect(GLOBAL_OPTIONS, `${entry.name} --${name}`).not.toHaveProperty(name);
+      for (const spec of Object.values(verb.actions ?? {})) {
+        for (const name of spec.accepts ?? []) expect(verb.options, `${entry.name}: ${name}`).toHaveProperty(name);
+      }
+      if (verb.defaultAction !== undefined) expect(verb.actions).toHaveProperty(verb.defaultAction);
+    }
+  });
+});
+
+describe('an exception is a bug in platctl: exit 70, the stack, and what to report', () => {
+  const throwing = (error: unknown): VerbEntry[] => [
+    {
+      name: 'explode',
+      describe: 'throws',
+      load: (): Promise<Verb> =>
+        Promise.resolve({
+          options: {},
+          run: () => Promise.reject(error as Error),
+        }),
+    },
+  ];
+
+  it('a verb that throws', async () => {
+    const result = await run(['explode', '--json'], throwing(new TypeError('x is undefined')));
+    expect(result.code).toBe(70);
+    expect(result.stderr).toContain('platctl: internal error: this is a bug in platctl');
+    expect(result.stderr).toContain('TypeError: x is undefined\n    at ');
+    expect(result.stderr).toContain('- the command: platctl explode --json');
+    expect(result.stderr).toMatch(/platctl \d+\.\d+\.\d+, Node\.js v\d+/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('a thrown non-Error, and a verb module that fails to load', async () => {
+    const value = await run(['explode'], throwing('a string'));
+    expect(value.code).toBe(70);
+    expect(value.stderr).toContain('a non-Error value was thrown: a string');
+    const broken: VerbEntry[] = [
+      { name: 'broken', describe: 'fails to load', load: () => Promise.reject(new Error('Cannot find module x')) },
+    ];
+    const load = await run(['broken'], broken);
+    expect(load.code).toBe(70);
+    expect(load.stderr).toContain('Error: Cannot find module x');
+  });
+
+  it('an exception outside main (a timer, an unawaited promise) exits 70 with the same report', async () => {
+    const mainJs = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js')).href;
+    const script =
+      `import { exitOnUncaughtBug } from ${JSON.stringify(mainJs)};\n` +
+      `exitOnUncaughtBug(['graph', '--format', 'it is']);\n` +
+      `Promise.reject(new RangeError('late'));\n`;
+    const child = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+    expect(child.code).toBe(70);
+    expect(child.stderr).toContain('this is a bug in platctl');
+    expect(child.stderr).toContain('RangeError: late');
+    expect(child.stderr).toContain("- the command: platctl graph --format 'it is'");
+  });
+});
