@@ -4,6 +4,7 @@
  * repository is not parsed again.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,6 +20,11 @@ export interface ParsedFile {
   /** SHA-256 of the content (base64url): the cache key. */
   readonly hash: string;
   readonly outcome: ParseOutcome;
+  /**
+   * Why the file never reached the parser: it could not be read (permission denied, ...), or it is not UTF-8, which
+   * HCL requires. The outcome then holds the error, at the file's first line or at the first bad byte.
+   */
+  readonly unusable?: 'unreadable' | 'encoding';
 }
 
 /** Where a top-level block and its attributes are written (hcl2json keeps no positions). */
@@ -77,7 +83,7 @@ export class ParsedFiles {
     return this.#files.has(path) || this.#missing.has(path);
   }
 
-  /** True when `ensure` found the file missing or unreadable. */
+  /** True when `ensure` found the file missing (an unreadable one is a file with `unusable` set). */
   isMissing(path: string): boolean {
     return this.#missing.has(path);
   }
@@ -125,6 +131,11 @@ export class ParsedFiles {
     texts.forEach((text, i) => {
       if (text === undefined) {
         this.#missing.add(unread[i] ?? '');
+        return;
+      }
+      if ('unusable' in text) {
+        // Never parsed, never in the parse cache: the outcome is the error itself.
+        this.#files.set(text.path, text);
         return;
       }
       const hash = createHash('sha256').update(text.content).digest('base64url');
@@ -262,19 +273,110 @@ const READ_SLICE = 256;
  * Reads files synchronously in slices, yielding between slices: for thousands of small files this is several times
  * faster than one promise per file through the thread pool, and no slice blocks the event loop for long.
  */
-async function readAll(paths: readonly string[]): Promise<({ path: string; content: string } | undefined)[]> {
-  const out: ({ path: string; content: string } | undefined)[] = [];
+async function readAll(
+  paths: readonly string[],
+): Promise<({ path: string; content: string } | ParsedFile | undefined)[]> {
+  const out: ({ path: string; content: string } | ParsedFile | undefined)[] = [];
   for (let i = 0; i < paths.length; i += READ_SLICE) {
     if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const path of paths.slice(i, i + READ_SLICE)) {
-      try {
-        out.push({ path, content: readFileSync(path, 'utf8') });
-      } catch {
-        out.push(undefined);
-      }
-    }
+    for (const path of paths.slice(i, i + READ_SLICE)) out.push(readOne(path));
   }
   return out;
+}
+
+/** Error codes that mean "there is no such file" rather than "there is one and it cannot be read". */
+const ABSENT = new Set(['ENOENT', 'ENOTDIR']);
+
+/**
+ * One file's text; undefined when it does not exist; a ParsedFile holding the error when it exists but cannot be
+ * read, or is not UTF-8 (Node would silently replace the bad bytes, and the parser then accept them).
+ */
+export function readOne(path: string): { path: string; content: string } | ParsedFile | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (ABSENT.has(code)) return undefined;
+    return {
+      path,
+      content: '',
+      hash: `unreadable:${code}`,
+      unusable: 'unreadable',
+      outcome: {
+        ok: false,
+        message: `cannot read ${path}: ${readErrorText(error)}`,
+        location: { file: path, line: 1 },
+      },
+    };
+  }
+  if (isUtf8(bytes)) return { path, content: bytes.toString('utf8') };
+  const { offset, line, column } = firstInvalidUtf8(bytes);
+  return {
+    path,
+    content: bytes.toString('utf8'),
+    hash: createHash('sha256').update(bytes).digest('base64url'),
+    unusable: 'encoding',
+    outcome: {
+      ok: false,
+      message: `invalid UTF-8 (byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} at offset ${offset}): HCL files must be UTF-8 encoded`,
+      location: { file: path, line, column },
+    },
+  };
+}
+
+/** "permission denied" for EACCES, and the like: what a user reads, without Node's syscall prefix. */
+export function readErrorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'ELOOP':
+      return 'too many levels of symbolic links';
+    case 'EIO':
+      return 'input/output error';
+    case undefined:
+    default:
+      return code ?? (error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Where the first byte that breaks UTF-8 is: its offset, and its line and column (1-based, columns in bytes). */
+export function firstInvalidUtf8(bytes: Uint8Array): { offset: number; line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] ?? 0;
+    const size =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    let valid = size > 0 && i + size <= bytes.length;
+    for (let k = 1; valid && k < size; k += 1) {
+      const c = bytes[i + k] ?? 0;
+      // The second byte's range is narrower after E0, ED, F0 and F4 (no overlong forms, no surrogates, <= U+10FFFF).
+      const [lo, hi] =
+        k === 1 && b === 0xe0
+          ? [0xa0, 0xbf]
+          : k === 1 && b === 0xed
+            ? [0x80, 0x9f]
+            : k === 1 && b === 0xf0
+              ? [0x90, 0xbf]
+              : k === 1 && b === 0xf4
+                ? [0x80, 0x8f]
+                : [0x80, 0xbf];
+      valid = c >= lo && c <= hi;
+    }
+    if (!valid) return { offset: i, line, column: i - lineStart + 1 };
+    if (b === 0x0a) {
+      line += 1;
+      lineStart = i + 1;
+    }
+    i += size;
+  }
+  return { offset: bytes.length, line, column: bytes.length - lineStart + 1 };
 }
 
 function toCache(outcome: ParseOutcome): CachedOutcome {

@@ -6,8 +6,10 @@ import type { Graph, SourceLocation, UnitId } from '../engine/graph.js';
 import type { PlatctlConfig } from '../config/schema.js';
 
 export type ProblemKind =
-  /** The HCL parser rejected a file. */
+  /** The HCL parser rejected a file, or it is not UTF-8. */
   | 'parse-error'
+  /** A file or directory discovery must read cannot be read (permission denied, I/O error). */
+  | 'read-error'
   /** A dependency path resolves to a directory without terragrunt.hcl or terragrunt.stack.hcl. */
   | 'dangling-path'
   /** `implicit_deps` or `units` names a unit that discovery did not find. */
@@ -25,7 +27,11 @@ export type ProblemKind =
   /** A directory holding both terragrunt.hcl and terragrunt.stack.hcl. */
   | 'unit-and-stack'
   /** An active Terragrunt `exclude` block, which platctl does not honour (a warning). */
-  | 'exclude-block';
+  | 'exclude-block'
+  /** Two `dependency` blocks with one label in a file: both are edges, as in Terragrunt v1.1.3 (a warning). */
+  | 'duplicate-dependency'
+  /** A value took a fallback (try()) over a function that needs a real run, such as run_cmd (a warning). */
+  | 'fallback-taken';
 
 export interface Problem {
   readonly severity: 'error' | 'warning';

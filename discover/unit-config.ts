@@ -20,8 +20,16 @@ import { dirname } from 'node:path';
 import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
 import { resolveFrom, terragruntFunctions } from './functions.js';
 import type { FunctionContext, FunctionHost } from './functions.js';
-import { HclEvalError, Unknown, evaluateJson, evaluateLocals, fsBuiltins, pureBuiltins } from './hcl/index.js';
-import type { HclFunction, Scope, Value } from './hcl/index.js';
+import {
+  HclEvalError,
+  Unknown,
+  evaluateJson,
+  evaluateLocals,
+  fsBuiltins,
+  jsonReferences,
+  pureBuiltins,
+} from './hcl/index.js';
+import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { problem } from './types.js';
 import { childPath } from './scan.js';
@@ -147,6 +155,8 @@ interface DependencyDecl {
   readonly file: ParsedFile;
   readonly scope: Scope;
   readonly merge: 'child' | 'shallow' | 'deep';
+  /** Which of the file's blocks with this label it is (0: the first); a label may be declared more than once. */
+  readonly occurrence: number;
 }
 
 const NOT_AVAILABLE = 'dependency outputs are not available while building the graph';
@@ -164,6 +174,9 @@ class UnitEvaluation {
   readonly #readWithDeps = new Map<string, SourceLocation>();
   readonly #includes = new Map<string, string>();
   readonly #functionHost: FunctionHost;
+  /** Calls so far of functions that need a real run (run_cmd, sops, AWS), which returned an Unknown; the latest. */
+  #unknownCalls = 0;
+  #lastUnknownCall = '';
 
   constructor(unit: UnitConfigInput, host: EvaluationHost) {
     this.#unit = unit;
@@ -280,7 +293,14 @@ class UnitEvaluation {
     for (const { decl, parsed, json: incJson, scope } of includeScopes.values()) {
       if (decl.mergeStrategy === 'no_merge') continue;
       for (const [name, block] of Object.entries(blockMap(incJson.dependency))) {
-        const dep: DependencyDecl = { name, block, file: parsed, scope, merge: decl.mergeStrategy };
+        const dep: DependencyDecl = {
+          name,
+          block,
+          file: parsed,
+          scope,
+          merge: decl.mergeStrategy,
+          occurrence: lastOccurrence(incJson.dependency, name),
+        };
         const list = mergedBlocks.get(name) ?? [];
         if (decl.mergeStrategy === 'shallow') {
           // A later include replaces the block; the replaced one's path stays in Dependencies.Paths.
@@ -302,10 +322,12 @@ class UnitEvaluation {
         file: autoinclude,
       });
       for (const [name, block] of Object.entries(blockMap(json.dependency))) {
-        mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child' }]);
+        const occurrence = lastOccurrence(json.dependency, name);
+        mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child', occurrence }]);
       }
       for (const [name, block] of Object.entries(blockMap(autoinclude.outcome.json.dependency))) {
-        mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child' }]);
+        const occurrence = lastOccurrence(autoinclude.outcome.json.dependency, name);
+        mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child', occurrence }]);
       }
       pathsFrom.push({ file: autoinclude, json: autoinclude.outcome.json, scope: autoScope });
     } else if (autoinclude && !autoinclude.outcome.ok) {
@@ -314,7 +336,8 @@ class UnitEvaluation {
     if (!autoinclude?.outcome.ok) {
       for (const [name, block] of Object.entries(blockMap(json.dependency))) {
         const previous = mergedBlocks.get(name) ?? [];
-        const child: DependencyDecl = { name, block, file, scope: unitScope, merge: 'child' };
+        const occurrence = lastOccurrence(json.dependency, name);
+        const child: DependencyDecl = { name, block, file, scope: unitScope, merge: 'child', occurrence };
         const deepParents = previous.filter((p) => p.merge === 'deep');
         staleFrom.push(...previous.filter((p) => p.merge === 'shallow'));
         mergedBlocks.set(name, [...deepParents, child]);
@@ -330,6 +353,8 @@ class UnitEvaluation {
       const decl = this.#mergedDependency(dep.name, [dep]);
       if (decl) declarations.push(decl);
     }
+    for (const source of pathsFrom)
+      declarations.push(...this.#duplicateDependencies(source.file, source.json, source.scope));
     for (const source of pathsFrom)
       declarations.push(...this.#dependenciesPaths(source.file, source.json, source.scope));
 
@@ -357,7 +382,17 @@ class UnitEvaluation {
       preventDestroy = value === undefined ? true : value === true;
     }
 
-    // 8. exclude blocks: Terragrunt's run --all leaves an excluded unit out (and treats it as applied); platctl does
+    // 8. terraform.source must be known before anything is applied: Terragrunt (since v1.1.1) rejects a unit whose
+    // source reads a dependency.
+    const sourceFiles = [
+      ...[...includeScopes.values()]
+        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
+        .map((e) => ({ file: e.parsed, json: e.json })),
+      { file, json },
+    ];
+    for (const source of sourceFiles) this.#checkTerraformSource(source.file, source.json);
+
+    // 9. exclude blocks: Terragrunt's run --all leaves an excluded unit out (and treats it as applied); platctl does
     // not, so an active one is pointed out rather than silently run.
     for (const source of remoteSources) {
       const block = firstBlock(source.json.exclude);
@@ -376,6 +411,21 @@ class UnitEvaluation {
     this.#flushNeeds();
 
     return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy);
+  }
+
+  #checkTerraformSource(file: ParsedFile, json: Json): void {
+    const block = firstBlock(json.terraform);
+    if (!block || block.source === undefined) return;
+    const read = jsonReferences(block.source).variables.find((v) => v === 'dependency' || v.startsWith('dependency.'));
+    if (!read) return;
+    this.#report({
+      severity: 'error',
+      kind: 'evaluation-error',
+      message: `terraform.source reads ${read}: Terragrunt rejects a unit whose source depends on another unit's outputs (the source must be known before anything is applied)`,
+      hint: 'build the source from literals, locals or values; pass the output to the module as an input instead',
+      details: [`expression: ${expressionText(block.source)}`],
+      location: this.#attributeLocation(file, 'terraform', [], 'source'),
+    });
   }
 
   #result(
@@ -432,11 +482,16 @@ class UnitEvaluation {
     if (file.outcome.ok) return;
     this.#report({
       severity: 'error',
-      kind: 'parse-error',
+      kind: file.unusable === 'unreadable' ? 'read-error' : 'parse-error',
       unit: this.#unit.id,
       message: file.outcome.message,
       location: file.outcome.location,
-      hint: 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
+      hint:
+        file.unusable === 'unreadable'
+          ? 'make the file readable by the user running platctl (chmod/chown), or exclude its directory in .platctl.yaml'
+          : file.unusable === 'encoding'
+            ? 'save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`); Terragrunt rejects it too'
+            : 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
     });
   }
 
@@ -477,11 +532,16 @@ class UnitEvaluation {
    * for each dominated discovery time.
    */
   #functions(context: FunctionContext): Record<string, HclFunction> {
-    const key = [context.configFile, context.includedFile ?? '', context.includes.size].join('\u0000');
+    const key = [
+      context.configFile,
+      context.includedFile ?? '',
+      context.includes.size,
+      ...(context.readChain ?? []),
+    ].join('\u0000');
     let table = this.#functionTables.get(key);
     if (!table) {
       table = layeredFunctions([
-        () => terragruntFunctions(context, this.#functionHost),
+        () => this.#watchUnknowns(terragruntFunctions(context, this.#functionHost)),
         () =>
           fsBuiltins({
             baseDir: dirname(context.configFile),
@@ -495,6 +555,47 @@ class UnitEvaluation {
       this.#functionTables.set(key, table);
     }
     return table;
+  }
+
+  /** The functions, each counting the calls that return an Unknown (see {@link #evaluate}). */
+  #watchUnknowns(table: Record<string, HclFunction>): Record<string, HclFunction> {
+    const out: Record<string, HclFunction> = {};
+    for (const [name, fn] of Object.entries(table)) {
+      const watched = (args: Value[], call: CallInfo): Value => {
+        const value = fn(args, call);
+        if (value instanceof Unknown) this.#noteUnknownCall(name);
+        return value;
+      };
+      out[name] = fn.acceptsUnknown ? Object.assign(watched, { acceptsUnknown: true }) : watched;
+    }
+    return out;
+  }
+
+  #noteUnknownCall(name: string): void {
+    this.#unknownCalls += 1;
+    this.#lastUnknownCall = name;
+  }
+
+  /**
+   * The locals object, noting which locals called a function that returned an Unknown when they were computed, so
+   * that reading one again later (locals are computed once) counts that call again.
+   */
+  #trackLocals(locals: LazyValue | undefined): LazyValue | undefined {
+    if (!locals || typeof locals !== 'object' || Array.isArray(locals) || locals instanceof Unknown) return locals;
+    const tainted = new Map<string, string>();
+    return new Proxy(locals, {
+      get: (target, key) => {
+        if (typeof key !== 'string') return Reflect.get(target, key) as unknown;
+        const before = this.#unknownCalls;
+        const value = Reflect.get(target, key) as unknown;
+        if (this.#unknownCalls > before) tainted.set(key, this.#lastUnknownCall);
+        else {
+          const call = tainted.get(key);
+          if (call !== undefined) this.#noteUnknownCall(call);
+        }
+        return value;
+      },
+    });
   }
 
   #scope(
@@ -522,8 +623,8 @@ class UnitEvaluation {
     };
     const scope: Scope = { variables, functions };
     // Lazy: each local is evaluated on first use, in this same scope (locals may refer to each other).
-    const locals = evaluateLocals(localsRaw, () => scope);
-    variables.local = locals;
+    const locals = this.#trackLocals(evaluateLocals(localsRaw, () => scope));
+    if (locals !== undefined) variables.local = locals;
     if (extra.values !== undefined) variables.values = extra.values;
     if (extra.exposed) variables.include = extra.exposed;
     return scope;
@@ -591,12 +692,14 @@ class UnitEvaluation {
    */
   #evaluate(raw: unknown, scope: Scope, where: Where, what: string): Value | undefined {
     const location = (): SourceLocation | undefined => (typeof where === 'function' ? where() : where);
+    const unknownCallsBefore = this.#unknownCalls;
     try {
       const value = evaluateJson(raw, scope);
       if (value instanceof Unknown) {
         this.#unresolved(value, location(), what, raw);
         return undefined;
       }
+      if (this.#unknownCalls > unknownCallsBefore) this.#fallbackTaken(this.#lastUnknownCall, location(), what, raw);
       return value;
     } catch (error) {
       if (error instanceof NeedFiles) throw error;
@@ -614,6 +717,21 @@ class UnitEvaluation {
       });
       return undefined;
     }
+  }
+
+  /**
+   * A value known although a function on the way needed a real run: `try(run_cmd(...), "../vpc")` took its
+   * fallback. Terragrunt would have run the command and may have used its output: say so.
+   */
+  #fallbackTaken(call: string, location: SourceLocation | undefined, what: string, raw: unknown): void {
+    this.#report({
+      severity: 'warning',
+      kind: 'fallback-taken',
+      message: `${what} used a fallback: ${call}() was not run (platctl runs nothing while building the graph), so this value, and any edge it gives, may not be the one Terragrunt would use`,
+      hint: `make the edge explicit: declare it in implicit_deps (e.g. implicit_deps: { ${this.#unit.id}: [<env>/<unit>] }) and write the path without ${call}()`,
+      details: [`expression: ${expressionText(raw)}`],
+      location,
+    });
   }
 
   #unresolved(value: Unknown, location: SourceLocation | undefined, what: string, raw: unknown): void {
@@ -641,7 +759,7 @@ class UnitEvaluation {
       const enabled = this.#evaluate(
         enabledSource.block.enabled,
         enabledSource.scope,
-        () => this.#attributeLocation(file, 'dependency', [name], 'enabled'),
+        () => this.#attributeLocation(file, 'dependency', [name], 'enabled', enabledSource.occurrence),
         `dependency "${name}" enabled`,
       );
       if (enabled === false || enabled === undefined) return undefined;
@@ -654,11 +772,17 @@ class UnitEvaluation {
         kind: 'evaluation-error',
         message: `dependency "${name}" has no config_path`,
         hint: 'set config_path to the directory of the unit it depends on',
-        location: this.#blockLocation(last.file, 'dependency', [name]),
+        location: this.#blockLocation(last.file, 'dependency', [name], last.occurrence),
       });
       return undefined;
     }
-    const location = this.#attributeLocation(pathSource.file, 'dependency', [name], 'config_path');
+    const location = this.#attributeLocation(
+      pathSource.file,
+      'dependency',
+      [name],
+      'config_path',
+      pathSource.occurrence,
+    );
     const value = this.#evaluate(
       pathSource.block.config_path,
       pathSource.scope,
@@ -681,6 +805,30 @@ class UnitEvaluation {
       origin,
       expression: expressionText(pathSource.block.config_path),
     };
+  }
+
+  /**
+   * Every `dependency` block but the last of a label declared more than once in a file (the last one merges like any
+   * block). Terragrunt v1.1.3 keeps an edge for each, and newer versions warn: platctl does both.
+   */
+  #duplicateDependencies(file: ParsedFile, json: Json, scope: Scope): DeclaredDependency[] {
+    const out: DeclaredDependency[] = [];
+    for (const [name, bodies] of Object.entries(blockBodies(json.dependency))) {
+      if (bodies.length < 2) continue;
+      const lines = bodies.map((_, i) => this.#blockLocation(file, 'dependency', [name], i)?.line ?? '?');
+      this.#report({
+        severity: 'warning',
+        kind: 'duplicate-dependency',
+        message: `dependency "${name}" is declared ${bodies.length} times in this file (lines ${lines.join(', ')}); like Terragrunt v1.1.3, platctl keeps an edge for each, but dependency.${name} can name only one of them`,
+        hint: 'give each dependency block its own label',
+        location: this.#blockLocation(file, 'dependency', [name], 1),
+      });
+      bodies.slice(0, -1).forEach((block, occurrence) => {
+        const decl = this.#mergedDependency(name, [{ name, block, file, scope, merge: 'child', occurrence }]);
+        if (decl) out.push(decl);
+      });
+    }
+    return out;
   }
 
   #dependenciesPaths(file: ParsedFile, json: Json, scope: Scope): DeclaredDependency[] {
@@ -730,6 +878,13 @@ class UnitEvaluation {
 
   /** read_terragrunt_config: the file's locals, inputs and other attributes, in its own directory's context. */
   #readConfig(path: string, context: FunctionContext): Value {
+    const chain = context.readChain ?? [context.includedFile ?? context.configFile];
+    if (chain.includes(path)) {
+      // Terragrunt reads eagerly and never returns from this; say which files read each other.
+      throw new HclEvalError(
+        `read_terragrunt_config: files read each other in a cycle: ${[...chain, path].join(' -> ')} (Terragrunt never finishes reading them)`,
+      );
+    }
     const parsed = this.#need(path);
     this.#flushNeeds();
     if (!parsed) throw new HclEvalError(`read_terragrunt_config: ${path} could not be read`);
@@ -751,6 +906,7 @@ class UnitEvaluation {
       originalDir: context.originalDir,
       configFile: path,
       includes: new Map(),
+      readChain: [...chain, path],
     };
     const scope = this.#scope(readContext, json, {
       values: undefined,
@@ -782,20 +938,27 @@ class UnitEvaluation {
     return out;
   }
 
-  #findBlock(file: ParsedFile, type: string, labels: string[]): BlockPosition | undefined {
+  /** The `occurrence`-th top-level block of that type and labels (the first by default). */
+  #findBlock(file: ParsedFile, type: string, labels: string[], occurrence = 0): BlockPosition | undefined {
     const wanted = labels.join('\u0000');
     return this.#host.files
       .positions(file)
-      .find((b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === wanted));
+      .filter((b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === wanted))[occurrence];
   }
 
-  #blockLocation(file: ParsedFile, type: string, labels: string[]): SourceLocation | undefined {
-    const block = this.#findBlock(file, type, labels);
+  #blockLocation(file: ParsedFile, type: string, labels: string[], occurrence = 0): SourceLocation | undefined {
+    const block = this.#findBlock(file, type, labels, occurrence);
     return block ? { file: file.path, line: block.line, column: block.column } : undefined;
   }
 
-  #attributeLocation(file: ParsedFile, type: string, labels: string[], attribute: string): SourceLocation | undefined {
-    const block = this.#findBlock(file, type, labels);
+  #attributeLocation(
+    file: ParsedFile,
+    type: string,
+    labels: string[],
+    attribute: string,
+    occurrence = 0,
+  ): SourceLocation | undefined {
+    const block = this.#findBlock(file, type, labels, occurrence);
     if (!block) return undefined;
     const at = block.attributes[attribute];
     return at
@@ -830,6 +993,24 @@ function blockMap(value: unknown): Record<string, Json> {
     if (body && typeof body === 'object') out[name] = body as Json;
   }
   return out;
+}
+
+/** hcl2json's `{label: [body, ...]}`: every body of each label, in file order. */
+function blockBodies(value: unknown): Record<string, Json[]> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  const out: Record<string, Json[]> = {};
+  for (const [name, bodies] of Object.entries(value as Record<string, unknown>)) {
+    const list = (Array.isArray(bodies) ? (bodies as unknown[]) : [bodies]).filter(
+      (body): body is Json => !!body && typeof body === 'object',
+    );
+    if (list.length > 0) out[name] = list;
+  }
+  return out;
+}
+
+/** The index of the last block with this label (the one blockMap returns). */
+function lastOccurrence(value: unknown, name: string): number {
+  return Math.max(0, (blockBodies(value)[name]?.length ?? 1) - 1);
 }
 
 function firstBlock(value: unknown): Json | undefined {
