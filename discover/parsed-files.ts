@@ -12,6 +12,8 @@ import type { SourceLocation } from '../engine/graph.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
 import { outline } from './hcl/index.js';
+import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
+import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 
 /** A file as discovery sees it: its text (for positions) and what the parser made of it. */
 export interface ParsedFile {
@@ -41,7 +43,11 @@ type CachedOutcome =
   | { ok: true; json: Record<string, unknown>; positions?: BlockPosition[] }
   | { ok: false; message: string; line: number; column?: number | undefined };
 
+/** Bumped when what is cached for a content changes (2: the mixed-include fallback). */
+const CACHE_FORMAT = 2;
+
 interface CacheFile {
+  readonly format?: number;
   readonly parser: string;
   readonly platctl: string;
   readonly entries: Record<string, CachedOutcome>;
@@ -157,6 +163,11 @@ export class ParsedFiles {
     for (const path of paths) {
       const text = this.#read.get(path);
       if (!text) continue;
+      if (isHclJson(path)) {
+        // HCL's JSON syntax: converted here, in a fraction of the cost of a parser call.
+        this.#files.set(path, { path, ...text, outcome: parseHclJson(path, text.content) });
+        continue;
+      }
       const cached = cache.get(text.hash);
       if (cached) this.#files.set(path, { path, ...text, outcome: fromCache(cached, path) });
       else toParse.push({ path, ...text });
@@ -172,8 +183,10 @@ export class ParsedFiles {
       { urgent },
     );
     const parsed = new Map<string, Promise<void>>();
-    firsts.forEach(([hash], i) => {
-      const outcome = outcomes[i] as Promise<ParseOutcome>;
+    firsts.forEach(([hash, text], i) => {
+      const outcome = (outcomes[i] as Promise<ParseOutcome>).then((result) =>
+        this.#mixedIncludeFallback(result, text.path, text.content),
+      );
       parsed.set(
         hash,
         outcome.then((result) => {
@@ -197,10 +210,24 @@ export class ParsedFiles {
   }
 
   /**
+   * hcl2json fails a file that has both a bare and a labelled include; parse it again with the bare one labelled
+   * (see bare-include.ts). Any other outcome is kept as it is.
+   */
+  async #mixedIncludeFallback(result: ParseOutcome, path: string, content: string): Promise<ParseOutcome> {
+    if (result.ok || !MIXED_INCLUDE_FAILURE.test(result.message) || !this.#pool) return result;
+    const labelled = labelBareIncludes(content);
+    if (labelled === undefined) return result;
+    const [again] = this.#pool.parseEach([{ file: path, content: labelled }], { urgent: true });
+    const outcome = await (again as Promise<ParseOutcome>);
+    return outcome.ok ? outcome : result;
+  }
+
+  /**
    * Positions of the file's top-level blocks and their attributes, from a structural scan of its text; computed once
    * per content and kept in the cache with the parse.
    */
   positions(file: ParsedFile): readonly BlockPosition[] {
+    if (isHclJson(file.path)) return file.outcome.ok ? hclJsonPositions(file.content, file.outcome.json) : [];
     const entry = this.#cache?.get(file.hash);
     if (entry?.ok && entry.positions) return entry.positions;
     const positions: BlockPosition[] = outline(file.content).map((block) => {
@@ -221,7 +248,7 @@ export class ParsedFiles {
     if (this.#options.cacheDir === false) return this.#cache;
     try {
       const raw = JSON.parse(await readFile(this.#cachePath(), 'utf8')) as CacheFile;
-      if (raw.parser === PARSER_ID && raw.platctl === this.#options.version) {
+      if (raw.format === CACHE_FORMAT && raw.parser === PARSER_ID && raw.platctl === this.#options.version) {
         for (const [hash, entry] of Object.entries(raw.entries)) this.#cache.set(hash, entry);
       }
     } catch {
@@ -249,7 +276,7 @@ export class ParsedFiles {
       const entry = cache.get(hash);
       if (entry) entries[hash] = entry;
     }
-    const body: CacheFile = { parser: PARSER_ID, platctl: this.#options.version, entries };
+    const body: CacheFile = { format: CACHE_FORMAT, parser: PARSER_ID, platctl: this.#options.version, entries };
     try {
       await mkdir(dir, { recursive: true });
       const tmp = `${this.#cachePath()}.${randomBytes(6).toString('hex')}.tmp`;

@@ -161,6 +161,10 @@ interface DependencyDecl {
 
 const NOT_AVAILABLE = 'dependency outputs are not available while building the graph';
 
+/** Terragrunt's block types with a label, and without (the others are attributes). */
+const LABELLED_BLOCKS = new Set(['dependency', 'generate', 'feature']);
+const UNLABELLED_BLOCKS = new Set(['terraform', 'remote_state', 'dependencies', 'exclude', 'errors', 'engine']);
+
 /** Evaluates one unit. Throws `NeedFiles` when more files must be parsed first. */
 export function evaluateUnitConfig(unit: UnitConfigInput, host: EvaluationHost): UnitConfig {
   return new UnitEvaluation(unit, host).run();
@@ -638,11 +642,33 @@ class UnitEvaluation {
     const out = lazyObject(
       Object.keys(json)
         .filter((key) => key !== 'locals' && key !== 'include')
-        .map((key) => [key, () => this.#evaluateQuietly(json[key], scope)]),
+        .map((key) => [key, () => this.#exposedAttribute(key, json[key], scope)]),
     );
     const locals = scope.variables.local;
     out.locals = typeof locals === 'function' ? locals() : (locals ?? {});
     return out;
+  }
+
+  /**
+   * One top-level entry of an exposed include. Terragrunt exposes its blocks as objects: `dependency.<name>`,
+   * `generate.<name>` and `feature.<name>` by label, `terraform` and `remote_state` as the block's attributes.
+   * hcl2json writes a block as a list of bodies, which read as a tuple would make
+   * `include.x.dependency.vpc.config_path` an error.
+   */
+  #exposedAttribute(key: string, raw: unknown, scope: Scope): Value {
+    const body = (block: Json): Value =>
+      lazyObject(Object.keys(block).map((name) => [name, () => this.#evaluateQuietly(block[name], scope)]));
+    if (LABELLED_BLOCKS.has(key) && raw && typeof raw === 'object' && !Array.isArray(raw)) {
+      const out: Record<string, Value> = {};
+      for (const [name, block] of Object.entries(blockMap(raw))) {
+        const object = body(block) as Record<string, Value>;
+        if (key === 'dependency') object.outputs = new Unknown(NOT_AVAILABLE, `dependency.${name}`);
+        out[name] = object;
+      }
+      return out;
+    }
+    const block = UNLABELLED_BLOCKS.has(key) ? firstBlock(raw) : undefined;
+    return block ? body(block) : this.#evaluateQuietly(raw, scope);
   }
 
   #evaluateQuietly(raw: unknown, scope: Scope): Value {
