@@ -117,6 +117,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       hint: 'make the directory readable by the user running platctl (chmod/chown), or add it to exclude: in .platctl.yaml',
     });
   }
+  problems.push(...ungeneratedStacks(scanned, listings));
   const graph = new Graph();
   const units = new Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>();
   const unitByDir = new Map<string, UnitId>();
@@ -243,6 +244,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       includes: config.includes,
       ...(config.remoteState ? { remoteState: config.remoteState } : {}),
       ...(config.preventDestroy ? { preventDestroy: true } : {}),
+      ...(config.exclude ? { exclude: config.exclude } : {}),
     });
     for (const dep of config.dependencies) {
       const resolved = resolveTarget(dep, { unitByDir, stackDirs, realDirs, host, root });
@@ -334,6 +336,35 @@ type Resolution =
   | { type: 'external'; dir: string }
   | { type: 'dangling'; dir: string; why: string }
   | { type: 'unreadable'; dir: string; why: string };
+
+/** The directory `terragrunt stack generate` writes a stack's units into. */
+const GENERATED_DIR = '.terragrunt-stack';
+
+/**
+ * Stacks whose units were never generated: discovery reads generated units and does not generate them (that
+ * downloads every unit's source), so without `.terragrunt-stack` the stack's units are missing from the graph, and
+ * the unit templates they come from fail on `values.*`. Stacks inside a generated directory are generated with
+ * their parent and are not checked.
+ */
+function ungeneratedStacks(
+  scanned: readonly ScannedDir[],
+  listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>,
+): Problem[] {
+  const out: Problem[] = [];
+  for (const entry of scanned) {
+    if (!entry.isStack || entry.isUnit || entry.dir.split('/').includes(GENERATED_DIR)) continue;
+    if (listings.get(entry.absDir)?.get(GENERATED_DIR) === 'dir') continue;
+    const dir = entry.dir || '.';
+    out.push({
+      severity: 'error',
+      kind: 'stack-not-generated',
+      message: `${dir}/${STACK_FILE} has not been generated: its units are not in the graph`,
+      location: { file: childPath(entry.absDir, STACK_FILE), line: 1 },
+      hint: `run \`terragrunt stack generate --working-dir ${dir}\` from the repository root (as terragrunt run --all does first), then run platctl again`,
+    });
+  }
+  return out;
+}
 
 function stackUnits(dir: string, unitByDir: Map<string, UnitId>): Resolution {
   const ids = [...unitByDir.entries()]

@@ -26,7 +26,9 @@ export type ProblemKind =
   | 'include-error'
   /** A directory holding both terragrunt.hcl and terragrunt.stack.hcl. */
   | 'unit-and-stack'
-  /** An active Terragrunt `exclude` block, which platctl does not honour (a warning). */
+  /** A terragrunt.stack.hcl whose units were never generated (no .terragrunt-stack beside it). */
+  | 'stack-not-generated'
+  /** An active Terragrunt `exclude` block, which platctl does not honour yet (a warning). */
   | 'exclude-block'
   /** Two `dependency` blocks with one label in a file: both are edges, as in Terragrunt v1.1.3 (a warning). */
   | 'duplicate-dependency'
@@ -68,6 +70,17 @@ export interface UnitInfo {
   readonly remoteState?: RemoteState;
   /** `prevent_destroy = true`: teardown keeps the unit and everything it depends on, as Terragrunt does. */
   readonly preventDestroy?: boolean;
+  /** An active Terragrunt `exclude` block (its `if` is true): see {@link excludedUnits}. */
+  readonly exclude?: ExcludeSpec;
+}
+
+/** A Terragrunt `exclude` block whose `if` is true. */
+export interface ExcludeSpec {
+  /** Lower-cased: Terraform commands (`apply`, `destroy`, `plan`...), `all`, or `all_except_output`. */
+  readonly actions: readonly string[];
+  /** `exclude_dependencies = true`: the unit's direct dependencies are left out too. */
+  readonly excludeDependencies: boolean;
+  readonly location?: SourceLocation;
 }
 
 export interface DiscoverOptions {

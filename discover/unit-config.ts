@@ -33,7 +33,8 @@ import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { problem } from './types.js';
 import { childPath } from './scan.js';
-import type { Problem, RemoteState } from './types.js';
+import { excludes } from './exclude.js';
+import type { ExcludeSpec, Problem, RemoteState } from './types.js';
 
 /** Thrown when evaluation needs files that are not parsed yet. */
 export class NeedFiles extends Error {
@@ -57,6 +58,8 @@ export interface UnitConfig {
   readonly remoteState?: RemoteState;
   /** `prevent_destroy = true` in the merged config. */
   readonly preventDestroy?: true;
+  /** The merged config's exclude block, when its `if` is true. */
+  readonly exclude?: ExcludeSpec;
   readonly problems: readonly Problem[];
   /** Files read by read_terragrunt_config that declare dependency blocks (not edges; warned about once each). */
   readonly readFilesWithDependencies: readonly { file: string; location: SourceLocation }[];
@@ -396,25 +399,76 @@ class UnitEvaluation {
     ];
     for (const source of sourceFiles) this.#checkTerraformSource(source.file, source.json);
 
-    // 9. exclude blocks: Terragrunt's run --all leaves an excluded unit out (and treats it as applied); platctl does
-    // not, so an active one is pointed out rather than silently run.
-    for (const source of remoteSources) {
-      const block = firstBlock(source.json.exclude);
-      if (!block) continue;
-      const active = this.#evaluateQuietly(block.if ?? false, source.scope);
-      if (active === false) continue;
-      const actions = this.#evaluateQuietly(block.actions ?? [], source.scope);
+    // 9. The exclude block: like any block, the unit's own wins over its includes' (inherited since Terragrunt
+    // v1.0.4). Terragrunt's run --all leaves an excluded unit out for the listed commands and treats it as applied.
+    const excludeSources = [
+      ...[...includeScopes.values()]
+        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
+        .map((e) => ({ file: e.parsed, json: e.json, scope: e.scope })),
+      { file, json, scope: unitScope },
+    ];
+    const excludeSource = excludeSources.filter((source) => firstBlock(source.json.exclude)).pop();
+    const exclude = excludeSource
+      ? this.#exclude(excludeSource.file, excludeSource.json, excludeSource.scope)
+      : undefined;
+    this.#flushNeeds();
+
+    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
+  }
+
+  /** The active exclude block, as data; undefined when `if` is false. Evaluation problems are reported. */
+  #exclude(file: ParsedFile, json: Json, scope: Scope): ExcludeSpec | undefined {
+    const block = firstBlock(json.exclude);
+    if (!block) return undefined;
+    const location = this.#blockLocation(file, 'exclude', []);
+    const where = (attribute: string) => (): SourceLocation | undefined =>
+      this.#attributeLocation(file, 'exclude', [], attribute);
+    const active = this.#evaluate(block.if ?? false, scope, where('if'), 'exclude if');
+    if (active === undefined) return undefined;
+    if (typeof active !== 'boolean') {
+      this.#report({
+        severity: 'error',
+        kind: 'evaluation-error',
+        message: `exclude if must be a bool, got ${JSON.stringify(active)}`,
+        location: where('if')(),
+      });
+      return undefined;
+    }
+    if (!active) return undefined;
+    const actions = this.#evaluate(block.actions ?? [], scope, where('actions'), 'exclude actions');
+    if (!Array.isArray(actions) || !actions.every((a): a is string => typeof a === 'string')) {
+      if (actions !== undefined) {
+        this.#report({
+          severity: 'error',
+          kind: 'evaluation-error',
+          message: `exclude actions must be a list of strings, got ${JSON.stringify(actions)}`,
+          location: where('actions')(),
+        });
+      }
+      return undefined;
+    }
+    const dependencies = this.#evaluate(
+      block.exclude_dependencies ?? false,
+      scope,
+      where('exclude_dependencies'),
+      'exclude exclude_dependencies',
+    );
+    const spec = {
+      actions: actions.map((a) => a.toLowerCase()),
+      excludeDependencies: dependencies === true,
+      ...(location ? { location } : {}),
+    };
+    const commands = ['apply', 'destroy'].filter((command) => excludes(spec, command));
+    if (commands.length > 0) {
       this.#report({
         severity: 'warning',
         kind: 'exclude-block',
-        message: `an exclude block (actions: ${JSON.stringify(actions instanceof Unknown ? 'unknown' : actions)}) is active: terragrunt run --all would leave this unit out, but platctl does not honour exclude blocks and will run it`,
+        message: `an exclude block is active for ${commands.join(' and ')}${spec.excludeDependencies ? ' (and excludes its dependencies)' : ''}: terragrunt run --all would leave this unit out, but platctl does not honour exclude blocks yet and will run it`,
         hint: 'to keep platctl away from it, add its directory to exclude: in .platctl.yaml, or select units with --unit',
-        location: source.json === json ? this.#blockLocation(file, 'exclude', []) : undefined,
+        location,
       });
     }
-    this.#flushNeeds();
-
-    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy);
+    return spec;
   }
 
   #checkTerraformSource(file: ParsedFile, json: Json): void {
@@ -437,6 +491,7 @@ class UnitEvaluation {
     includes: string[],
     remoteState?: RemoteState,
     preventDestroy = false,
+    exclude?: ExcludeSpec,
   ): UnitConfig {
     const readFilesWithDependencies = [...this.#readWithDeps].map(([file, location]) => ({ file, location }));
     const base: UnitConfig = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
@@ -444,6 +499,7 @@ class UnitEvaluation {
       ...base,
       ...(remoteState ? { remoteState } : {}),
       ...(preventDestroy ? { preventDestroy: true as const } : {}),
+      ...(exclude ? { exclude } : {}),
     };
   }
 
@@ -740,6 +796,10 @@ class UnitEvaluation {
         message: `cannot evaluate ${what}: ${error.message}`,
         details: [`expression: ${expressionText(raw)}`],
         location: location(),
+        // values.* exists only beside a terragrunt.values.hcl, which terragrunt stack generate writes.
+        hint: /unknown variable "values"/.test(error.message)
+          ? 'values.* is set only in units generated from a terragrunt.stack.hcl (they get a terragrunt.values.hcl): if this directory is a unit template, run `terragrunt stack generate` where the stack file is and add the template directory to exclude: in .platctl.yaml'
+          : undefined,
       });
       return undefined;
     }
