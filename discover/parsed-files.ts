@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { SourceLocation } from '../engine/graph.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
-import { outline } from './hcl/index.js';
+import { outline, tokenize } from './hcl/index.js';
 import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
 import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 
@@ -337,19 +337,41 @@ export function readOne(path: string): { path: string; content: string } | Parse
       },
     };
   }
-  if (isUtf8(bytes)) return { path, content: bytes.toString('utf8') };
-  const { offset, line, column } = firstInvalidUtf8(bytes);
+  const content = bytes.toString('utf8');
+  if (isUtf8(bytes)) return { path, content };
+  // HCL rejects bytes that are not UTF-8, except inside comments (terragrunt v1.1.3 accepts them there).
+  const bad = invalidOutsideComments(content);
+  if (bad === undefined) return { path, content };
   return {
     path,
-    content: bytes.toString('utf8'),
+    content,
     hash: createHash('sha256').update(bytes).digest('base64url'),
     unusable: 'encoding',
     outcome: {
       ok: false,
-      message: `invalid UTF-8 (byte 0x${(bytes[offset] ?? 0).toString(16).padStart(2, '0')} at offset ${offset}): HCL files must be UTF-8 encoded`,
-      location: { file: path, line, column },
+      message: 'invalid character encoding: HCL files must be UTF-8 encoded',
+      location: { file: path, ...bad },
     },
   };
+}
+
+/**
+ * Where the first character that stood for bytes that are not UTF-8 (decoded as U+FFFD) sits outside comments, as
+ * 1-based line and column; undefined when every one is inside a comment. Comments are what the lexer skips: every
+ * other character belongs to a token.
+ */
+function invalidOutsideComments(content: string): { line: number; column: number } | undefined {
+  const tokens = tokenize(content);
+  let t = 0;
+  for (let i = content.indexOf('\uFFFD'); i >= 0; i = content.indexOf('\uFFFD', i + 1)) {
+    while (t < tokens.length && (tokens[t]?.end ?? 0) <= i) t += 1;
+    const token = tokens[t];
+    if (token && token.start <= i) {
+      const before = content.slice(0, i);
+      return { line: before.split('\n').length, column: i - before.lastIndexOf('\n') };
+    }
+  }
+  return undefined;
 }
 
 /** "permission denied" for EACCES, and the like: what a user reads, without Node's syscall prefix. */
@@ -370,42 +392,6 @@ export function readErrorText(error: unknown): string {
       return code ?? (error instanceof Error ? error.message : String(error));
   }
 }
-
-/** Where the first byte that breaks UTF-8 is: its offset, and its line and column (1-based, columns in bytes). */
-export function firstInvalidUtf8(bytes: Uint8Array): { offset: number; line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i] ?? 0;
-    const size =
-      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
-    let valid = size > 0 && i + size <= bytes.length;
-    for (let k = 1; valid && k < size; k += 1) {
-      const c = bytes[i + k] ?? 0;
-      // The second byte's range is narrower after E0, ED, F0 and F4 (no overlong forms, no surrogates, <= U+10FFFF).
-      const [lo, hi] =
-        k === 1 && b === 0xe0
-          ? [0xa0, 0xbf]
-          : k === 1 && b === 0xed
-            ? [0x80, 0x9f]
-            : k === 1 && b === 0xf0
-              ? [0x90, 0xbf]
-              : k === 1 && b === 0xf4
-                ? [0x80, 0x8f]
-                : [0x80, 0xbf];
-      valid = c >= lo && c <= hi;
-    }
-    if (!valid) return { offset: i, line, column: i - lineStart + 1 };
-    if (b === 0x0a) {
-      line += 1;
-      lineStart = i + 1;
-    }
-    i += size;
-  }
-  return { offset: bytes.length, line, column: bytes.length - lineStart + 1 };
-}
-
 function toCache(outcome: ParseOutcome): CachedOutcome {
   if (outcome.ok) return { ok: true, json: outcome.json };
   return { ok: false, message: outcome.message, line: outcome.location.line, column: outcome.location.column };
