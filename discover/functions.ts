@@ -22,6 +22,11 @@ export interface FunctionContext {
   readonly includedFile?: string;
   /** The unit's includes by label ('' for a bare include), as absolute file paths. */
   readonly includes: ReadonlyMap<string, string>;
+  /**
+   * In a file read by read_terragrunt_config: the files on the way to it, the file the first call is written in
+   * first and this file last. A file that reads one already on the chain would make Terragrunt recurse forever.
+   */
+  readonly readChain?: readonly string[];
 }
 
 /** What the functions may ask of the outside world; injected so tests and discovery share one filesystem view. */

@@ -3,7 +3,7 @@
  * problem found reported as data. See terragrunt-semantics.md §1, §2 and §6 for the rules followed.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import fg from 'fast-glob';
@@ -20,6 +20,8 @@ import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { DeclaredDependency, EvaluationHost, UnitConfig } from './unit-config.js';
 import type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 import { closestMatch } from './suggest.js';
+import { readErrorText } from './parsed-files.js';
+import { problem } from './types.js';
 
 export type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 export { isUsable } from './types.js';
@@ -94,7 +96,11 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   const pool = new HclParserPool();
   if (unitCache.empty) pool.warm(1);
 
-  const { dirs: scanned, listings } = await scan({
+  const {
+    dirs: scanned,
+    listings,
+    unreadable,
+  } = await scan({
     root,
     dirs: envDirs.map((e) => e.absDir),
     exclude: options.config.exclude,
@@ -102,6 +108,16 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     await pool.close();
     throw error;
   });
+  for (const entry of unreadable) {
+    problems.push({
+      severity: 'error',
+      kind: 'read-error',
+      message: `cannot read directory ${entry.dir || '.'}: ${readErrorText(entry.error)}; units below it would be missed`,
+      details: [`path: ${entry.absDir}`],
+      hint: 'make the directory readable by the user running platctl (chmod/chown), or add it to exclude: in .platctl.yaml',
+    });
+  }
+  problems.push(...ungeneratedStacks(scanned, listings));
   const graph = new Graph();
   const units = new Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>();
   const unitByDir = new Map<string, UnitId>();
@@ -217,6 +233,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   // Edges, and the problems of each unit.
   const externals: ExternalDependency[] = [];
   const warnedReadFiles = new Set<string>();
+  const realDirs = new RealDirs(unitByDir, stackDirs);
   for (const id of [...configs.keys()].sort(compareIds)) {
     const config = configs.get(id);
     const unit = units.get(id);
@@ -227,9 +244,10 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       includes: config.includes,
       ...(config.remoteState ? { remoteState: config.remoteState } : {}),
       ...(config.preventDestroy ? { preventDestroy: true } : {}),
+      ...(config.exclude ? { exclude: config.exclude } : {}),
     });
     for (const dep of config.dependencies) {
-      const resolved = resolveTarget(dep, { unitByDir, stackDirs, host, root });
+      const resolved = resolveTarget(dep, { unitByDir, stackDirs, realDirs, host, root });
       switch (resolved.type) {
         case 'units':
           for (const target of resolved.ids) {
@@ -241,6 +259,19 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
           break;
         case 'dangling':
           problems.push(danglingProblem(id, dep, resolved.dir, resolved.why, root, [...unitByDir.keys()]));
+          break;
+        case 'unreadable':
+          problems.push(
+            problem({
+              severity: 'error',
+              kind: 'read-error',
+              unit: id,
+              message: `${dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path'} points at ${toPosix(relative(root, resolved.dir)) || '.'}, which cannot be read: ${resolved.why}`,
+              location: dep.origin.location,
+              details: [`expression: ${dep.expression}`, `resolved to: ${resolved.dir}`],
+              hint: 'make the directory readable by the user running platctl (chmod/chown)',
+            }),
+          );
           break;
       }
     }
@@ -303,11 +334,88 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
 type Resolution =
   | { type: 'units'; ids: UnitId[]; viaStack: boolean }
   | { type: 'external'; dir: string }
-  | { type: 'dangling'; dir: string; why: string };
+  | { type: 'dangling'; dir: string; why: string }
+  | { type: 'unreadable'; dir: string; why: string };
+
+/** The directory `terragrunt stack generate` writes a stack's units into. */
+const GENERATED_DIR = '.terragrunt-stack';
+
+/**
+ * Stacks whose units were never generated: discovery reads generated units and does not generate them (that
+ * downloads every unit's source), so without `.terragrunt-stack` the stack's units are missing from the graph, and
+ * the unit templates they come from fail on `values.*`. Stacks inside a generated directory are generated with
+ * their parent and are not checked.
+ */
+function ungeneratedStacks(
+  scanned: readonly ScannedDir[],
+  listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>,
+): Problem[] {
+  const out: Problem[] = [];
+  for (const entry of scanned) {
+    if (!entry.isStack || entry.isUnit || entry.dir.split('/').includes(GENERATED_DIR)) continue;
+    if (listings.get(entry.absDir)?.get(GENERATED_DIR) === 'dir') continue;
+    const dir = entry.dir || '.';
+    out.push({
+      severity: 'error',
+      kind: 'stack-not-generated',
+      message: `${dir}/${STACK_FILE} has not been generated: its units are not in the graph`,
+      location: { file: childPath(entry.absDir, STACK_FILE), line: 1 },
+      hint: `run \`terragrunt stack generate --working-dir ${dir}\` from the repository root (as terragrunt run --all does first), then run platctl again`,
+    });
+  }
+  return out;
+}
+
+function stackUnits(dir: string, unitByDir: Map<string, UnitId>): Resolution {
+  const ids = [...unitByDir.entries()]
+    .filter(([unitDir]) => unitDir.startsWith(dir + sep))
+    .map(([, id]) => id)
+    .sort(compareIds);
+  return { type: 'units', ids, viaStack: true };
+}
+
+/**
+ * Discovered unit and stack directories by their real path (symlinks resolved), built on the first dependency path
+ * that misses the plain lookup: most repositories never need it.
+ */
+class RealDirs {
+  readonly #unitByDir: ReadonlyMap<string, UnitId>;
+  readonly #stackDirs: readonly string[];
+  #index: { units: Map<string, UnitId>; stacks: Map<string, string> } | undefined;
+
+  constructor(unitByDir: ReadonlyMap<string, UnitId>, stackDirs: readonly string[]) {
+    this.#unitByDir = unitByDir;
+    this.#stackDirs = stackDirs;
+  }
+
+  /** The path with every symlink resolved, or undefined when it does not exist (or cannot be resolved). */
+  canonical(path: string): string | undefined {
+    try {
+      return realpathSync(path);
+    } catch {
+      return undefined;
+    }
+  }
+
+  index(): { units: Map<string, UnitId>; stacks: Map<string, string> } {
+    if (this.#index) return this.#index;
+    const units = new Map<string, UnitId>();
+    for (const [dir, id] of this.#unitByDir) units.set(this.canonical(dir) ?? dir, id);
+    const stacks = new Map<string, string>();
+    for (const dir of this.#stackDirs) stacks.set(this.canonical(dir) ?? dir, dir);
+    return (this.#index = { units, stacks });
+  }
+}
 
 function resolveTarget(
   dep: DeclaredDependency,
-  ctx: { unitByDir: Map<string, UnitId>; stackDirs: string[]; host: EvaluationHost; root: string },
+  ctx: {
+    unitByDir: Map<string, UnitId>;
+    stackDirs: string[];
+    realDirs: RealDirs;
+    host: EvaluationHost;
+    root: string;
+  },
 ): Resolution {
   const dir = dep.target;
   // Terragrunt takes config_path as a unit directory: a file path there becomes a phantom unit named after the
@@ -317,18 +425,45 @@ function resolveTarget(
   }
   const unit = ctx.unitByDir.get(dir);
   if (unit) return { type: 'units', ids: [unit], viaStack: false };
-  if (ctx.stackDirs.includes(dir)) {
-    const ids = [...ctx.unitByDir.entries()]
-      .filter(([unitDir]) => unitDir.startsWith(dir + sep))
-      .map(([, id]) => id)
-      .sort(compareIds);
-    return { type: 'units', ids, viaStack: true };
+  if (ctx.stackDirs.includes(dir)) return stackUnits(dir, ctx.unitByDir);
+  // Terragrunt compares dependency paths with symlinks resolved: a path through a symlink to a unit is that unit.
+  const real = ctx.realDirs.canonical(dir);
+  if (real !== undefined && real !== dir) {
+    const { units, stacks } = ctx.realDirs.index();
+    const viaLink = units.get(real);
+    if (viaLink) return { type: 'units', ids: [viaLink], viaStack: false };
+    const stack = stacks.get(real);
+    if (stack !== undefined) return stackUnits(stack, ctx.unitByDir);
   }
   if (ctx.host.kind(childPath(dir, UNIT_FILE)) === 'file' || ctx.host.kind(childPath(dir, STACK_FILE)) === 'file') {
     return { type: 'external', dir };
   }
+  const denied = accessDenied(dir);
+  if (denied) return { type: 'unreadable', dir, why: denied };
   if (!ctx.host.kind(dir)) return { type: 'dangling', dir, why: 'does not exist' };
   return { type: 'dangling', dir, why: `has no ${UNIT_FILE}` };
+}
+
+/**
+ * Why a path (or a directory on the way to it) cannot be looked into, when that is the reason nothing was found
+ * there: "permission denied" rather than "has no terragrunt.hcl". Undefined when it is simply absent.
+ */
+function accessDenied(dir: string): string | undefined {
+  for (const probe of [dir, childPath(dir, UNIT_FILE)]) {
+    try {
+      statSync(probe);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') return readErrorText(error);
+    }
+  }
+  try {
+    readdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') return readErrorText(error);
+  }
+  return undefined;
 }
 
 function danglingProblem(

@@ -4,13 +4,16 @@
  * repository is not parsed again.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SourceLocation } from '../engine/graph.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
-import { outline } from './hcl/index.js';
+import { outline, tokenize } from './hcl/index.js';
+import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
+import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 
 /** A file as discovery sees it: its text (for positions) and what the parser made of it. */
 export interface ParsedFile {
@@ -19,6 +22,11 @@ export interface ParsedFile {
   /** SHA-256 of the content (base64url): the cache key. */
   readonly hash: string;
   readonly outcome: ParseOutcome;
+  /**
+   * Why the file never reached the parser: it could not be read (permission denied, ...), or it is not UTF-8, which
+   * HCL requires. The outcome then holds the error, at the file's first line or at the first bad byte.
+   */
+  readonly unusable?: 'unreadable' | 'encoding';
 }
 
 /** Where a top-level block and its attributes are written (hcl2json keeps no positions). */
@@ -35,7 +43,11 @@ type CachedOutcome =
   | { ok: true; json: Record<string, unknown>; positions?: BlockPosition[] }
   | { ok: false; message: string; line: number; column?: number | undefined };
 
+/** Bumped when what is cached for a content changes (2: the mixed-include fallback). */
+const CACHE_FORMAT = 2;
+
 interface CacheFile {
+  readonly format?: number;
   readonly parser: string;
   readonly platctl: string;
   readonly entries: Record<string, CachedOutcome>;
@@ -77,7 +89,7 @@ export class ParsedFiles {
     return this.#files.has(path) || this.#missing.has(path);
   }
 
-  /** True when `ensure` found the file missing or unreadable. */
+  /** True when `ensure` found the file missing (an unreadable one is a file with `unusable` set). */
   isMissing(path: string): boolean {
     return this.#missing.has(path);
   }
@@ -127,6 +139,11 @@ export class ParsedFiles {
         this.#missing.add(unread[i] ?? '');
         return;
       }
+      if ('unusable' in text) {
+        // Never parsed, never in the parse cache: the outcome is the error itself.
+        this.#files.set(text.path, text);
+        return;
+      }
       const hash = createHash('sha256').update(text.content).digest('base64url');
       this.#usedHashes.add(hash);
       this.#read.set(text.path, { content: text.content, hash });
@@ -146,6 +163,11 @@ export class ParsedFiles {
     for (const path of paths) {
       const text = this.#read.get(path);
       if (!text) continue;
+      if (isHclJson(path)) {
+        // HCL's JSON syntax: converted here, in a fraction of the cost of a parser call.
+        this.#files.set(path, { path, ...text, outcome: parseHclJson(path, text.content) });
+        continue;
+      }
       const cached = cache.get(text.hash);
       if (cached) this.#files.set(path, { path, ...text, outcome: fromCache(cached, path) });
       else toParse.push({ path, ...text });
@@ -161,8 +183,10 @@ export class ParsedFiles {
       { urgent },
     );
     const parsed = new Map<string, Promise<void>>();
-    firsts.forEach(([hash], i) => {
-      const outcome = outcomes[i] as Promise<ParseOutcome>;
+    firsts.forEach(([hash, text], i) => {
+      const outcome = (outcomes[i] as Promise<ParseOutcome>).then((result) =>
+        this.#mixedIncludeFallback(result, text.path, text.content),
+      );
       parsed.set(
         hash,
         outcome.then((result) => {
@@ -186,10 +210,24 @@ export class ParsedFiles {
   }
 
   /**
+   * hcl2json fails a file that has both a bare and a labelled include; parse it again with the bare one labelled
+   * (see bare-include.ts). Any other outcome is kept as it is.
+   */
+  async #mixedIncludeFallback(result: ParseOutcome, path: string, content: string): Promise<ParseOutcome> {
+    if (result.ok || !MIXED_INCLUDE_FAILURE.test(result.message) || !this.#pool) return result;
+    const labelled = labelBareIncludes(content);
+    if (labelled === undefined) return result;
+    const [again] = this.#pool.parseEach([{ file: path, content: labelled }], { urgent: true });
+    const outcome = await (again as Promise<ParseOutcome>);
+    return outcome.ok ? outcome : result;
+  }
+
+  /**
    * Positions of the file's top-level blocks and their attributes, from a structural scan of its text; computed once
    * per content and kept in the cache with the parse.
    */
   positions(file: ParsedFile): readonly BlockPosition[] {
+    if (isHclJson(file.path)) return file.outcome.ok ? hclJsonPositions(file.content, file.outcome.json) : [];
     const entry = this.#cache?.get(file.hash);
     if (entry?.ok && entry.positions) return entry.positions;
     const positions: BlockPosition[] = outline(file.content).map((block) => {
@@ -210,7 +248,7 @@ export class ParsedFiles {
     if (this.#options.cacheDir === false) return this.#cache;
     try {
       const raw = JSON.parse(await readFile(this.#cachePath(), 'utf8')) as CacheFile;
-      if (raw.parser === PARSER_ID && raw.platctl === this.#options.version) {
+      if (raw.format === CACHE_FORMAT && raw.parser === PARSER_ID && raw.platctl === this.#options.version) {
         for (const [hash, entry] of Object.entries(raw.entries)) this.#cache.set(hash, entry);
       }
     } catch {
@@ -238,7 +276,7 @@ export class ParsedFiles {
       const entry = cache.get(hash);
       if (entry) entries[hash] = entry;
     }
-    const body: CacheFile = { parser: PARSER_ID, platctl: this.#options.version, entries };
+    const body: CacheFile = { format: CACHE_FORMAT, parser: PARSER_ID, platctl: this.#options.version, entries };
     try {
       await mkdir(dir, { recursive: true });
       const tmp = `${this.#cachePath()}.${randomBytes(6).toString('hex')}.tmp`;
@@ -262,21 +300,98 @@ const READ_SLICE = 256;
  * Reads files synchronously in slices, yielding between slices: for thousands of small files this is several times
  * faster than one promise per file through the thread pool, and no slice blocks the event loop for long.
  */
-async function readAll(paths: readonly string[]): Promise<({ path: string; content: string } | undefined)[]> {
-  const out: ({ path: string; content: string } | undefined)[] = [];
+async function readAll(
+  paths: readonly string[],
+): Promise<({ path: string; content: string } | ParsedFile | undefined)[]> {
+  const out: ({ path: string; content: string } | ParsedFile | undefined)[] = [];
   for (let i = 0; i < paths.length; i += READ_SLICE) {
     if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const path of paths.slice(i, i + READ_SLICE)) {
-      try {
-        out.push({ path, content: readFileSync(path, 'utf8') });
-      } catch {
-        out.push(undefined);
-      }
-    }
+    for (const path of paths.slice(i, i + READ_SLICE)) out.push(readOne(path));
   }
   return out;
 }
 
+/** Error codes that mean "there is no such file" rather than "there is one and it cannot be read". */
+const ABSENT = new Set(['ENOENT', 'ENOTDIR']);
+
+/**
+ * One file's text; undefined when it does not exist; a ParsedFile holding the error when it exists but cannot be
+ * read, or is not UTF-8 (Node would silently replace the bad bytes, and the parser then accept them).
+ */
+export function readOne(path: string): { path: string; content: string } | ParsedFile | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (ABSENT.has(code)) return undefined;
+    return {
+      path,
+      content: '',
+      hash: `unreadable:${code}`,
+      unusable: 'unreadable',
+      outcome: {
+        ok: false,
+        message: `cannot read ${path}: ${readErrorText(error)}`,
+        location: { file: path, line: 1 },
+      },
+    };
+  }
+  const content = bytes.toString('utf8');
+  if (isUtf8(bytes)) return { path, content };
+  // HCL rejects bytes that are not UTF-8, except inside comments (terragrunt v1.1.3 accepts them there).
+  const bad = invalidOutsideComments(content);
+  if (bad === undefined) return { path, content };
+  return {
+    path,
+    content,
+    hash: createHash('sha256').update(bytes).digest('base64url'),
+    unusable: 'encoding',
+    outcome: {
+      ok: false,
+      message: 'invalid character encoding: HCL files must be UTF-8 encoded',
+      location: { file: path, ...bad },
+    },
+  };
+}
+
+/**
+ * Where the first character that stood for bytes that are not UTF-8 (decoded as U+FFFD) sits outside comments, as
+ * 1-based line and column; undefined when every one is inside a comment. Comments are what the lexer skips: every
+ * other character belongs to a token.
+ */
+function invalidOutsideComments(content: string): { line: number; column: number } | undefined {
+  const tokens = tokenize(content);
+  let t = 0;
+  for (let i = content.indexOf('\uFFFD'); i >= 0; i = content.indexOf('\uFFFD', i + 1)) {
+    while (t < tokens.length && (tokens[t]?.end ?? 0) <= i) t += 1;
+    const token = tokens[t];
+    if (token && token.start <= i) {
+      const before = content.slice(0, i);
+      return { line: before.split('\n').length, column: i - before.lastIndexOf('\n') };
+    }
+  }
+  return undefined;
+}
+
+/** "permission denied" for EACCES, and the like: what a user reads, without Node's syscall prefix. */
+export function readErrorText(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'ELOOP':
+      return 'too many levels of symbolic links';
+    case 'EIO':
+      return 'input/output error';
+    case undefined:
+    default:
+      return code ?? (error instanceof Error ? error.message : String(error));
+  }
+}
 function toCache(outcome: ParseOutcome): CachedOutcome {
   if (outcome.ok) return { ok: true, json: outcome.json };
   return { ok: false, message: outcome.message, line: outcome.location.line, column: outcome.location.column };

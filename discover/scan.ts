@@ -34,6 +34,8 @@ export interface ScanResult {
   readonly dirs: ScannedDir[];
   /** What the walk saw in every directory it read: entry name to kind. Lets discovery skip most `stat` calls. */
   readonly listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>;
+  /** Directories the walk could not read (permission denied, ...): units below them would be missed. */
+  readonly unreadable: readonly { readonly absDir: string; readonly dir: string; readonly error: unknown }[];
 }
 
 /** Every unit and stack directory under `dirs`. */
@@ -41,6 +43,7 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
   const isExcluded = options.exclude.length ? picomatch([...options.exclude], { dot: true }) : (): boolean => false;
   const found: ScannedDir[] = [];
   const listings = new Map<string, Map<string, 'file' | 'dir' | 'other'>>();
+  const unreadable: { absDir: string; dir: string; error: unknown }[] = [];
 
   // Breadth-first with synchronous readdir, yielding every few hundred directories: much faster than a promise
   // per directory, and the event loop still turns.
@@ -51,7 +54,14 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
     let entries;
     try {
       entries = readdirSync(absDir, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      // Gone since its parent was read (or an environment directory that does not exist): nothing to miss.
+      const code = (error as NodeJS.ErrnoException).code;
+      const dir = relativePosix(options.root, absDir);
+      // One an exclude glob covers would discover nothing anyway.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && !isExcluded(dir) && !isExcluded(`${dir}/${UNIT_FILE}`)) {
+        unreadable.push({ absDir, dir, error });
+      }
       continue;
     }
     const dir = relativePosix(options.root, absDir);
@@ -74,7 +84,7 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
     }
   }
 
-  return { dirs: found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)), listings };
+  return { dirs: found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)), listings, unreadable };
 }
 
 /**

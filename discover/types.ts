@@ -6,8 +6,10 @@ import type { Graph, SourceLocation, UnitId } from '../engine/graph.js';
 import type { PlatctlConfig } from '../config/schema.js';
 
 export type ProblemKind =
-  /** The HCL parser rejected a file. */
+  /** The HCL parser rejected a file, or it is not UTF-8. */
   | 'parse-error'
+  /** A file or directory discovery must read cannot be read (permission denied, I/O error). */
+  | 'read-error'
   /** A dependency path resolves to a directory without terragrunt.hcl or terragrunt.stack.hcl. */
   | 'dangling-path'
   /** `implicit_deps` or `units` names a unit that discovery did not find. */
@@ -24,8 +26,14 @@ export type ProblemKind =
   | 'include-error'
   /** A directory holding both terragrunt.hcl and terragrunt.stack.hcl. */
   | 'unit-and-stack'
-  /** An active Terragrunt `exclude` block, which platctl does not honour (a warning). */
-  | 'exclude-block';
+  /** A terragrunt.stack.hcl whose units were never generated (no .terragrunt-stack beside it). */
+  | 'stack-not-generated'
+  /** An active Terragrunt `exclude` block, which platctl does not honour yet (a warning). */
+  | 'exclude-block'
+  /** Two `dependency` blocks with one label in a file: both are edges, as in Terragrunt v1.1.3 (a warning). */
+  | 'duplicate-dependency'
+  /** A value took a fallback (try()) over a function that needs a real run, such as run_cmd (a warning). */
+  | 'fallback-taken';
 
 export interface Problem {
   readonly severity: 'error' | 'warning';
@@ -62,6 +70,17 @@ export interface UnitInfo {
   readonly remoteState?: RemoteState;
   /** `prevent_destroy = true`: teardown keeps the unit and everything it depends on, as Terragrunt does. */
   readonly preventDestroy?: boolean;
+  /** An active Terragrunt `exclude` block (its `if` is true): see {@link excludedUnits}. */
+  readonly exclude?: ExcludeSpec;
+}
+
+/** A Terragrunt `exclude` block whose `if` is true. */
+export interface ExcludeSpec {
+  /** Lower-cased: Terraform commands (`apply`, `destroy`, `plan`...), `all`, or `all_except_output`. */
+  readonly actions: readonly string[];
+  /** `exclude_dependencies = true`: the unit's direct dependencies are left out too. */
+  readonly excludeDependencies: boolean;
+  readonly location?: SourceLocation;
 }
 
 export interface DiscoverOptions {

@@ -20,12 +20,21 @@ import { dirname } from 'node:path';
 import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
 import { resolveFrom, terragruntFunctions } from './functions.js';
 import type { FunctionContext, FunctionHost } from './functions.js';
-import { HclEvalError, Unknown, evaluateJson, evaluateLocals, fsBuiltins, pureBuiltins } from './hcl/index.js';
-import type { HclFunction, Scope, Value } from './hcl/index.js';
+import {
+  HclEvalError,
+  Unknown,
+  evaluateJson,
+  evaluateLocals,
+  fsBuiltins,
+  jsonReferences,
+  pureBuiltins,
+} from './hcl/index.js';
+import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { problem } from './types.js';
 import { childPath } from './scan.js';
-import type { Problem, RemoteState } from './types.js';
+import { excludes } from './exclude.js';
+import type { ExcludeSpec, Problem, RemoteState } from './types.js';
 
 /** Thrown when evaluation needs files that are not parsed yet. */
 export class NeedFiles extends Error {
@@ -49,6 +58,8 @@ export interface UnitConfig {
   readonly remoteState?: RemoteState;
   /** `prevent_destroy = true` in the merged config. */
   readonly preventDestroy?: true;
+  /** The merged config's exclude block, when its `if` is true. */
+  readonly exclude?: ExcludeSpec;
   readonly problems: readonly Problem[];
   /** Files read by read_terragrunt_config that declare dependency blocks (not edges; warned about once each). */
   readonly readFilesWithDependencies: readonly { file: string; location: SourceLocation }[];
@@ -147,9 +158,15 @@ interface DependencyDecl {
   readonly file: ParsedFile;
   readonly scope: Scope;
   readonly merge: 'child' | 'shallow' | 'deep';
+  /** Which of the file's blocks with this label it is (0: the first); a label may be declared more than once. */
+  readonly occurrence: number;
 }
 
 const NOT_AVAILABLE = 'dependency outputs are not available while building the graph';
+
+/** Terragrunt's block types with a label, and without (the others are attributes). */
+const LABELLED_BLOCKS = new Set(['dependency', 'generate', 'feature']);
+const UNLABELLED_BLOCKS = new Set(['terraform', 'remote_state', 'dependencies', 'exclude', 'errors', 'engine']);
 
 /** Evaluates one unit. Throws `NeedFiles` when more files must be parsed first. */
 export function evaluateUnitConfig(unit: UnitConfigInput, host: EvaluationHost): UnitConfig {
@@ -164,6 +181,9 @@ class UnitEvaluation {
   readonly #readWithDeps = new Map<string, SourceLocation>();
   readonly #includes = new Map<string, string>();
   readonly #functionHost: FunctionHost;
+  /** Calls so far of functions that need a real run (run_cmd, sops, AWS), which returned an Unknown; the latest. */
+  #unknownCalls = 0;
+  #lastUnknownCall = '';
 
   constructor(unit: UnitConfigInput, host: EvaluationHost) {
     this.#unit = unit;
@@ -280,7 +300,14 @@ class UnitEvaluation {
     for (const { decl, parsed, json: incJson, scope } of includeScopes.values()) {
       if (decl.mergeStrategy === 'no_merge') continue;
       for (const [name, block] of Object.entries(blockMap(incJson.dependency))) {
-        const dep: DependencyDecl = { name, block, file: parsed, scope, merge: decl.mergeStrategy };
+        const dep: DependencyDecl = {
+          name,
+          block,
+          file: parsed,
+          scope,
+          merge: decl.mergeStrategy,
+          occurrence: lastOccurrence(incJson.dependency, name),
+        };
         const list = mergedBlocks.get(name) ?? [];
         if (decl.mergeStrategy === 'shallow') {
           // A later include replaces the block; the replaced one's path stays in Dependencies.Paths.
@@ -302,10 +329,12 @@ class UnitEvaluation {
         file: autoinclude,
       });
       for (const [name, block] of Object.entries(blockMap(json.dependency))) {
-        mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child' }]);
+        const occurrence = lastOccurrence(json.dependency, name);
+        mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child', occurrence }]);
       }
       for (const [name, block] of Object.entries(blockMap(autoinclude.outcome.json.dependency))) {
-        mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child' }]);
+        const occurrence = lastOccurrence(autoinclude.outcome.json.dependency, name);
+        mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child', occurrence }]);
       }
       pathsFrom.push({ file: autoinclude, json: autoinclude.outcome.json, scope: autoScope });
     } else if (autoinclude && !autoinclude.outcome.ok) {
@@ -314,7 +343,8 @@ class UnitEvaluation {
     if (!autoinclude?.outcome.ok) {
       for (const [name, block] of Object.entries(blockMap(json.dependency))) {
         const previous = mergedBlocks.get(name) ?? [];
-        const child: DependencyDecl = { name, block, file, scope: unitScope, merge: 'child' };
+        const occurrence = lastOccurrence(json.dependency, name);
+        const child: DependencyDecl = { name, block, file, scope: unitScope, merge: 'child', occurrence };
         const deepParents = previous.filter((p) => p.merge === 'deep');
         staleFrom.push(...previous.filter((p) => p.merge === 'shallow'));
         mergedBlocks.set(name, [...deepParents, child]);
@@ -330,6 +360,8 @@ class UnitEvaluation {
       const decl = this.#mergedDependency(dep.name, [dep]);
       if (decl) declarations.push(decl);
     }
+    for (const source of pathsFrom)
+      declarations.push(...this.#duplicateDependencies(source.file, source.json, source.scope));
     for (const source of pathsFrom)
       declarations.push(...this.#dependenciesPaths(source.file, source.json, source.scope));
 
@@ -357,25 +389,101 @@ class UnitEvaluation {
       preventDestroy = value === undefined ? true : value === true;
     }
 
-    // 8. exclude blocks: Terragrunt's run --all leaves an excluded unit out (and treats it as applied); platctl does
-    // not, so an active one is pointed out rather than silently run.
-    for (const source of remoteSources) {
-      const block = firstBlock(source.json.exclude);
-      if (!block) continue;
-      const active = this.#evaluateQuietly(block.if ?? false, source.scope);
-      if (active === false) continue;
-      const actions = this.#evaluateQuietly(block.actions ?? [], source.scope);
+    // 8. terraform.source must be known before anything is applied: Terragrunt (since v1.1.1) rejects a unit whose
+    // source reads a dependency.
+    const sourceFiles = [
+      ...[...includeScopes.values()]
+        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
+        .map((e) => ({ file: e.parsed, json: e.json })),
+      { file, json },
+    ];
+    for (const source of sourceFiles) this.#checkTerraformSource(source.file, source.json);
+
+    // 9. The exclude block: like any block, the unit's own wins over its includes' (inherited since Terragrunt
+    // v1.0.4). Terragrunt's run --all leaves an excluded unit out for the listed commands and treats it as applied.
+    const excludeSources = [
+      ...[...includeScopes.values()]
+        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
+        .map((e) => ({ file: e.parsed, json: e.json, scope: e.scope })),
+      { file, json, scope: unitScope },
+    ];
+    const excludeSource = excludeSources.filter((source) => firstBlock(source.json.exclude)).pop();
+    const exclude = excludeSource
+      ? this.#exclude(excludeSource.file, excludeSource.json, excludeSource.scope)
+      : undefined;
+    this.#flushNeeds();
+
+    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
+  }
+
+  /** The active exclude block, as data; undefined when `if` is false. Evaluation problems are reported. */
+  #exclude(file: ParsedFile, json: Json, scope: Scope): ExcludeSpec | undefined {
+    const block = firstBlock(json.exclude);
+    if (!block) return undefined;
+    const location = this.#blockLocation(file, 'exclude', []);
+    const where = (attribute: string) => (): SourceLocation | undefined =>
+      this.#attributeLocation(file, 'exclude', [], attribute);
+    const active = this.#evaluate(block.if ?? false, scope, where('if'), 'exclude if');
+    if (active === undefined) return undefined;
+    if (typeof active !== 'boolean') {
+      this.#report({
+        severity: 'error',
+        kind: 'evaluation-error',
+        message: `exclude if must be a bool, got ${JSON.stringify(active)}`,
+        location: where('if')(),
+      });
+      return undefined;
+    }
+    if (!active) return undefined;
+    const actions = this.#evaluate(block.actions ?? [], scope, where('actions'), 'exclude actions');
+    if (!Array.isArray(actions) || !actions.every((a): a is string => typeof a === 'string')) {
+      if (actions !== undefined) {
+        this.#report({
+          severity: 'error',
+          kind: 'evaluation-error',
+          message: `exclude actions must be a list of strings, got ${JSON.stringify(actions)}`,
+          location: where('actions')(),
+        });
+      }
+      return undefined;
+    }
+    const dependencies = this.#evaluate(
+      block.exclude_dependencies ?? false,
+      scope,
+      where('exclude_dependencies'),
+      'exclude exclude_dependencies',
+    );
+    const spec = {
+      actions: actions.map((a) => a.toLowerCase()),
+      excludeDependencies: dependencies === true,
+      ...(location ? { location } : {}),
+    };
+    const commands = ['apply', 'destroy'].filter((command) => excludes(spec, command));
+    if (commands.length > 0) {
       this.#report({
         severity: 'warning',
         kind: 'exclude-block',
-        message: `an exclude block (actions: ${JSON.stringify(actions instanceof Unknown ? 'unknown' : actions)}) is active: terragrunt run --all would leave this unit out, but platctl does not honour exclude blocks and will run it`,
+        message: `an exclude block is active for ${commands.join(' and ')}${spec.excludeDependencies ? ' (and excludes its dependencies)' : ''}: terragrunt run --all would leave this unit out, but platctl does not honour exclude blocks yet and will run it`,
         hint: 'to keep platctl away from it, add its directory to exclude: in .platctl.yaml, or select units with --unit',
-        location: source.json === json ? this.#blockLocation(file, 'exclude', []) : undefined,
+        location,
       });
     }
-    this.#flushNeeds();
+    return spec;
+  }
 
-    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy);
+  #checkTerraformSource(file: ParsedFile, json: Json): void {
+    const block = firstBlock(json.terraform);
+    if (!block || block.source === undefined) return;
+    const read = jsonReferences(block.source).variables.find((v) => v === 'dependency' || v.startsWith('dependency.'));
+    if (!read) return;
+    this.#report({
+      severity: 'error',
+      kind: 'evaluation-error',
+      message: `terraform.source reads ${read}: Terragrunt rejects a unit whose source depends on another unit's outputs (the source must be known before anything is applied)`,
+      hint: 'build the source from literals, locals or values; pass the output to the module as an input instead',
+      details: [`expression: ${expressionText(block.source)}`],
+      location: this.#attributeLocation(file, 'terraform', [], 'source'),
+    });
   }
 
   #result(
@@ -383,6 +491,7 @@ class UnitEvaluation {
     includes: string[],
     remoteState?: RemoteState,
     preventDestroy = false,
+    exclude?: ExcludeSpec,
   ): UnitConfig {
     const readFilesWithDependencies = [...this.#readWithDeps].map(([file, location]) => ({ file, location }));
     const base: UnitConfig = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
@@ -390,6 +499,7 @@ class UnitEvaluation {
       ...base,
       ...(remoteState ? { remoteState } : {}),
       ...(preventDestroy ? { preventDestroy: true as const } : {}),
+      ...(exclude ? { exclude } : {}),
     };
   }
 
@@ -432,11 +542,16 @@ class UnitEvaluation {
     if (file.outcome.ok) return;
     this.#report({
       severity: 'error',
-      kind: 'parse-error',
+      kind: file.unusable === 'unreadable' ? 'read-error' : 'parse-error',
       unit: this.#unit.id,
       message: file.outcome.message,
       location: file.outcome.location,
-      hint: 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
+      hint:
+        file.unusable === 'unreadable'
+          ? 'make the file readable by the user running platctl (chmod/chown), or exclude its directory in .platctl.yaml'
+          : file.unusable === 'encoding'
+            ? 'save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`); Terragrunt rejects it too'
+            : 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
     });
   }
 
@@ -477,11 +592,16 @@ class UnitEvaluation {
    * for each dominated discovery time.
    */
   #functions(context: FunctionContext): Record<string, HclFunction> {
-    const key = [context.configFile, context.includedFile ?? '', context.includes.size].join('\u0000');
+    const key = [
+      context.configFile,
+      context.includedFile ?? '',
+      context.includes.size,
+      ...(context.readChain ?? []),
+    ].join('\u0000');
     let table = this.#functionTables.get(key);
     if (!table) {
       table = layeredFunctions([
-        () => terragruntFunctions(context, this.#functionHost),
+        () => this.#watchUnknowns(terragruntFunctions(context, this.#functionHost)),
         () =>
           fsBuiltins({
             baseDir: dirname(context.configFile),
@@ -495,6 +615,47 @@ class UnitEvaluation {
       this.#functionTables.set(key, table);
     }
     return table;
+  }
+
+  /** The functions, each counting the calls that return an Unknown (see {@link #evaluate}). */
+  #watchUnknowns(table: Record<string, HclFunction>): Record<string, HclFunction> {
+    const out: Record<string, HclFunction> = {};
+    for (const [name, fn] of Object.entries(table)) {
+      const watched = (args: Value[], call: CallInfo): Value => {
+        const value = fn(args, call);
+        if (value instanceof Unknown) this.#noteUnknownCall(name);
+        return value;
+      };
+      out[name] = fn.acceptsUnknown ? Object.assign(watched, { acceptsUnknown: true }) : watched;
+    }
+    return out;
+  }
+
+  #noteUnknownCall(name: string): void {
+    this.#unknownCalls += 1;
+    this.#lastUnknownCall = name;
+  }
+
+  /**
+   * The locals object, noting which locals called a function that returned an Unknown when they were computed, so
+   * that reading one again later (locals are computed once) counts that call again.
+   */
+  #trackLocals(locals: LazyValue | undefined): LazyValue | undefined {
+    if (!locals || typeof locals !== 'object' || Array.isArray(locals) || locals instanceof Unknown) return locals;
+    const tainted = new Map<string, string>();
+    return new Proxy(locals, {
+      get: (target, key) => {
+        if (typeof key !== 'string') return Reflect.get(target, key) as unknown;
+        const before = this.#unknownCalls;
+        const value = Reflect.get(target, key) as unknown;
+        if (this.#unknownCalls > before) tainted.set(key, this.#lastUnknownCall);
+        else {
+          const call = tainted.get(key);
+          if (call !== undefined) this.#noteUnknownCall(call);
+        }
+        return value;
+      },
+    });
   }
 
   #scope(
@@ -522,8 +683,8 @@ class UnitEvaluation {
     };
     const scope: Scope = { variables, functions };
     // Lazy: each local is evaluated on first use, in this same scope (locals may refer to each other).
-    const locals = evaluateLocals(localsRaw, () => scope);
-    variables.local = locals;
+    const locals = this.#trackLocals(evaluateLocals(localsRaw, () => scope));
+    if (locals !== undefined) variables.local = locals;
     if (extra.values !== undefined) variables.values = extra.values;
     if (extra.exposed) variables.include = extra.exposed;
     return scope;
@@ -537,11 +698,33 @@ class UnitEvaluation {
     const out = lazyObject(
       Object.keys(json)
         .filter((key) => key !== 'locals' && key !== 'include')
-        .map((key) => [key, () => this.#evaluateQuietly(json[key], scope)]),
+        .map((key) => [key, () => this.#exposedAttribute(key, json[key], scope)]),
     );
     const locals = scope.variables.local;
     out.locals = typeof locals === 'function' ? locals() : (locals ?? {});
     return out;
+  }
+
+  /**
+   * One top-level entry of an exposed include. Terragrunt exposes its blocks as objects: `dependency.<name>`,
+   * `generate.<name>` and `feature.<name>` by label, `terraform` and `remote_state` as the block's attributes.
+   * hcl2json writes a block as a list of bodies, which read as a tuple would make
+   * `include.x.dependency.vpc.config_path` an error.
+   */
+  #exposedAttribute(key: string, raw: unknown, scope: Scope): Value {
+    const body = (block: Json): Value =>
+      lazyObject(Object.keys(block).map((name) => [name, () => this.#evaluateQuietly(block[name], scope)]));
+    if (LABELLED_BLOCKS.has(key) && raw && typeof raw === 'object' && !Array.isArray(raw)) {
+      const out: Record<string, Value> = {};
+      for (const [name, block] of Object.entries(blockMap(raw))) {
+        const object = body(block) as Record<string, Value>;
+        if (key === 'dependency') object.outputs = new Unknown(NOT_AVAILABLE, `dependency.${name}`);
+        out[name] = object;
+      }
+      return out;
+    }
+    const block = UNLABELLED_BLOCKS.has(key) ? firstBlock(raw) : undefined;
+    return block ? body(block) : this.#evaluateQuietly(raw, scope);
   }
 
   #evaluateQuietly(raw: unknown, scope: Scope): Value {
@@ -591,12 +774,14 @@ class UnitEvaluation {
    */
   #evaluate(raw: unknown, scope: Scope, where: Where, what: string): Value | undefined {
     const location = (): SourceLocation | undefined => (typeof where === 'function' ? where() : where);
+    const unknownCallsBefore = this.#unknownCalls;
     try {
       const value = evaluateJson(raw, scope);
       if (value instanceof Unknown) {
         this.#unresolved(value, location(), what, raw);
         return undefined;
       }
+      if (this.#unknownCalls > unknownCallsBefore) this.#fallbackTaken(this.#lastUnknownCall, location(), what, raw);
       return value;
     } catch (error) {
       if (error instanceof NeedFiles) throw error;
@@ -611,9 +796,28 @@ class UnitEvaluation {
         message: `cannot evaluate ${what}: ${error.message}`,
         details: [`expression: ${expressionText(raw)}`],
         location: location(),
+        // values.* exists only beside a terragrunt.values.hcl, which terragrunt stack generate writes.
+        hint: /unknown variable "values"/.test(error.message)
+          ? 'values.* is set only in units generated from a terragrunt.stack.hcl (they get a terragrunt.values.hcl): if this directory is a unit template, run `terragrunt stack generate` where the stack file is and add the template directory to exclude: in .platctl.yaml'
+          : undefined,
       });
       return undefined;
     }
+  }
+
+  /**
+   * A value known although a function on the way needed a real run: `try(run_cmd(...), "../vpc")` took its
+   * fallback. Terragrunt would have run the command and may have used its output: say so.
+   */
+  #fallbackTaken(call: string, location: SourceLocation | undefined, what: string, raw: unknown): void {
+    this.#report({
+      severity: 'warning',
+      kind: 'fallback-taken',
+      message: `${what} used a fallback: ${call}() was not run (platctl runs nothing while building the graph), so this value, and any edge it gives, may not be the one Terragrunt would use`,
+      hint: `make the edge explicit: declare it in implicit_deps (e.g. implicit_deps: { ${this.#unit.id}: [<env>/<unit>] }) and write the path without ${call}()`,
+      details: [`expression: ${expressionText(raw)}`],
+      location,
+    });
   }
 
   #unresolved(value: Unknown, location: SourceLocation | undefined, what: string, raw: unknown): void {
@@ -641,7 +845,7 @@ class UnitEvaluation {
       const enabled = this.#evaluate(
         enabledSource.block.enabled,
         enabledSource.scope,
-        () => this.#attributeLocation(file, 'dependency', [name], 'enabled'),
+        () => this.#attributeLocation(file, 'dependency', [name], 'enabled', enabledSource.occurrence),
         `dependency "${name}" enabled`,
       );
       if (enabled === false || enabled === undefined) return undefined;
@@ -654,11 +858,17 @@ class UnitEvaluation {
         kind: 'evaluation-error',
         message: `dependency "${name}" has no config_path`,
         hint: 'set config_path to the directory of the unit it depends on',
-        location: this.#blockLocation(last.file, 'dependency', [name]),
+        location: this.#blockLocation(last.file, 'dependency', [name], last.occurrence),
       });
       return undefined;
     }
-    const location = this.#attributeLocation(pathSource.file, 'dependency', [name], 'config_path');
+    const location = this.#attributeLocation(
+      pathSource.file,
+      'dependency',
+      [name],
+      'config_path',
+      pathSource.occurrence,
+    );
     const value = this.#evaluate(
       pathSource.block.config_path,
       pathSource.scope,
@@ -681,6 +891,30 @@ class UnitEvaluation {
       origin,
       expression: expressionText(pathSource.block.config_path),
     };
+  }
+
+  /**
+   * Every `dependency` block but the last of a label declared more than once in a file (the last one merges like any
+   * block). Terragrunt v1.1.3 keeps an edge for each, and newer versions warn: platctl does both.
+   */
+  #duplicateDependencies(file: ParsedFile, json: Json, scope: Scope): DeclaredDependency[] {
+    const out: DeclaredDependency[] = [];
+    for (const [name, bodies] of Object.entries(blockBodies(json.dependency))) {
+      if (bodies.length < 2) continue;
+      const lines = bodies.map((_, i) => this.#blockLocation(file, 'dependency', [name], i)?.line ?? '?');
+      this.#report({
+        severity: 'warning',
+        kind: 'duplicate-dependency',
+        message: `dependency "${name}" is declared ${bodies.length} times in this file (lines ${lines.join(', ')}); like Terragrunt v1.1.3, platctl keeps an edge for each, but dependency.${name} can name only one of them`,
+        hint: 'give each dependency block its own label',
+        location: this.#blockLocation(file, 'dependency', [name], 1),
+      });
+      bodies.slice(0, -1).forEach((block, occurrence) => {
+        const decl = this.#mergedDependency(name, [{ name, block, file, scope, merge: 'child', occurrence }]);
+        if (decl) out.push(decl);
+      });
+    }
+    return out;
   }
 
   #dependenciesPaths(file: ParsedFile, json: Json, scope: Scope): DeclaredDependency[] {
@@ -730,6 +964,13 @@ class UnitEvaluation {
 
   /** read_terragrunt_config: the file's locals, inputs and other attributes, in its own directory's context. */
   #readConfig(path: string, context: FunctionContext): Value {
+    const chain = context.readChain ?? [context.includedFile ?? context.configFile];
+    if (chain.includes(path)) {
+      // Terragrunt reads eagerly and never returns from this; say which files read each other.
+      throw new HclEvalError(
+        `read_terragrunt_config: files read each other in a cycle: ${[...chain, path].join(' -> ')} (Terragrunt never finishes reading them)`,
+      );
+    }
     const parsed = this.#need(path);
     this.#flushNeeds();
     if (!parsed) throw new HclEvalError(`read_terragrunt_config: ${path} could not be read`);
@@ -751,6 +992,7 @@ class UnitEvaluation {
       originalDir: context.originalDir,
       configFile: path,
       includes: new Map(),
+      readChain: [...chain, path],
     };
     const scope = this.#scope(readContext, json, {
       values: undefined,
@@ -782,20 +1024,27 @@ class UnitEvaluation {
     return out;
   }
 
-  #findBlock(file: ParsedFile, type: string, labels: string[]): BlockPosition | undefined {
+  /** The `occurrence`-th top-level block of that type and labels (the first by default). */
+  #findBlock(file: ParsedFile, type: string, labels: string[], occurrence = 0): BlockPosition | undefined {
     const wanted = labels.join('\u0000');
     return this.#host.files
       .positions(file)
-      .find((b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === wanted));
+      .filter((b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === wanted))[occurrence];
   }
 
-  #blockLocation(file: ParsedFile, type: string, labels: string[]): SourceLocation | undefined {
-    const block = this.#findBlock(file, type, labels);
+  #blockLocation(file: ParsedFile, type: string, labels: string[], occurrence = 0): SourceLocation | undefined {
+    const block = this.#findBlock(file, type, labels, occurrence);
     return block ? { file: file.path, line: block.line, column: block.column } : undefined;
   }
 
-  #attributeLocation(file: ParsedFile, type: string, labels: string[], attribute: string): SourceLocation | undefined {
-    const block = this.#findBlock(file, type, labels);
+  #attributeLocation(
+    file: ParsedFile,
+    type: string,
+    labels: string[],
+    attribute: string,
+    occurrence = 0,
+  ): SourceLocation | undefined {
+    const block = this.#findBlock(file, type, labels, occurrence);
     if (!block) return undefined;
     const at = block.attributes[attribute];
     return at
@@ -830,6 +1079,24 @@ function blockMap(value: unknown): Record<string, Json> {
     if (body && typeof body === 'object') out[name] = body as Json;
   }
   return out;
+}
+
+/** hcl2json's `{label: [body, ...]}`: every body of each label, in file order. */
+function blockBodies(value: unknown): Record<string, Json[]> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  const out: Record<string, Json[]> = {};
+  for (const [name, bodies] of Object.entries(value as Record<string, unknown>)) {
+    const list = (Array.isArray(bodies) ? (bodies as unknown[]) : [bodies]).filter(
+      (body): body is Json => !!body && typeof body === 'object',
+    );
+    if (list.length > 0) out[name] = list;
+  }
+  return out;
+}
+
+/** The index of the last block with this label (the one blockMap returns). */
+function lastOccurrence(value: unknown, name: string): number {
+  return Math.max(0, (blockBodies(value)[name]?.length ?? 1) - 1);
 }
 
 function firstBlock(value: unknown): Json | undefined {

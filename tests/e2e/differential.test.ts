@@ -15,7 +15,7 @@ import picomatch from 'picomatch';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/load.js';
 import { discover } from '../../discover/index.js';
-import { discoverFixtures } from '../helpers/discover-fixtures.js';
+import { DISCOVER_FIXTURES, discoverFixtures } from '../helpers/discover-fixtures.js';
 import { repoRoot, requireToolPaths } from './helpers/tools.js';
 
 interface FoundComponent {
@@ -105,4 +105,37 @@ describe('discovery agrees with real terragrunt', () => {
       await compare(copy(dir));
     });
   }
+
+  for (const { name, dir, expected } of discoverFixtures()) {
+    const rejected = expected.rejected;
+    if (expected.terragrunt !== 'rejects' || !rejected) continue;
+    it(`rejects fixture ${name}, as platctl does`, async () => {
+      const root = copy(dir);
+      const run = await execa(
+        requireToolPaths().terragrunt,
+        ['render', '--json', '--no-color', '--working-dir', join(root, rejected.unit)],
+        { env: toolEnv(), extendEnv: false, cwd: root, reject: false },
+      );
+      expect(run.exitCode, run.stdout).not.toBe(0);
+      expect(`${run.stdout}\n${run.stderr}`).toContain(rejected.message);
+    });
+  }
+
+  it('on a stack once the command platctl names has generated it', async () => {
+    const root = copy(join(DISCOVER_FIXTURES, 'stack-not-generated'));
+    const loaded = await loadConfig({ cwd: root });
+    if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+    const before = await discover({ root, config: loaded.value.config, env: {}, cacheDir: false });
+    const hint = before.problems.find((p) => p.kind === 'stack-not-generated')?.hint ?? '';
+    const command = /`terragrunt (stack generate [^`]*)`/.exec(hint)?.[1]?.split(' ');
+    expect(command, hint).toBeDefined();
+    const run = await execa(requireToolPaths().terragrunt, [...(command ?? []), '--no-color'], {
+      env: toolEnv(),
+      extendEnv: false,
+      cwd: root,
+      reject: false,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    await compare(root);
+  });
 });

@@ -28,6 +28,11 @@ export interface FixtureExpectation {
   problems: ExpectedProblem[];
   /** `rejects`: Terragrunt refuses the repository too; `skip`: not comparable (platctl-only config). */
   terragrunt?: 'rejects' | 'skip';
+  /**
+   * For `rejects`: the e2e suite runs `terragrunt render --json` in this unit (relative to the fixture root) and
+   * expects it to fail with this text in its output.
+   */
+  rejected?: { unit: string; message: string };
   note?: string;
 }
 

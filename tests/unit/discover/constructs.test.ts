@@ -99,11 +99,13 @@ describe('discovery constructs', () => {
       'live/dev/on/terragrunt.hcl':
         '\nexclude {\n  if      = get_env("SKIP_ON", "true") == "true"\n  actions = ["apply"]\n}\n',
     });
-    const { problems } = await edges(root);
+    const { problems, units } = await edges(root);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ severity: 'warning', kind: 'exclude-block', unit: 'dev/on' });
     expect(problems[0]?.location?.line).toBe(2);
-    expect(problems[0]?.message).toContain('["apply"]');
+    expect(problems[0]?.message).toContain('active for apply');
+    expect(units.get('dev/on')?.exclude).toMatchObject({ actions: ['apply'], excludeDependencies: false });
+    expect(units.get('dev/off')?.exclude).toBeUndefined();
     expect((await edges(root, { SKIP_ON: 'false' })).problems).toEqual([]);
   });
 
