@@ -55,7 +55,7 @@ export const VERBS: readonly VerbEntry[] = [
   },
   {
     name: 'down',
-    describe: "Park environments: scale compute to zero, record first, verify through AWS (from cron)",
+    describe: 'Park environments: scale compute to zero, record first, verify through AWS (from cron)',
     load: async () => (await import('./down.js')).downVerb,
   },
   {
