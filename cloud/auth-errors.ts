@@ -4,7 +4,7 @@
  */
 
 /**
- * Error names that mean "the credentials are missing, expired or invalid" (docs/aws-k8s.md §1.2). The provider
+ * Error names that mean "the credentials are missing, expired or invalid". The provider
  * errors come from resolving credentials locally; the rest are service answers. Query-protocol services (STS, EC2)
  * answer `ExpiredToken` while json services answer `ExpiredTokenException`; S3 has its own `InvalidAccessKeyId`
  * and `InvalidToken`. The clock-skew codes are the SDK's own list (`@smithy/core/retry`): a signature rejected for

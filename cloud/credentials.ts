@@ -189,7 +189,7 @@ export interface PreflightOptions {
 }
 
 /**
- * The fail-fast credentials preflight (docs/aws-k8s.md §1.3, steps 1-3). Never throws for an expected failure.
+ * The fail-fast credentials preflight (docs/validate.md, phase 1). Never throws for an expected failure.
  */
 export async function preflightCredentials(options: PreflightOptions): Promise<PreflightResult> {
   const { target, env, now, budgetMs } = options;

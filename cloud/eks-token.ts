@@ -1,6 +1,6 @@
 /**
  * The EKS bearer token without the aws CLI: a presigned STS `GetCallerIdentity` URL whose signed headers include
- * `x-k8s-aws-id: <cluster>`, in the aws-iam-authenticator v1 format (docs/aws-k8s.md §6.1).
+ * `x-k8s-aws-id: <cluster>`, in the aws-iam-authenticator v1 format (docs/kubeconfig.md).
  */
 import type { AwsCredentialIdentity, CredentialProvider } from './credentials.js';
 

@@ -10,7 +10,7 @@ export type EnvVars = Readonly<Record<string, string | undefined>>;
 
 /**
  * The endpoint a client for `serviceId` should use, or undefined for the SDK's normal AWS endpoint. Mirrors the
- * SDK's own order (docs/aws-k8s.md §2): `AWS_ENDPOINT_URL_<SERVICE_ID>` beats `AWS_ENDPOINT_URL`, and
+ * SDK's own order: `AWS_ENDPOINT_URL_<SERVICE_ID>` beats `AWS_ENDPOINT_URL`, and
  * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true` turns both off. The SDK would read these from `process.env` itself;
  * resolving them here from the injected map keeps in-process tests independent of the test runner's environment.
  *

@@ -221,7 +221,7 @@ class AwsEnvCloud implements EnvCloud {
       const result = this.#awsFailure(error, `s3://${bucket}/${key}`);
       if (result.reason === 'not-found') return failure('not-found', `no state at s3://${bucket}/${key}`);
       if (result.reason === 'forbidden') {
-        // Without s3:ListBucket S3 answers 403 for a missing key too (docs/aws-k8s.md §7).
+        // Without s3:ListBucket S3 answers 403 for a missing key too.
         return failure('forbidden', `s3://${bucket}/${key}: access denied (no permission, or the object is missing)`);
       }
       return result;

@@ -131,7 +131,7 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
 
 /**
  * A reader for an EKS cluster. The token is not stored in the kubeconfig user (client-node would let a static
- * token override the authenticator, docs/aws-k8s.md §6.2): an authenticator signs one per request, cached until a
+ * token override the authenticator): an authenticator signs one per request, cached until a
  * minute before it lapses, so a long run never meets a 401 at minute 15.
  */
 export async function kubeReaderForEks(access: EksClusterAccess): Promise<KubeReader> {

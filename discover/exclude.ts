@@ -1,5 +1,5 @@
 /**
- * Terragrunt's `exclude` block, as `run --all` applies it (terragrunt-semantics.md §1.5, checked against v1.1.3):
+ * Terragrunt's `exclude` block, as `run --all` applies it (docs/discovery.md, checked against v1.1.3):
  * a unit whose block's `if` is true is left out of the queue for the listed commands and treated as already applied
  * (edges to it count as satisfied). `all` matches every command, `all_except_output` every one but `output`;
  * matching ignores case. `exclude_dependencies = true` leaves out the unit's direct dependencies too, and only

@@ -1,6 +1,6 @@
 /**
  * Terragrunt's own functions, evaluated offline the way Terragrunt v1 evaluates them while building its graph
- * (terragrunt-semantics.md §2.5). Functions in an included file run in the including unit's context: the context
+ * (docs/discovery.md). Functions in an included file run in the including unit's context: the context
  * says which unit is being evaluated and which file the expression is written in.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';

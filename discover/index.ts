@@ -1,6 +1,6 @@
 /**
  * Discovery: from `.platctl.yaml` and the files on disk to one unit graph across every environment, with every
- * problem found reported as data. See terragrunt-semantics.md §1, §2 and §6 for the rules followed.
+ * problem found reported as data. docs/discovery.md states the rules followed.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';

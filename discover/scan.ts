@@ -1,5 +1,5 @@
 /**
- * Finding units on disk, as Terragrunt v1 does (terragrunt-semantics.md §1.1-1.2): a unit is a directory holding a
+ * Finding units on disk, as Terragrunt v1 does (docs/discovery.md): a unit is a directory holding a
  * file named exactly `terragrunt.hcl`; a stack is one holding `terragrunt.stack.hcl`. Hidden directories are walked
  * (generated `.terragrunt-stack` units live there); `.git`, `.terraform` and `.terragrunt-cache` are skipped at any
  * depth; symlinked directories are not followed.

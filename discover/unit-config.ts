@@ -1,6 +1,6 @@
 /**
  * One unit's merged configuration, as far as the graph needs it: includes, locals, `dependency` and `dependencies`
- * blocks, `remote_state`. This follows Terragrunt v1's partial parse (terragrunt-semantics.md §2.1-2.6):
+ * blocks, `remote_state`. This follows Terragrunt v1's partial parse (docs/discovery.md):
  *
  * - include paths are evaluated first (functions only), relative to the unit's directory;
  * - functions in an included file run in the unit's context; its `local.*` are its own locals;

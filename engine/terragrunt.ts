@@ -1,5 +1,5 @@
 /**
- * The executor that runs a unit through Terragrunt, exactly as `terragrunt-semantics.md` §3.4 says a single unit is
+ * The executor that runs a unit through Terragrunt, the way Terragrunt v1.x runs a single unit
  * run non-interactively (v1.x):
  *
  *   terragrunt run --working-dir <abs unit dir> --non-interactive --tf-path <tf_path> [extra_args] \

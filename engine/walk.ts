@@ -7,7 +7,7 @@
  * - A unit is recorded `running` and the state flushed before it is spawned, so a crash never looks like success
  *   (and a later run can find the process a killed platctl left).
  * - A failure is recorded (and its dependents skipped) before its slot is released, so the next unit picked already
- *   sees it (style.md §10).
+ *   sees it.
  */
 import type { WalkEvent, RunOutcomeStatus, StatusCounts } from './events.js';
 import { emptyCounts } from './events.js';

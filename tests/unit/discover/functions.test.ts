@@ -1,5 +1,5 @@
 /**
- * Terragrunt's functions as discovery evaluates them (terragrunt-semantics.md §2.5 and the measured behaviour in
+ * Terragrunt's functions as discovery evaluates them (the measured behaviour in
  * docs/discovery.md), against an in-memory filesystem.
  */
 import { describe, expect, it } from 'vitest';
