@@ -114,7 +114,7 @@ describe('platctl refuses a command line it does not fully understand, before an
       [['graph', '--unit'], '--unit needs a value'],
       [['status', '--config'], '--config needs a value'],
       [['kubeconfig', 'token'], 'kubeconfig token needs exactly one --env'],
-      [['bootstrap', '--force'], '--force only applies to --resume'],
+      [['teardown', '--yes', '--force'], '--force only applies to --resume'],
     ] as const) {
       const result = await run([...argv], verbs);
       expect(result.code, argv.join(' ')).toBe(2);
