@@ -1,6 +1,7 @@
 /** Runs platctl's `main` in-process with captured output, for verb tests that need no real process. */
 import { PassThrough } from 'node:stream';
 import { main } from '../../cli/main.js';
+import type { VerbEntry } from '../../cli/verbs.js';
 
 export interface CliRun {
   code: number;
@@ -10,7 +11,7 @@ export interface CliRun {
 
 export async function runCli(
   argv: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+  options: { cwd?: string; env?: Record<string, string | undefined>; verbs?: readonly VerbEntry[] } = {},
 ): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -18,6 +19,12 @@ export async function runCli(
   let err = '';
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(argv, { stdout, stderr, cwd: options.cwd ?? process.cwd(), env: options.env ?? {} });
+  const code = await main(argv, {
+    stdout,
+    stderr,
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env ?? {},
+    ...(options.verbs ? { verbs: options.verbs } : {}),
+  });
   return { code, stdout: out, stderr: err };
 }

@@ -8,11 +8,10 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { GLOBAL_OPTIONS } from '../../cli/args.js';
-import { main } from '../../cli/main.js';
 import type { Verb } from '../../cli/verb.js';
 import type { VerbEntry } from '../../cli/verbs.js';
 import { VERBS } from '../../cli/verbs.js';
-import { PassThrough } from 'node:stream';
+import { runCli } from '../helpers/run-cli.js';
 
 interface Spied {
   readonly verbs: VerbEntry[];
@@ -35,15 +34,8 @@ function spiedRegistry(): Spied {
   return { verbs, runs, loads };
 }
 
-async function run(argv: string[], verbs: readonly VerbEntry[] = VERBS) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await main(argv, { stdout, stderr, env: {}, cwd: '/nonexistent', verbs });
-  return { code, stdout: out, stderr: err };
+function run(argv: string[], verbs: readonly VerbEntry[] = VERBS) {
+  return runCli(argv, { env: {}, cwd: '/nonexistent', verbs });
 }
 
 /** A plausible typo: the option's name with one letter dropped (`--dry-run` -> `--dry-rn`). */
