@@ -5,7 +5,7 @@
 import { defineVerb, EXIT } from './verb.js';
 import { configJsonSchema } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
-import { formatConfigErrors } from '../config/errors.js';
+import { formatConfigErrorList } from './problems.js';
 
 export const configVerb = defineVerb({
   options: {},
@@ -30,7 +30,7 @@ export const configVerb = defineVerb({
         } else if (result.ok) {
           io.stdout.write(`ok: ${result.value.path}\n`);
         } else {
-          io.stderr.write(formatConfigErrors(result.errors, io.cwd));
+          io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
           const count = result.errors.length;
           io.stderr.write(`${count} error${count === 1 ? '' : 's'} in the configuration\n`);
         }

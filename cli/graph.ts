@@ -5,6 +5,7 @@ import { criticalPath, reverse, select, subgraph, waves } from '../engine/graph.
 import type { Graph } from '../engine/graph.js';
 import type { Discovery } from '../discover/index.js';
 import { closestMatch } from '../discover/suggest.js';
+import { chainText } from '../discover/types.js';
 import { loadProject } from './project.js';
 import { EXIT, defineVerb } from './verb.js';
 
@@ -65,7 +66,7 @@ export function renderText(view: GraphView, discovery: Pick<Discovery, 'external
   const critical = criticalPath(graph);
   lines.push('');
   lines.push(
-    `${graph.size} units, ${edgeCount} edges, ${all.length} waves; longest chain (${critical.path.length}): ${critical.path.join(' -> ')}`,
+    `${graph.size} units, ${edgeCount} edges, ${all.length} waves; longest chain (${critical.path.length}): ${chainText(critical.path)}`,
   );
   const shown = new Set(graph.ids());
   const externals = discovery.externals.filter((e) => shown.has(e.unit));

@@ -3,14 +3,13 @@
  * usable project or the exit code to return (2: usage, config or graph error).
  */
 import { join } from 'node:path';
-import { formatConfigErrors } from '../config/errors.js';
 import { didYouMean } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { discover, isUsable } from '../discover/index.js';
 import type { Discovery } from '../discover/index.js';
-import { formatProblems, summarizeProblems } from './problems.js';
+import { formatConfigErrorList, formatProblems, summarizeProblems } from './problems.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 import { platctlVersion } from './version.js';
@@ -41,7 +40,7 @@ export async function loadCheckedConfig(
 ): Promise<{ ok: true; loaded: LoadedConfig } | { ok: false; exitCode: number }> {
   const result = await loadConfig({ path: args.config, cwd: io.cwd });
   if (!result.ok) {
-    io.stderr.write(formatConfigErrors(result.errors, io.cwd));
+    io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
     return { ok: false, exitCode: EXIT.usage };
   }
   const envNames = Object.keys(result.value.config.environments);
@@ -75,9 +74,11 @@ export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<
     { locate: (keyPath) => loaded.locate(keyPath), version: platctlVersion() },
   );
   if (discovery.problems.length > 0) {
-    io.stderr.write(formatProblems(discovery.problems, io.cwd));
+    io.stderr.write(formatProblems(discovery.problems, io.cwd, { verbose: args.verbose }));
   }
   if (!isUsable(discovery)) {
+    // The machine-readable form holds every problem, hints included, whatever people were shown.
+    if (args.json) io.stdout.write(`${JSON.stringify({ type: 'discovery-failed', problems: discovery.problems })}\n`);
     io.stderr.write(
       `platctl: the unit graph is not usable: ${summarizeProblems(discovery.problems)}. Fix the errors above` +
         `${discovery.problems.some((p) => p.kind === 'unresolved-expression') ? ' (or pass --allow-unresolved for expressions that need a real run)' : ''}.\n`,

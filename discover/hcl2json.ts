@@ -17,12 +17,21 @@ import type { SourceLocation } from '../engine/graph.js';
 
 const PARSER_MODULE = '@cdktf/hcl2json';
 /** Bumped when the parser or the batch format changes, so stale cache entries are ignored. */
-export const PARSER_ID = `${PARSER_MODULE}@0.21.0/1`;
+export const PARSER_ID = `${PARSER_MODULE}@0.21.0/2`;
 
 /** What the parser made of one file: its JSON form, or the parser's error. */
 export type ParseOutcome =
   | { readonly ok: true; readonly json: Record<string, unknown> }
-  | { readonly ok: false; readonly message: string; readonly location: SourceLocation };
+  | {
+      readonly ok: false;
+      /** The parser's first diagnostic (usually the cause; the rest often follow from it). */
+      readonly message: string;
+      readonly location: SourceLocation;
+      /** The file's further diagnostics, `line L, column C: message`, at most MAX_DIAGNOSTICS of them. */
+      readonly others?: readonly string[];
+      /** The parser crashed or hung on the file: says nothing about its syntax, so it is never cached. */
+      readonly workerFailure?: true;
+    };
 
 export interface ParseRequest {
   /** Absolute path, used in error messages. */
@@ -73,6 +82,7 @@ if (workerData.wasmPath) {
   const parser = require(workerData.parserPath);
   parse = async (name, content) => JSON.stringify(await parser.parse(name, content));
 }
+parentPort.postMessage({ ready: true });
 parentPort.on('message', async (job) => {
   const results = [];
   for (const task of job.tasks) {
@@ -127,8 +137,14 @@ interface Job {
 
 interface PooledWorker {
   readonly worker: Worker;
-  /** Jobs posted to it and not answered yet. */
+  /** Jobs posted to it and not answered yet, in the order it works through them. */
   readonly inFlight: Map<number, Job>;
+  /** Fires when the worker has held jobs for PARSE_TIME_LIMIT_MS without answering one. */
+  timer?: NodeJS.Timeout;
+  /** Set when the worker has loaded the parser and said so; its jobs' time limit runs from then. */
+  ready: boolean;
+  /** Set once the pool has given up on the worker (it crashed, exited or stopped answering). */
+  dead: boolean;
 }
 
 /** `urgent`: something waits for these files now; they go ahead of everything queued. */
@@ -142,29 +158,77 @@ export interface ParseOptions {
  */
 const JOBS_PER_WORKER = 3;
 
+/**
+ * How long a worker may hold jobs without answering one before it counts as hung. A batch takes milliseconds and a
+ * worker's start about a tenth of a second; this leaves room for a machine loaded many times over, and still ends
+ * a parser stuck for good (the WASM parser can deadlock inside its allocator instead of failing).
+ */
+const PARSE_TIME_LIMIT_MS = 30_000;
+
+/** How long a worker may take to load the parser (about a tenth of a second on an idle machine). */
+const START_TIME_LIMIT_MS = 60_000;
+
+/**
+ * Workers that may crash, exit or hang in one run before the pool gives up. A file that kills the parser costs one
+ * (its batch is then parsed file by file and only the culprit fails); a parser that cannot run at all would
+ * otherwise cost a new worker per file.
+ */
+const MAX_WORKER_FAILURES = 4;
+
+/**
+ * Why a parse did not happen: the parser worker crashed, exited or stopped answering while it held the job. Not a
+ * syntax error: nothing is known about the file.
+ */
+export class ParserWorkerFailure extends Error {
+  override readonly name = 'ParserWorkerFailure';
+}
+
+/** The pool gave up after too many worker failures; discovery cannot continue. */
+export class ParserPoolBroken extends Error {
+  override readonly name = 'ParserPoolBroken';
+}
+
+/**
+ * Test seams: a worker's source (to inject a parser that crashes or hangs; it posts `{ ready: true }` once loaded,
+ * then answers `{ id, tasks }` with `{ id, results }`) and the time limits.
+ */
+export interface HclParserPoolSeams {
+  readonly workerSource?: string;
+  readonly timeLimitMs?: number;
+  readonly startLimitMs?: number;
+}
+
 /** A small pool of parser workers; `close()` ends them. */
 export class HclParserPool {
   readonly #workers: PooledWorker[] = [];
   /** Jobs not posted to a worker yet, urgent ones first. */
   readonly #queue: Job[] = [];
   readonly #size: number;
+  readonly #source: string;
+  readonly #timeLimitMs: number;
+  readonly #startLimitMs: number;
   #nextId = 0;
+  #failures = 0;
+  #broken: ParserPoolBroken | undefined;
 
   /**
    * `size`: at most this many workers. By default one per core but one, at most four: discovery evaluates units on
    * the main thread while the workers parse.
    */
-  constructor(size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
+  constructor(size = Math.max(1, Math.min(4, availableParallelism() - 1)), seams: HclParserPoolSeams = {}) {
     this.#size = size;
+    this.#source = seams.workerSource ?? WORKER_SOURCE;
+    this.#timeLimitMs = seams.timeLimitMs ?? PARSE_TIME_LIMIT_MS;
+    this.#startLimitMs = seams.startLimitMs ?? START_TIME_LIMIT_MS;
   }
 
   /**
    * Starts workers now, so the parser's WASM loads (about a tenth of a second per worker) while discovery still
-   * scans and reads; a pool otherwise starts workers as jobs arrive, another only when those running are full. `count` caps how many (default: the pool's
-   * size).
+   * scans and reads; a pool otherwise starts workers as jobs arrive, another only when those running are full.
+   * `count` caps how many (default: the pool's size).
    */
   warm(count = this.#size): void {
-    while (this.#workers.length < Math.min(count, this.#size)) this.#spawn();
+    while (!this.#broken && this.#workers.length < Math.min(count, this.#size)) this.#spawn();
   }
 
   /** How many workers are running. */
@@ -180,7 +244,9 @@ export class HclParserPool {
 
   /**
    * Starts parsing the files, in order, and returns one promise per request (in the same order). Each settles when
-   * the batch holding its file is parsed, so the first files can be used while the rest still parse.
+   * the batch holding its file is parsed, so the first files can be used while the rest still parse. A file the
+   * parser crashed or hung on gets a failed outcome with `workerFailure` set; the promises reject only when the
+   * pool is closed or has given up ({@link ParserPoolBroken}).
    */
   parseEach(requests: readonly ParseRequest[], options: ParseOptions = {}): Promise<ParseOutcome>[] {
     const out: Promise<ParseOutcome>[] = [];
@@ -196,7 +262,8 @@ export class HclParserPool {
     const out = new Map<string, ParseOutcome>();
     if (batch.length > 1) {
       const content = batch.map((r, i) => `${WRAP_PREFIX}${i} {\n${r.content}\n}\n`).join('');
-      const [result] = await this.#run([{ name: 'batch.hcl', content }], urgent);
+      const attempt = await this.#run([{ name: 'batch.hcl', content }], urgent).catch(onlyWorkerFailure);
+      const result = attempt instanceof ParserWorkerFailure ? undefined : attempt[0];
       if (result?.ok && isWholeBatch(result.json, batch.length)) {
         batch.forEach((r, i) => {
           const body = (result.json[`${WRAP_PREFIX}${i}`] as Record<string, unknown>[])[0] ?? {};
@@ -205,14 +272,16 @@ export class HclParserPool {
         return out;
       }
     }
-    // File by file, and urgently: by now something may be waiting for one of these.
-    const results = await this.#run(
-      batch.map((r) => ({ name: r.file, content: r.content })),
-      true,
+    // File by file, and urgently: by now something may be waiting for one of these. One job per file, so a file
+    // that crashes or hangs the parser fails alone.
+    const results = await Promise.all(
+      batch.map((r) => this.#run([{ name: r.file, content: r.content }], true).catch(onlyWorkerFailure)),
     );
     batch.forEach((r, i) => {
-      const result = results[i];
-      if (result?.ok) out.set(r.file, { ok: true, json: result.json });
+      const attempt = results[i];
+      const result = attempt instanceof ParserWorkerFailure ? undefined : attempt?.[0];
+      if (attempt instanceof ParserWorkerFailure) out.set(r.file, workerFailureOutcome(r.file, attempt));
+      else if (result?.ok) out.set(r.file, { ok: true, json: result.json });
       else out.set(r.file, parseErrorOutcome(r.file, result?.message ?? 'the parser returned nothing'));
     });
     return out;
@@ -220,6 +289,10 @@ export class HclParserPool {
 
   async #run(tasks: WorkerTask[], urgent: boolean): Promise<WorkerResult[]> {
     const raw = await new Promise<RawResult[]>((resolve, reject) => {
+      if (this.#broken) {
+        reject(this.#broken);
+        return;
+      }
       const job: Job = { id: this.#nextId++, tasks, resolve, reject };
       if (urgent) this.#queue.unshift(job);
       else this.#queue.push(job);
@@ -237,7 +310,7 @@ export class HclParserPool {
 
   /** Posts queued jobs to the least busy workers, starting more (up to the pool's size) when all are full. */
   #dispatch(): void {
-    while (this.#queue.length > 0) {
+    while (this.#queue.length > 0 && !this.#broken) {
       let target: PooledWorker | undefined;
       for (const w of this.#workers) if (!target || w.inFlight.size < target.inFlight.size) target = w;
       if ((!target || target.inFlight.size >= JOBS_PER_WORKER) && this.#workers.length < this.#size) {
@@ -246,32 +319,86 @@ export class HclParserPool {
       if (!target || target.inFlight.size >= JOBS_PER_WORKER) return;
       const job = this.#queue.shift() as Job;
       target.inFlight.set(job.id, job);
+      if (target.inFlight.size === 1 && target.ready) this.#startTimer(target);
       target.worker.postMessage({ id: job.id, tasks: job.tasks });
     }
   }
 
   #spawn(): PooledWorker {
-    const worker = new Worker(WORKER_SOURCE, {
+    const worker = new Worker(this.#source, {
       eval: true,
       workerData: { ...findParser(), tieringBudget: WASM_TIERING_BUDGET },
     });
     worker.unref();
-    const pooled: PooledWorker = { worker, inFlight: new Map() };
-    worker.on('message', (message: { id: number; results: RawResult[] }) => {
+    const pooled: PooledWorker = { worker, inFlight: new Map(), ready: false, dead: false };
+    this.#startTimer(pooled, this.#startLimitMs, 'did not start');
+    worker.on('message', (message: { id: number; results: RawResult[] } | { ready: true }) => {
+      if ('ready' in message) {
+        pooled.ready = true;
+        if (pooled.inFlight.size > 0) this.#startTimer(pooled);
+        else clearTimeout(pooled.timer);
+        return;
+      }
       const job = pooled.inFlight.get(message.id);
       pooled.inFlight.delete(message.id);
+      if (pooled.inFlight.size > 0) this.#startTimer(pooled);
+      else clearTimeout(pooled.timer);
       job?.resolve(message.results);
       this.#dispatch();
     });
-    worker.on('error', (error: Error) => {
-      // A parser that crashed fails the jobs it held; later jobs go to a new worker.
-      this.#workers.splice(this.#workers.indexOf(pooled), 1);
-      for (const job of pooled.inFlight.values()) job.reject(error);
-      pooled.inFlight.clear();
-      this.#dispatch();
-    });
+    // A worker that throws reports `error` and then `exit`; one that calls process.exit or is killed only `exit`.
+    worker.on('error', (error: Error) => this.#fail(pooled, `crashed: ${error.message}`));
+    worker.on('exit', (code: number) => this.#fail(pooled, `exited with code ${code}`));
     this.#workers.push(pooled);
     return pooled;
+  }
+
+  /**
+   * (Re)starts the worker's time limit: it is starting, or has jobs in hand and was just given one or answered one.
+   * Not unref'd: while a job is out, this timer is what keeps the process alive to notice a hung parser.
+   */
+  #startTimer(pooled: PooledWorker, limitMs = this.#timeLimitMs, what = 'did not answer'): void {
+    clearTimeout(pooled.timer);
+    pooled.timer = setTimeout(() => {
+      this.#fail(pooled, `${what} within ${limitMs / 1000} s`);
+      void pooled.worker.terminate();
+    }, limitMs);
+  }
+
+  /**
+   * Gives up on a worker that crashed, exited or hung. The job it was parsing (the first it holds: a worker answers
+   * in order) fails with a {@link ParserWorkerFailure}; the jobs it held behind that one go back to the front of the
+   * queue for another worker. After MAX_WORKER_FAILURES the pool is broken and fails everything.
+   */
+  #fail(pooled: PooledWorker, what: string): void {
+    if (pooled.dead) return;
+    pooled.dead = true;
+    clearTimeout(pooled.timer);
+    const index = this.#workers.indexOf(pooled);
+    if (index >= 0) this.#workers.splice(index, 1);
+    const [culprit, ...innocent] = pooled.inFlight.values();
+    pooled.inFlight.clear();
+    this.#queue.unshift(...innocent);
+    this.#failures += 1;
+    const files = culprit ? culprit.tasks.map((t) => t.name).join(', ') : 'nothing';
+    const failure = new ParserWorkerFailure(`the HCL parser worker ${what} while parsing ${files}`);
+    if (this.#failures >= MAX_WORKER_FAILURES) {
+      this.#broken = new ParserPoolBroken(
+        `the HCL parser failed ${this.#failures} times in this run, giving up (last: ${failure.message}). ` +
+          'This is a bug in platctl or its parser: please report it with the files named.',
+      );
+      for (const job of this.#queue.splice(0)) job.reject(this.#broken);
+      culprit?.reject(this.#broken);
+      for (const w of this.#workers.splice(0)) {
+        w.dead = true;
+        clearTimeout(w.timer);
+        for (const job of w.inFlight.values()) job.reject(this.#broken);
+        void w.worker.terminate();
+      }
+      return;
+    }
+    culprit?.reject(failure);
+    this.#dispatch();
   }
 
   /** Ends the workers; parses still queued or running fail. */
@@ -279,9 +406,29 @@ export class HclParserPool {
     const workers = this.#workers.splice(0);
     const closed = new Error('the parser pool was closed');
     for (const job of this.#queue.splice(0)) job.reject(closed);
-    for (const w of workers) for (const job of w.inFlight.values()) job.reject(closed);
+    for (const w of workers) {
+      w.dead = true;
+      clearTimeout(w.timer);
+      for (const job of w.inFlight.values()) job.reject(closed);
+    }
     await Promise.all(workers.map((w) => w.worker.terminate()));
   }
+}
+
+/** A worker failure as a value (the caller turns it into an outcome); anything else is rethrown. */
+function onlyWorkerFailure(error: unknown): ParserWorkerFailure {
+  if (error instanceof ParserWorkerFailure) return error;
+  throw error;
+}
+
+/** The outcome of a file the parser crashed or hung on. */
+function workerFailureOutcome(file: string, failure: ParserWorkerFailure): ParseOutcome {
+  return {
+    ok: false,
+    message: `${failure.message.replace(` while parsing ${file}`, '')} on this file`,
+    location: { file, line: 1 },
+    workerFailure: true,
+  };
 }
 
 function isWholeBatch(json: Record<string, unknown>, size: number): boolean {
@@ -294,20 +441,45 @@ function isWholeBatch(json: Record<string, unknown>, size: number): boolean {
   return true;
 }
 
+/** Further diagnostics kept per file: random bytes named terragrunt.hcl make hundreds, one per character. */
+export const MAX_DIAGNOSTICS = 50;
+
 /**
- * hcl2json reports `parse config: [FILE:LINE,COL-ENDCOL: summary; detail]` (several diagnostics separated by
- * `, `); keep the first diagnostic's position and its text.
+ * hcl2json reports `parse config: [FILE:LINE,COL-ENDCOL: summary; detail FILE:LINE,COL-ENDCOL: ...]`, every
+ * diagnostic of the file in one string. The first becomes the message and location, the next MAX_DIAGNOSTICS the
+ * `others`, and the rest a count.
  */
 export function parseErrorOutcome(file: string, raw: string): ParseOutcome {
   const inner = raw.replace(/^parse config:\s*\[/, '').replace(/\]\s*$/, '');
-  const match = /^(.*?):(\d+),(\d+)(?:-(?:\d+,)?\d+)?:\s*([\s\S]*)$/.exec(inner);
-  if (match) {
-    return {
-      ok: false,
-      message: (match[4] ?? '').trim(),
-      location: { file, line: Number(match[2]), column: Number(match[3]) },
-    };
+  const marker = new RegExp(`(?:^|\\s)${escapeRegExp(file)}:(\\d+),(\\d+)(?:-(?:\\d+,)?\\d+)?:\\s*`, 'g');
+  const found = [...inner.matchAll(marker)];
+  if (found.length === 0) {
+    const match = /^(.*?):(\d+),(\d+)(?:-(?:\d+,)?\d+)?:\s*([\s\S]*)$/.exec(inner);
+    if (match) {
+      return {
+        ok: false,
+        message: (match[4] ?? '').trim(),
+        location: { file, line: Number(match[2]), column: Number(match[3]) },
+      };
+    }
+    const message = raw.replace(/^convert to HCL:\s*/, '').trim();
+    return { ok: false, message, location: { file, line: 1, column: 1 } };
   }
-  const message = raw.replace(/^convert to HCL:\s*/, '').trim();
-  return { ok: false, message, location: { file, line: 1, column: 1 } };
+  const diagnostics = found.map((m, i) => ({
+    line: Number(m[1]),
+    column: Number(m[2]),
+    text: inner.slice((m.index ?? 0) + m[0].length, found[i + 1]?.index ?? inner.length).trim(),
+  }));
+  const [first, ...rest] = diagnostics;
+  const location = { file, line: first?.line ?? 1, column: first?.column ?? 1 };
+  if (rest.length === 0) return { ok: false, message: first?.text ?? '', location };
+  const others = rest.slice(0, MAX_DIAGNOSTICS).map((d) => `line ${d.line}, column ${d.column}: ${d.text}`);
+  if (rest.length > MAX_DIAGNOSTICS) {
+    others.push(`... and ${(rest.length - MAX_DIAGNOSTICS).toLocaleString('en-US')} more parser errors in this file`);
+  }
+  return { ok: false, message: first?.text ?? '', location, others };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

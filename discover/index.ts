@@ -18,10 +18,10 @@ import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cach
 import type { CachedUnit } from './unit-cache.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { DeclaredDependency, EvaluationHost, UnitConfig } from './unit-config.js';
+import { chainText, problem, withLazyHint } from './types.js';
 import type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
-import { closestMatch } from './suggest.js';
+import { PathSuggester } from './suggest.js';
 import { readErrorText } from './parsed-files.js';
-import { problem } from './types.js';
 
 export type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 export { isUsable } from './types.js';
@@ -56,6 +56,8 @@ export interface DiscoverExtras {
   readonly locate?: (keyPath: (string | number)[]) => SourceLocation | undefined;
   /** platctl's version, part of the parse cache key. */
   readonly version?: string;
+  /** The parser pool to use instead of a new one (a test seam: tests inject parsers that crash or hang). */
+  readonly parserPool?: HclParserPool;
 }
 
 /** A unit's edges that point outside every environment (or at an excluded unit): satisfied, never walked. */
@@ -93,7 +95,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   );
   await unitCache.load();
   // With no reusable units every unit file will be parsed: start the parser now, so it loads while the scan runs.
-  const pool = new HclParserPool();
+  const pool = extras.parserPool ?? new HclParserPool();
   if (unitCache.empty) pool.warm(1);
 
   const {
@@ -205,7 +207,10 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
         try {
           const config = evaluateUnitConfig(unit, recording.host);
           configs.set(id, config);
-          unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs(), config }, true);
+          // A unit that saw the parser crash on one of its files is evaluated again next time, not reused.
+          if (!config.problems.some((p) => p.location && files.failedByWorker(p.location.file))) {
+            unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs(), config }, true);
+          }
           break;
         } catch (error) {
           if (!(error instanceof NeedFiles)) throw error;
@@ -232,6 +237,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
 
   // Edges, and the problems of each unit.
   const externals: ExternalDependency[] = [];
+  const unitDirs = new UnitDirs(root, unitByDir.keys());
   const warnedReadFiles = new Set<string>();
   const realDirs = new RealDirs(unitByDir, stackDirs);
   for (const id of [...configs.keys()].sort(compareIds)) {
@@ -258,7 +264,7 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
           externals.push({ unit: id, dir: toPosix(relative(root, resolved.dir)), origin: dep.origin });
           break;
         case 'dangling':
-          problems.push(danglingProblem(id, dep, resolved.dir, resolved.why, root, [...unitByDir.keys()]));
+          problems.push(danglingProblem(id, dep, resolved.dir, resolved.why, unitDirs));
           break;
         case 'unreadable':
           problems.push(
@@ -297,7 +303,10 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       severity: 'error' as const,
       kind: 'cycle' as const,
       unit: cycle.members[0] ?? '',
-      message: `dependency cycle: ${cycle.path.join(' -> ')}`,
+      message:
+        cycle.members.length > 12
+          ? `dependency cycle through ${cycle.members.length.toLocaleString('en-US')} units: ${chainText(cycle.path)}`
+          : `dependency cycle: ${chainText(cycle.path)}`,
       hint: 'remove one of these edges (or turn it into a data lookup); nothing on a cycle can be applied',
       details: cycle.edges.map((edge) => {
         const where = edge.origins
@@ -466,48 +475,67 @@ function accessDenied(dir: string): string | undefined {
   return undefined;
 }
 
-function danglingProblem(
-  id: UnitId,
-  dep: DeclaredDependency,
-  dir: string,
-  why: string,
-  root: string,
-  unitDirs: string[],
-): Problem {
-  const rel = toPosix(relative(root, dir)) || '.';
+/** The units' directories relative to the root, and a did-you-mean over them built when first asked. */
+class UnitDirs {
+  readonly root: string;
+  readonly #relative: Set<string>;
+  #suggester: PathSuggester | undefined;
+
+  constructor(root: string, absDirs: Iterable<string>) {
+    this.root = root;
+    this.#relative = new Set([...absDirs].map((d) => toPosix(relative(root, d))));
+  }
+
+  has(rel: string): boolean {
+    return this.#relative.has(rel);
+  }
+
+  suggest(rel: string): string | undefined {
+    this.#suggester ??= new PathSuggester(this.#relative);
+    return this.#suggester.suggest(rel);
+  }
+}
+
+function danglingProblem(id: UnitId, dep: DeclaredDependency, dir: string, why: string, units: UnitDirs): Problem {
+  const rel = toPosix(relative(units.root, dir)) || '.';
   const what = dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path';
-  const candidates = unitDirs.map((d) => toPosix(relative(root, d)));
-  // For a file inside a unit directory, the directory is the obvious fix.
-  const parent = toPosix(relative(root, dirname(dir)));
-  const suggestion = candidates.includes(parent) ? parent : closestMatch(rel, candidates);
-  const base = {
-    severity: 'error' as const,
-    kind: 'dangling-path' as const,
+  const base = problem({
+    severity: 'error',
+    kind: 'dangling-path',
     unit: id,
     message: `${what} points at ${rel}, which ${why}`,
     details: [`expression: ${dep.expression}`, `resolved to: ${dir}`],
-    hint: suggestion
+    location: dep.origin.location,
+  });
+  return withLazyHint(base, () => {
+    // For a file inside a unit directory, the directory is the obvious fix.
+    const parent = toPosix(relative(units.root, dirname(dir)));
+    const suggestion = units.has(parent) ? parent : units.suggest(rel);
+    return suggestion
       ? `did you mean ${suggestion}? (fix the path, or remove the dependency if that unit is gone)`
-      : 'fix the path, or remove the dependency if that unit is gone',
-  };
-  return dep.origin.location ? { ...base, location: dep.origin.location } : base;
+      : 'fix the path, or remove the dependency if that unit is gone';
+  });
 }
 
 function addConfiguredEdges(graph: Graph, options: DiscoverOptions, extras: DiscoverExtras, problems: Problem[]): void {
-  const known = graph.ids();
+  let suggester: PathSuggester | undefined;
   const unknown = (id: UnitId, keyPath: (string | number)[], role: string): void => {
-    const suggestion = closestMatch(id, known);
-    const location = extras.locate?.(keyPath);
-    const base = {
-      severity: 'error' as const,
-      kind: 'unknown-id' as const,
+    const base = problem({
+      severity: 'error',
+      kind: 'unknown-id',
       unit: id,
       message: `${role} names unit "${id}", which discovery did not find`,
-      hint: suggestion
-        ? `did you mean ${suggestion}?`
-        : 'unit ids are <env>/<path inside the env dir>; see platctl graph',
-    };
-    problems.push(location ? { ...base, location } : base);
+      location: extras.locate?.(keyPath),
+    });
+    problems.push(
+      withLazyHint(base, () => {
+        suggester ??= new PathSuggester(graph.ids());
+        const suggestion = suggester.suggest(id);
+        return suggestion
+          ? `did you mean ${suggestion}?`
+          : 'unit ids are <env>/<path inside the env dir>; see platctl graph';
+      }),
+    );
   };
   for (const [from, targets] of Object.entries(options.config.implicit_deps)) {
     if (!graph.has(from)) {

@@ -41,7 +41,14 @@ export interface BlockPosition {
 
 type CachedOutcome =
   | { ok: true; json: Record<string, unknown>; positions?: BlockPosition[] }
-  | { ok: false; message: string; line: number; column?: number | undefined };
+  | {
+      ok: false;
+      message: string;
+      line: number;
+      column?: number | undefined;
+      others?: readonly string[];
+      workerFailure?: true;
+    };
 
 /** Bumped when what is cached for a content changes (2: the mixed-include fallback). */
 const CACHE_FORMAT = 2;
@@ -72,6 +79,8 @@ export class ParsedFiles {
   #pool: HclParserPool | undefined;
   #cache: Map<string, CachedOutcome> | undefined;
   #cacheDirty = false;
+  /** Outcomes of this run that must not be cached (the parser crashed or hung on the file). */
+  readonly #uncached = new Map<string, CachedOutcome>();
   readonly #usedHashes = new Set<string>();
   /** Files parsed by the parser in this run (not served from the cache). */
   parsedCount = 0;
@@ -92,6 +101,12 @@ export class ParsedFiles {
   /** True when `ensure` found the file missing (an unreadable one is a file with `unusable` set). */
   isMissing(path: string): boolean {
     return this.#missing.has(path);
+  }
+
+  /** True when the parser crashed or hung on the file in this run (its outcome says nothing about its syntax). */
+  failedByWorker(path: string): boolean {
+    const outcome = this.#files.get(path)?.outcome;
+    return outcome?.ok === false && outcome.workerFailure === true;
   }
 
   /** The content hash of a file read in this run; null when it was missing; undefined when not read yet. */
@@ -191,6 +206,11 @@ export class ParsedFiles {
         hash,
         outcome.then((result) => {
           this.parsedCount += 1;
+          if (!result.ok && result.workerFailure) {
+            // Says nothing about the file: kept for this run only, never in the cache.
+            this.#uncached.set(hash, toCache(result));
+            return;
+          }
           cache.set(hash, toCache(result));
           this.#cacheDirty = true;
         }),
@@ -199,7 +219,7 @@ export class ParsedFiles {
     return toParse.map((t) => {
       const done = (parsed.get(t.hash) as Promise<void>).then(() => {
         this.#inFlight.delete(t.path);
-        const entry = cache.get(t.hash);
+        const entry = cache.get(t.hash) ?? this.#uncached.get(t.hash);
         if (entry) this.#files.set(t.path, { ...t, outcome: fromCache(entry, t.path) });
       });
       this.#inFlight.set(t.path, done);
@@ -394,12 +414,26 @@ export function readErrorText(error: unknown): string {
 }
 function toCache(outcome: ParseOutcome): CachedOutcome {
   if (outcome.ok) return { ok: true, json: outcome.json };
-  return { ok: false, message: outcome.message, line: outcome.location.line, column: outcome.location.column };
+  const { message, location, others, workerFailure } = outcome;
+  return {
+    ok: false,
+    message,
+    line: location.line,
+    column: location.column,
+    ...(others ? { others } : {}),
+    ...(workerFailure ? { workerFailure } : {}),
+  };
 }
 
 function fromCache(entry: CachedOutcome, file: string): ParseOutcome {
   if (entry.ok) return { ok: true, json: entry.json };
   const location: SourceLocation =
     entry.column === undefined ? { file, line: entry.line } : { file, line: entry.line, column: entry.column };
-  return { ok: false, message: entry.message, location };
+  return {
+    ok: false,
+    message: entry.message,
+    location,
+    ...(entry.others ? { others: entry.others } : {}),
+    ...(entry.workerFailure ? { workerFailure: true as const } : {}),
+  };
 }

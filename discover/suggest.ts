@@ -1,24 +1,213 @@
 /**
- * Did-you-mean for unit paths and ids. A dangling dependency path is most often one `../` too many or too few, so a
- * unit with the same last path element wins even when the whole paths differ a lot; otherwise a plausible typo of
- * the whole path.
+ * Did-you-mean for unit paths and ids. A dangling dependency path is most often one `../` too many or too few, or a
+ * misspelt unit name; so the candidates are the units whose last path element is (nearly) the one written, and of
+ * those the one that keeps the most of the written path's tail, then the most of its other elements, then the
+ * closest spelling. Failing that, a plausible typo of the whole path.
+ *
+ * The candidates are indexed once (by last element); a question then costs a few comparisons per unit with a
+ * matching last element, not an edit distance per unit, so thousands of dangling paths stay cheap.
  */
-import { didYouMean, editDistance } from '../config/errors.js';
 
-export function closestMatch(wanted: string, candidates: readonly string[]): string | undefined {
-  const last = (p: string): string => p.slice(p.lastIndexOf('/') + 1);
-  const wantedLast = last(wanted);
-  let best: string | undefined;
-  let bestScore = Infinity;
-  for (const candidate of candidates) {
-    if (candidate === wanted) continue;
-    const lastDistance = editDistance(last(candidate), wantedLast);
-    if (lastDistance > Math.min(2, Math.floor(wantedLast.length / 3))) continue;
-    const score = lastDistance * 1000 + editDistance(candidate, wanted);
-    if (score < bestScore) {
-      best = candidate;
-      bestScore = score;
+interface Candidate {
+  readonly path: string;
+  readonly segments: readonly string[];
+}
+
+/** How well a candidate fits the wanted path; compared field by field, earlier fields first. */
+interface Fit {
+  /** Edits between the last elements (lower is better). */
+  readonly lastDistance: number;
+  /** Elements equal above the last one, counted upward until the first that differs (higher is better). */
+  readonly tail: number;
+  /** Elements of the wanted path the candidate holds, each counted once (higher is better). */
+  readonly shared: number;
+}
+
+function segmentsOf(path: string): string[] {
+  return path.split('/').filter((s) => s !== '' && s !== '.');
+}
+
+/** Edits allowed in a last element of this length before it is no longer a plausible typo. */
+function lastLimit(last: string): number {
+  return Math.min(2, Math.floor(last.length / 3));
+}
+
+export class PathSuggester {
+  readonly #byLast = new Map<string, Candidate[]>();
+  readonly #all: readonly string[];
+  readonly #memo = new Map<string, string | undefined>();
+  #lower: string[] | undefined;
+
+  constructor(candidates: Iterable<string>) {
+    const all: string[] = [];
+    for (const path of candidates) {
+      all.push(path);
+      const segments = segmentsOf(path);
+      const last = segments[segments.length - 1] ?? '';
+      const group = this.#byLast.get(last);
+      if (group) group.push({ path, segments });
+      else this.#byLast.set(last, [{ path, segments }]);
+    }
+    this.#all = all;
+  }
+
+  /** The candidate the user most likely meant, or undefined when none is plausible. */
+  suggest(wanted: string): string | undefined {
+    if (this.#memo.has(wanted)) return this.#memo.get(wanted);
+    const found = this.#byLastElement(wanted) ?? this.#typo(wanted);
+    this.#memo.set(wanted, found);
+    return found;
+  }
+
+  #byLastElement(wanted: string): string | undefined {
+    const segments = segmentsOf(wanted);
+    const last = segments[segments.length - 1] ?? '';
+    const limit = lastLimit(last);
+    let best: { candidate: Candidate; fit: Fit; distance?: number } | undefined;
+    for (const [name, group] of this.#byLast) {
+      if (Math.abs(name.length - last.length) > limit) continue;
+      const lastDistance = name === last ? 0 : boundedDistance(name, last, limit);
+      if (lastDistance > limit) continue;
+      for (const candidate of group) {
+        if (candidate.path === wanted) continue;
+        const fit = fitOf(candidate.segments, segments, lastDistance);
+        if (!best) {
+          best = { candidate, fit };
+          continue;
+        }
+        let order = compareFit(fit, best.fit);
+        if (order === 0) {
+          // Only ties on the cheap measures pay for an edit distance of the whole paths.
+          best.distance ??= distance(best.candidate.path, wanted);
+          const d = distance(candidate.path, wanted);
+          order = best.distance - d || (candidate.path < best.candidate.path ? 1 : -1);
+          if (order > 0) best = { candidate, fit, distance: d };
+          continue;
+        }
+        if (order > 0) best = { candidate, fit };
+      }
+    }
+    return best?.candidate.path;
+  }
+
+  /**
+   * A plausible typo of the whole path, by the rule of config's didYouMean (a third of the length, at most 3 edits,
+   * ignoring case; else a candidate the path abbreviates or extends). Paths share long prefixes, so the edit distance
+   * is taken of what is left once the shared prefix and suffix are cut off: a few characters, not whole paths.
+   */
+  #typo(wanted: string): string | undefined {
+    const lower = wanted.toLowerCase();
+    const limit = Math.min(3, Math.max(1, Math.floor(wanted.length / 3)));
+    let best: string | undefined;
+    let bestDistance = Infinity;
+    let prefixMatch: string | undefined;
+    this.#lower ??= this.#all.map((c) => c.toLowerCase());
+    for (let i = 0; i < this.#all.length; i += 1) {
+      const candidate = this.#all[i] ?? '';
+      if (candidate === wanted) continue;
+      const other = this.#lower[i] ?? '';
+      if (Math.abs(other.length - lower.length) <= limit) {
+        const distance = boundedDistance(lower, other, limit);
+        if (distance <= limit && distance < bestDistance) {
+          best = candidate;
+          bestDistance = distance;
+        }
+      }
+      const shorter = Math.min(lower.length, other.length);
+      if (prefixMatch === undefined && shorter >= 4 && (other.startsWith(lower) || lower.startsWith(other))) {
+        prefixMatch = candidate;
+      }
+    }
+    return best ?? prefixMatch;
+  }
+}
+
+/** The edit distance of two paths (most of which they share, so cut off first). */
+function distance(a: string, b: string): number {
+  return boundedDistance(a, b, a.length + b.length);
+}
+
+/** Rows reused by boundedDistance (grown when a longer string comes). */
+let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
+/**
+ * The edit distance of two strings (as config's editDistance: adjacent transpositions count one) when it is at most
+ * `max`, else `max + 1`. The shared prefix and suffix are cut off first, only cells within `max` of the diagonal are
+ * computed, and the work stops at the first row whose every cell exceeds `max`: most pairs of paths are settled in
+ * a few rows.
+ */
+function boundedDistance(a: string, b: string, max: number): number {
+  let start = 0;
+  while (start < a.length && start < b.length && a.charCodeAt(start) === b.charCodeAt(start)) start += 1;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
+    endA -= 1;
+    endB -= 1;
+  }
+  const n = endA - start;
+  const m = endB - start;
+  if (Math.abs(n - m) > max) return max + 1;
+  if (n === 0 || m === 0) return Math.max(n, m);
+  const over = max + 1;
+  // Three rows: two back (for transpositions), one back, and the current one.
+  if (rows[0].length <= m) rows = [new Int32Array(m + 1), new Int32Array(m + 1), new Int32Array(m + 1)];
+  let [older, prev, row] = rows;
+  older.fill(over, 0, m + 1);
+  for (let j = 0; j <= m; j += 1) prev[j] = j <= max ? j : over;
+  for (let i = 1; i <= n; i += 1) {
+    const from = Math.max(1, i - max);
+    const to = Math.min(m, i + max);
+    row.fill(over, 0, m + 1);
+    row[0] = i <= max ? i : over;
+    let rowMin = row[0] ?? over;
+    const ca = a.charCodeAt(start + i - 1);
+    for (let j = from; j <= to; j += 1) {
+      const cb = b.charCodeAt(start + j - 1);
+      let best = Math.min((prev[j] ?? over) + 1, (row[j - 1] ?? over) + 1, (prev[j - 1] ?? over) + (ca === cb ? 0 : 1));
+      if (i > 1 && j > 1 && ca === b.charCodeAt(start + j - 2) && a.charCodeAt(start + i - 2) === cb) {
+        best = Math.min(best, (older[j - 2] ?? over) + 1);
+      }
+      row[j] = Math.min(best, over);
+      if (best < rowMin) rowMin = best;
+    }
+    if (rowMin > max) return over;
+    [older, prev, row] = [prev, row, older];
+  }
+  return Math.min(prev[m] ?? over, over);
+}
+
+function fitOf(candidate: readonly string[], wanted: readonly string[], lastDistance: number): Fit {
+  // The last elements are compared by lastDistance; the tail is what agrees above them.
+  let tail = 0;
+  while (
+    tail + 1 < candidate.length &&
+    tail + 1 < wanted.length &&
+    candidate[candidate.length - 2 - tail] === wanted[wanted.length - 2 - tail]
+  ) {
+    tail += 1;
+  }
+  // Paths have a handful of elements: pairing them off directly beats building a multiset.
+  let shared = 0;
+  let used = 0;
+  for (const s of wanted) {
+    for (let i = 0; i < candidate.length && i < 31; i += 1) {
+      if ((used & (1 << i)) === 0 && candidate[i] === s) {
+        used |= 1 << i;
+        shared += 1;
+        break;
+      }
     }
   }
-  return best ?? didYouMean(wanted, candidates);
+  return { lastDistance, tail, shared };
+}
+
+/** Positive when `a` fits better than `b`, negative when worse, 0 on a tie. */
+function compareFit(a: Fit, b: Fit): number {
+  return b.lastDistance - a.lastDistance || a.tail - b.tail || a.shared - b.shared;
+}
+
+/** One question against a list of candidates (for many questions, build a {@link PathSuggester} once). */
+export function closestMatch(wanted: string, candidates: readonly string[]): string | undefined {
+  return new PathSuggester(candidates).suggest(wanted);
 }

@@ -44,7 +44,10 @@ export interface Problem {
   readonly location?: SourceLocation;
   /** The unit concerned, when there is one. */
   readonly unit?: UnitId;
-  /** What to do about it. */
+  /**
+   * What to do about it. A did-you-mean hint may be worked out when first read (see {@link withLazyHint}); to a
+   * reader it is an ordinary property.
+   */
   readonly hint?: string;
   /** Extra lines (a cycle's edges, the expression as written). */
   readonly details?: readonly string[];
@@ -132,4 +135,40 @@ export function problem(fields: {
   if (fields.hint !== undefined) out.hint = fields.hint;
   if (fields.details !== undefined) out.details = fields.details;
   return out;
+}
+
+/**
+ * The problem with a hint that is worked out when first read, then kept. A did-you-mean over thousands of units
+ * costs real time, and only the problems that are shown need one: people see 20 of a kind. The hint is an
+ * enumerable property, so JSON.stringify and spreading see it like any other.
+ */
+export function withLazyHint(base: Problem, hint: () => string | undefined): Problem {
+  const out = { ...base };
+  Object.defineProperty(out, 'hint', {
+    enumerable: true,
+    configurable: true,
+    get(): string | undefined {
+      const value = hint();
+      Object.defineProperty(out, 'hint', { value, enumerable: value !== undefined, configurable: true });
+      return value;
+    },
+  });
+  return out;
+}
+
+/** Members of a chain shown at each end by {@link chainText} when it is too long for one line. */
+const CHAIN_ENDS = 5;
+
+/**
+ * A chain of unit ids for one line of text: `a -> b -> c`, or, past a dozen ids, its first and last few around a
+ * count (`a -> ... (9,990 more) -> z`). A cycle of 10,000 units would otherwise be a line of hundreds of kilobytes.
+ */
+export function chainText(ids: readonly string[]): string {
+  if (ids.length <= CHAIN_ENDS * 2 + 2) return ids.join(' -> ');
+  const hidden = ids.length - CHAIN_ENDS * 2;
+  return [
+    ...ids.slice(0, CHAIN_ENDS),
+    `... (${hidden.toLocaleString('en-US')} more)`,
+    ...ids.slice(ids.length - CHAIN_ENDS),
+  ].join(' -> ');
 }

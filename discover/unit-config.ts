@@ -546,6 +546,7 @@ class UnitEvaluation {
       unit: this.#unit.id,
       message: file.outcome.message,
       location: file.outcome.location,
+      details: file.outcome.ok ? undefined : file.outcome.others,
       hint:
         file.unusable === 'unreadable'
           ? 'make the file readable by the user running platctl (chmod/chown), or exclude its directory in .platctl.yaml'

@@ -140,7 +140,21 @@ describe('platctl graph', () => {
     const run = await runCli(['graph', '--config', join(root, '.platctl.yaml')]);
     expect(run.code).toBe(2);
     expect(run.stderr.match(/\[dangling-path\]/g)).toHaveLength(20);
-    expect(run.stderr).toContain('... and 3 more dangling-path errors (23 in all)');
+    expect(run.stderr).toContain(
+      '... and 3 more dangling-path errors (23 in all; --verbose or --json lists every one)',
+    );
+    // --verbose prints every one; --json puts every one, hint included, on stdout.
+    const verbose = await runCli(['graph', '--verbose', '--config', join(root, '.platctl.yaml')]);
+    expect(verbose.stderr.match(/\[dangling-path\]/g)).toHaveLength(23);
+    const json = await runCli(['graph', '--json', '--config', join(root, '.platctl.yaml')]);
+    expect(json.code).toBe(2);
+    const body = JSON.parse(json.stdout) as { type: string; problems: { kind: string; hint: string }[] };
+    expect(body.type).toBe('discovery-failed');
+    expect(body.problems).toHaveLength(23);
+    expect(body.problems[0]).toMatchObject({ kind: 'dangling-path', severity: 'error' });
+    expect(body.problems.every((p) => p.hint.startsWith('fix the path') || p.hint.startsWith('did you mean'))).toBe(
+      true,
+    );
   });
 
   it('rejects an unknown --env or --unit with exit 2', async () => {

@@ -128,3 +128,98 @@ describe('HclParserPool scheduling', () => {
     await failed;
   });
 });
+
+/**
+ * A stand-in for the parser worker, speaking the pool's protocol through the package's public parse: it exits on a
+ * file holding PANIC and blocks forever (as the WASM parser did in an allocator deadlock) on one holding HANG.
+ */
+const FAULTY_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const parser = require(workerData.parserPath);
+async function answer(job) {
+  const results = [];
+  for (const task of job.tasks) {
+    if (task.content.includes('PANIC')) process.exit(7);
+    if (task.content.includes('HANG')) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+    try {
+      results.push({ ok: true, json: JSON.stringify(await parser.parse(task.name, task.content)) });
+    } catch (error) {
+      results.push({ ok: false, message: String(error.message) });
+    }
+  }
+  parentPort.postMessage({ id: job.id, results });
+}
+// Loaded (the package loads its WASM on the first parse), then ready; jobs wait in the port until then.
+parser.parse('warm.hcl', '').then(() => {
+  parentPort.on('message', answer);
+  parentPort.postMessage({ ready: true });
+});
+`;
+
+function faultyPool(
+  size: number,
+  seams: { timeLimitMs?: number; startLimitMs?: number; workerSource?: string } = {},
+): HclParserPool {
+  const created = new HclParserPool(size, { workerSource: FAULTY_WORKER, ...seams });
+  pools.push(created);
+  return created;
+}
+
+describe('HclParserPool when a parser worker dies or hangs', () => {
+  it('fails only the file the worker exited on, naming it, and parses the rest', async () => {
+    const requests = units(30);
+    requests[7] = { file: '/repo/panic/terragrunt.hcl', content: 'locals { a = "PANIC" }\n' };
+    const out = await faultyPool(1).parseAll(requests);
+    expect(out.get('/repo/panic/terragrunt.hcl')).toEqual({
+      ok: false,
+      message: 'the HCL parser worker exited with code 7 on this file',
+      location: { file: '/repo/panic/terragrunt.hcl', line: 1 },
+      workerFailure: true,
+    });
+    for (const [file, outcome] of out) if (file !== '/repo/panic/terragrunt.hcl') expect(outcome.ok).toBe(true);
+  });
+
+  it('gives up on a worker that stops answering, within the time limit, and fails only that file', async () => {
+    const requests = units(10);
+    requests[3] = { file: '/repo/hang/terragrunt.hcl', content: 'locals { a = "HANG" }\n' };
+    const start = performance.now();
+    const out = await faultyPool(2, { timeLimitMs: 2000 }).parseAll(requests);
+    expect(out.get('/repo/hang/terragrunt.hcl')).toMatchObject({
+      ok: false,
+      message: 'the HCL parser worker did not answer within 2 s on this file',
+      workerFailure: true,
+    });
+    expect([...out.values()].filter((o) => o.ok)).toHaveLength(9);
+    // The batch's time limit, then the file's own: seconds, not forever.
+    expect(performance.now() - start).toBeLessThan(20_000);
+  });
+
+  it('gives up on a parser that cannot run at all with one clear error, not a new worker per file', async () => {
+    const parser = faultyPool(2, { workerSource: 'process.exit(3);' });
+    const start = performance.now();
+    await expect(parser.parseAll(units(500))).rejects.toThrow(
+      /^the HCL parser failed 4 times in this run, giving up \(last: the HCL parser worker exited with code 3 while parsing .*\)\. This is a bug/,
+    );
+    expect(performance.now() - start).toBeLessThan(20_000);
+    // And keeps failing at once afterwards.
+    await expect(parser.parseAll(units(1))).rejects.toThrow(/giving up/);
+  });
+
+  it('gives up on a parser that never answers, within a bounded time', async () => {
+    const silent = `const { parentPort } = require('node:worker_threads');
+parentPort.postMessage({ ready: true });
+parentPort.on('message', () => undefined);`;
+    const start = performance.now();
+    await expect(faultyPool(1, { workerSource: silent, timeLimitMs: 300 }).parseAll(units(100))).rejects.toThrow(
+      /giving up \(last: the HCL parser worker did not answer within 0.3 s while parsing/,
+    );
+    expect(performance.now() - start).toBeLessThan(20_000);
+  });
+
+  it('gives up on a parser that never finishes loading, within a bounded time', async () => {
+    const stuck = `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);`;
+    await expect(faultyPool(1, { workerSource: stuck, startLimitMs: 300 }).parseAll(units(3))).rejects.toThrow(
+      /giving up \(last: the HCL parser worker did not start within 0.3 s while parsing/,
+    );
+  });
+});
