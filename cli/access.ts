@@ -306,6 +306,7 @@ async function reconcile(targets: readonly Target[], args: AccessArgs & { json?:
 }
 
 export const accessVerb = defineVerb({
+  globals: ['env', 'json'],
   options: ACCESS_OPTIONS,
   actions: {
     reconcile: {

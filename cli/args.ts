@@ -76,6 +76,14 @@ export const GLOBAL_OPTIONS = {
   version: { type: 'boolean', describe: "Print platctl's version" },
 } as const satisfies OptionSpecs;
 
+/**
+ * Global options a verb must declare to take (`VerbGrammar.globals`): a verb that has no machine output or no
+ * environment selection refuses them, rather than silently printing text to a script or acting on every
+ * environment. The others (`--config`, `--color`, `--verbose`, `--help`, `--version`) mean the same for every verb.
+ */
+export const SELECTIVE_GLOBALS = ['env', 'json'] as const;
+export type SelectiveGlobal = (typeof SELECTIVE_GLOBALS)[number];
+
 /** Short spellings: only these two, so a stray `-x` is an error rather than a guess. */
 const SHORT: Readonly<Record<string, string>> = { h: 'help', V: 'version' };
 
@@ -95,6 +103,8 @@ export interface VerbGrammar {
   readonly defaultAction?: string;
   /** Rules between options (`--force` needs `--resume`), checked with the rest: a message, or undefined. */
   readonly check?: (args: ParsedArgs) => string | undefined;
+  /** Which of `--env`/`--json` the verb honours; the others are refused. Default: neither. */
+  readonly globals?: readonly SelectiveGlobal[];
 }
 
 export type ParsedValue = boolean | string | number | string[] | undefined;
@@ -264,6 +274,11 @@ export function parseVerb(argv: readonly string[], verbIndex: number, grammar: V
       }
     }
   }
+  for (const name of SELECTIVE_GLOBALS) {
+    if (given.has(name) && !(grammar.globals ?? []).includes(name)) {
+      errors.push({ message: `--${name} does not apply to platctl ${grammar.name}${GLOBAL_REFUSAL[name]}`, hint });
+    }
+  }
   for (const [name, spec] of Object.entries(specs)) {
     if (args[name] === undefined && 'default' in spec) args[name] = spec.default;
   }
@@ -273,6 +288,11 @@ export function parseVerb(argv: readonly string[], verbIndex: number, grammar: V
   }
   return errors.length > 0 ? { type: 'error', errors } : { type: 'ok', args };
 }
+
+const GLOBAL_REFUSAL: Readonly<Record<SelectiveGlobal, string>> = {
+  env: ': it does not select environments',
+  json: ': it has no JSON output',
+};
 
 interface Collected {
   readonly args: ParsedArgs;

@@ -89,6 +89,7 @@ export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs & GlobalOp
 }
 
 export const bootstrapVerb = defineVerb({
+  globals: ['env', 'json'],
   options: walkVerbOptions('bootstrap'),
   check: (args) => checkWalkArgs('bootstrap', args),
   examples: [

@@ -8,6 +8,7 @@ import { loadConfig } from '../config/load.js';
 import { formatConfigErrorList } from './problems.js';
 
 export const configVerb = defineVerb({
+  globals: ['json'],
   options: {},
   actions: {
     schema: { describe: 'Print the JSON Schema of .platctl.yaml (for editors)' },

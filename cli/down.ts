@@ -47,6 +47,7 @@ export function parkOptions(op: ParkOp) {
 }
 
 export const downVerb = defineVerb({
+  globals: ['env', 'json'],
   options: parkOptions('down'),
   examples: [
     ['platctl down --env platform --dry-run', 'what down would touch, as it is now'],

@@ -113,6 +113,7 @@ export function renderMermaid(view: GraphView): string {
 }
 
 export const graphVerb = defineVerb({
+  globals: ['env', 'json'],
   options: {
     format: { type: 'choice', choices: GRAPH_FORMATS, default: 'text', describe: 'Output format' },
     unit: { type: 'string', value: 'ID', repeatable: true, describe: 'Only this unit and what it needs (repeatable)' },

@@ -3,7 +3,7 @@
  * declarations. The top-level help needs no verb module, so it costs no more than `--version`.
  */
 import type { OptionSpec, OptionSpecs } from './args.js';
-import { GLOBAL_OPTIONS } from './args.js';
+import { GLOBAL_OPTIONS, SELECTIVE_GLOBALS } from './args.js';
 import type { Verb } from './verb.js';
 import type { VerbEntry } from './verbs.js';
 
@@ -82,12 +82,18 @@ export function topHelp(verbs: readonly VerbEntry[], width: number): string {
       width,
     ),
     '',
-    'Global options (every verb takes them):',
+    'Global options (--env and --json only where a verb says so in its own --help):',
     ...table(optionRows(GLOBAL_OPTIONS), width),
     '',
     'Run platctl <verb> --help for what a verb does and its options.',
     '',
   ].join('\n');
+}
+
+/** The global options `verb` takes: all but the selective ones (`--env`, `--json`) it does not declare. */
+function globalsOf(verb: Verb): OptionSpecs {
+  const refused = new Set<string>(SELECTIVE_GLOBALS.filter((name) => !(verb.globals ?? []).includes(name)));
+  return Object.fromEntries(Object.entries(GLOBAL_OPTIONS).filter(([name]) => !refused.has(name)));
 }
 
 export function verbHelp(entry: VerbEntry, verb: Verb, action: string | undefined, width: number): string {
@@ -112,7 +118,7 @@ export function verbHelp(entry: VerbEntry, verb: Verb, action: string | undefine
     lines.push('Actions:', ...table(rows, width), '');
   }
   if (own.length > 0) lines.push('Options:', ...table(own, width), '');
-  lines.push('Global options:', ...table(optionRows(GLOBAL_OPTIONS), width), '');
+  lines.push('Global options:', ...table(optionRows(globalsOf(verb)), width), '');
   const actionOf = (cmd: string): string | undefined => {
     const word = cmd.split(' ')[2];
     return word !== undefined && verb.actions?.[word] !== undefined ? word : verb.defaultAction;

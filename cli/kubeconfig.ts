@@ -220,6 +220,7 @@ async function printToken(
 }
 
 export const kubeconfigVerb = defineVerb({
+  globals: ['env'],
   options: KUBECONFIG_OPTIONS,
   actions: {
     write: { describe: 'Merge a context per cluster into the kubeconfig', accepts: ['output', 'exec-command'] },

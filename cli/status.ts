@@ -21,6 +21,7 @@ import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 
 export const statusVerb = defineVerb({
+  globals: ['json'],
   options: {},
   examples: [
     ['platctl status', 'the last run, unit by unit'],

@@ -61,6 +61,7 @@ async function confirmOnTerminal(request: ConfirmRequest, io: CliIo, paint: Pain
 }
 
 export const teardownVerb = defineVerb({
+  globals: ['env', 'json'],
   options: walkVerbOptions('teardown'),
   check: (args) => checkWalkArgs('teardown', args),
   examples: [

@@ -6,6 +6,7 @@ import { parkOptions, runParkVerb } from './down.js';
 import { defineVerb } from './verb.js';
 
 export const upVerb = defineVerb({
+  globals: ['env', 'json'],
   options: parkOptions('up'),
   examples: [
     ['platctl up --env platform --dry-run', 'what up would restore, from the record'],

@@ -141,6 +141,7 @@ export async function runValidate(
 }
 
 export const validateVerb = defineVerb({
+  globals: ['env', 'json'],
   options: VALIDATE_OPTIONS,
   check: (args) =>
     args.check !== undefined && args.check.trim() === '' ? '--check needs a prefix, e.g. --check tailscale' : undefined,

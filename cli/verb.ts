@@ -3,7 +3,7 @@
  * runs with arguments that were parsed and checked in full and an injected `CliIo`, returning the process exit code.
  * Only `cli/` touches `process`.
  */
-import type { ActionSpec, ArgsOf, OptionSpecs, ParsedArgs } from './args.js';
+import type { ActionSpec, ArgsOf, OptionSpecs, ParsedArgs, SelectiveGlobal } from './args.js';
 
 /** Exit codes (README.md, docs/architecture.md): the only numbers a verb returns. */
 export const EXIT = {
@@ -51,6 +51,8 @@ export interface Verb {
   /** `[command line, what it does]`, shown by `platctl <verb> --help`. */
   readonly examples?: readonly (readonly [string, string])[];
   readonly check?: (args: ParsedArgs) => string | undefined;
+  /** Which of the global `--env`/`--json` this verb honours (the parser refuses the others). */
+  readonly globals?: readonly SelectiveGlobal[];
   readonly run: (args: ParsedArgs, io: CliIo) => Promise<number>;
 }
 
@@ -62,6 +64,8 @@ export interface VerbDefinition<O extends OptionSpecs, A extends string> {
   readonly examples?: readonly (readonly [string, string])[];
   /** Rules between options, checked while parsing (before anything runs): a message, or undefined when fine. */
   readonly check?: (args: VerbArgs<O, A>) => string | undefined;
+  /** Which of the global `--env`/`--json` this verb honours; the parser refuses the others before `run`. */
+  readonly globals?: readonly SelectiveGlobal[];
   readonly run: (args: VerbArgs<O, A>, io: CliIo) => Promise<number>;
 }
 

@@ -6,6 +6,7 @@ const VERBS = ['graph', 'bootstrap', 'teardown', 'kubeconfig'];
 
 const WALK: VerbGrammar = {
   name: 'bootstrap',
+  globals: ['env', 'json'],
   options: {
     'dry-run': { type: 'boolean', describe: 'd' },
     unit: { type: 'string', value: 'ID', repeatable: true, describe: 'u' },
@@ -18,6 +19,7 @@ const WALK: VerbGrammar = {
 
 const KUBE: VerbGrammar = {
   name: 'kubeconfig',
+  globals: ['env'],
   options: { output: { type: 'string', value: 'FILE', describe: 'o' } },
   actions: { write: { describe: 'w', accepts: ['output'] }, token: { describe: 't' } },
   defaultAction: 'write',
@@ -25,6 +27,7 @@ const KUBE: VerbGrammar = {
 
 const CONFIG: VerbGrammar = {
   name: 'config',
+  globals: ['json'],
   options: {},
   actions: { schema: { describe: 's' }, check: { describe: 'c' } },
 };
@@ -175,6 +178,15 @@ describe('parseVerb', () => {
 
   it('reports every error at once', () => {
     expect(errors(['bootstrap', '--dry-rn', '--parallelism', 'x', 'extra'])).toHaveLength(3);
+  });
+
+  it('refuses --env and --json where the verb does not declare them', () => {
+    expect(errors(['config', 'check', '--env', 'a'], CONFIG)).toEqual([
+      '--env does not apply to platctl config: it does not select environments',
+    ]);
+    expect(errors(['kubeconfig', '--json', '--no-color', '--verbose'], KUBE)).toEqual([
+      '--json does not apply to platctl kubeconfig: it has no JSON output',
+    ]);
   });
 
   it("checks the verb's rules between options only when everything else parsed", () => {

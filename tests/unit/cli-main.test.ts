@@ -116,6 +116,40 @@ describe('platctl refuses a command line it does not fully understand, before an
   });
 });
 
+describe('--env and --json are refused by a verb that would ignore them', () => {
+  it('status --env, kubeconfig --json and config schema --env exit 2 and run nothing', async () => {
+    const { verbs, runs } = spiedRegistry();
+    for (const [argv, message] of [
+      [['status', '--env', 'platform'], '--env does not apply to platctl status: it does not select environments'],
+      [['kubeconfig', '--json'], '--json does not apply to platctl kubeconfig: it has no JSON output'],
+      [['config', 'schema', '--env', 'a'], '--env does not apply to platctl config'],
+    ] as const) {
+      const result = await run([...argv], verbs);
+      expect(result.code, argv.join(' ')).toBe(2);
+      expect(result.stderr, argv.join(' ')).toContain(message);
+      expect(result.stderr).toContain('Nothing was run.');
+    }
+    expect(runs).not.toHaveBeenCalled();
+  });
+
+  it('every verb declares what it honours, and its --help lists only the global options it takes', async () => {
+    const { verbs, runs } = spiedRegistry();
+    for (const entry of VERBS) {
+      const verb = await entry.load();
+      const help = await run([entry.name, '--help'], verbs);
+      for (const name of ['env', 'json'] as const) {
+        const honoured = (verb.globals ?? []).includes(name);
+        expect(help.stdout.includes(`--${name}`), `${entry.name} --help and --${name}`).toBe(
+          honoured || name in verb.options,
+        );
+      }
+    }
+    const graph = await run(['graph', '--env', 'platform', '--json'], verbs);
+    expect(graph.code).toBe(0);
+    expect(runs).toHaveBeenCalledTimes(1);
+  });
+});
+
 describe('help and version', () => {
   it('--help and --version load no verb module', async () => {
     const { verbs, loads } = spiedRegistry();
@@ -161,6 +195,7 @@ describe('an exception is a bug in platctl: exit 70, the stack, and what to repo
       load: (): Promise<Verb> =>
         Promise.resolve({
           options: {},
+          globals: ['json'],
           run: () => Promise.reject(error as Error),
         }),
     },
