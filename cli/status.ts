@@ -38,7 +38,10 @@ export const statusVerb = defineVerb({
     const loaded = await loadState(root);
     if (loaded.type === 'missing') {
       io.stderr.write(`platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`);
-      if (args.json) io.stdout.write(`${JSON.stringify({ run: null, units: [], counts: null, complete: false })}\n`);
+      if (args.json) {
+        const park = await parkStatusJson(root);
+        io.stdout.write(`${JSON.stringify({ run: null, units: [], counts: null, complete: false, park })}\n`);
+      }
       return EXIT.failed;
     }
     if (loaded.type === 'invalid') {

@@ -259,6 +259,13 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
     const status = await cli(['status']);
     expect(status.stdout).toContain('platform: not parked');
     expect(status.stdout).toContain('last up: completed');
+    // No bootstrap ever ran here: --json still carries the park state (and says there is no run).
+    const json = await cli(['status', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      run: null,
+      complete: false,
+      park: [{ env: 'platform', parked: false, record: { status: 'unparked' } }],
+    });
   });
 
   it('a second down keeps the first record instead of recording zeros', async () => {
