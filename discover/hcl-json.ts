@@ -96,8 +96,11 @@ function position(content: string, offset: number): { line: number; column: numb
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
-/** Where a block (and its attributes) is written in an HCL JSON file, found by searching for the keys in order. */
-export interface JsonBlockPosition {
+/**
+ * Where a top-level block and its attributes are written (hcl2json keeps no positions): for native HCL from the
+ * outline, for an HCL JSON file by searching for the keys in order.
+ */
+export interface BlockPosition {
   readonly type: string;
   readonly labels: readonly string[];
   readonly line: number;
@@ -106,8 +109,8 @@ export interface JsonBlockPosition {
 }
 
 /** Positions of the blocks of a parsed HCL JSON body (from {@link parseHclJson}) in its text. Never throws. */
-export function hclJsonPositions(content: string, json: Record<string, unknown>): JsonBlockPosition[] {
-  const out: JsonBlockPosition[] = [];
+export function hclJsonPositions(content: string, json: Record<string, unknown>): BlockPosition[] {
+  const out: BlockPosition[] = [];
   const find = (key: string, from: number): number => content.indexOf(JSON.stringify(key), from);
   const block = (type: string, labels: string[], at: number, body: unknown): void => {
     const attributes: Record<string, [number, number]> = {};

@@ -14,6 +14,9 @@ import type { ParseOutcome } from './hcl2json.js';
 import { outline, tokenize } from './hcl/index.js';
 import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
 import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
+import type { BlockPosition } from './hcl-json.js';
+
+export type { BlockPosition };
 
 /** A file as discovery sees it: its text (for positions) and what the parser made of it. */
 export interface ParsedFile {
@@ -27,16 +30,6 @@ export interface ParsedFile {
    * HCL requires. The outcome then holds the error, at the file's first line or at the first bad byte.
    */
   readonly unusable?: 'unreadable' | 'encoding';
-}
-
-/** Where a top-level block and its attributes are written (hcl2json keeps no positions). */
-export interface BlockPosition {
-  readonly type: string;
-  readonly labels: readonly string[];
-  readonly line: number;
-  readonly column: number;
-  /** Attribute name to [line, column]. */
-  readonly attributes: Readonly<Record<string, readonly [number, number]>>;
 }
 
 type CachedOutcome =
