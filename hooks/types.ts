@@ -27,8 +27,7 @@ export type HookSettings<N extends HookName = HookName> = Extract<HookConfig, { 
 export type HookResult =
   { readonly ok: true; readonly detail?: string } | { readonly ok: false; readonly message: string };
 
-/** Where in a unit's life a hook runs. */
-export type HookPoint = 'before-unit' | 'after-unit';
+export type { HookPoint } from '../engine/events.js';
 
 /** What a hook gets for one unit. */
 export interface HookContext<N extends HookName = HookName> {
