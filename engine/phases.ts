@@ -53,14 +53,13 @@ export type PhaseResult =
 export interface PhaseContext {
   readonly command: RunCommand;
   readonly runId: string;
-  readonly plan: Plan;
   /** The run does not cover every discovered unit (`--unit`, or `--env` leaving some out). */
   readonly partial: boolean;
   readonly signal: AbortSignal;
   readonly now: () => number;
   readonly emit: (event: WalkEvent) => void;
-  /** The run's state as it is now (phase records of a resumed run included). */
-  readonly state: () => Readonly<RunState>;
+  /** The run's phase records as they are now (a resumed run's included). */
+  readonly records: () => Readonly<PhaseRecords>;
   /** Records a phase's progress in the state file, written before this resolves. */
   record(patch: PhaseRecords): Promise<void>;
   /** Runs a unit's Terraform command with extra arguments, outside the walk, into a log file of its own. */

@@ -516,9 +516,6 @@ function unitJob(request: RunRequest, unit: UnitId): Omit<UnitJob, 'attempt' | '
   };
 }
 
-/** Lines of a phase apply's output kept for its caller. */
-const PHASE_OUTPUT_LINES = 2000;
-
 /** What the phases around the walk get: the run's facts, its state, and applies outside the walk. */
 function phaseContext(run: RunContext, prepared: Prepared, started: Started, executor: Executor): PhaseContext {
   const { request, deps } = run;
@@ -526,29 +523,62 @@ function phaseContext(run: RunContext, prepared: Prepared, started: Started, exe
   return {
     command: request.command,
     runId,
-    plan: prepared.plan,
     partial: prepared.plan.scope.size < request.graph.size,
     signal: deps.signal,
     now: deps.now,
     emit: deps.emit,
-    state: () => store.state,
+    records: () => store.state,
     record: async (patch) => {
       store.patchRun(patch);
       await store.flush();
     },
-    apply: async (apply) => {
-      const job: UnitJob = {
-        unit: apply.unit,
-        command: 'apply',
-        absDir: request.absDir(apply.unit),
-        tfArgs: [...(request.config.units[apply.unit]?.apply_args ?? []), ...apply.extraArgs],
-        attempt: apply.attempt,
-        timeoutMs: request.config.units[apply.unit]?.timeout ?? request.config.unit_timeout,
-      };
-      const rel = `${LOGS_DIR}/${runId}/${apply.logName}.log`;
-      const startedAt = deps.now();
-      const log = await UnitLog.open(
-        request.root,
+    apply: phaseApply({
+      ...request,
+      runId,
+      executor,
+      redactor: deps.redactor,
+      now: deps.now,
+      signal: deps.signal,
+      warn: (message) => run.warn(message),
+    }),
+  };
+}
+
+/** Lines of a phase apply's output kept for its caller. */
+const PHASE_OUTPUT_LINES = 2000;
+
+/**
+ * Applies of a unit outside the walk (lockdown and unlock steps): always `apply`, with the unit's `apply_args` and
+ * time limit, each into `.platctl-logs/<run>/<logName>.log` (attempts appended).
+ */
+export function phaseApply(input: {
+  readonly root: string;
+  readonly runId: string;
+  readonly config: PlatctlConfig;
+  readonly absDir: (unit: UnitId) => string;
+  readonly executor: Executor;
+  readonly redactor: Redactor;
+  readonly now: () => number;
+  readonly signal: AbortSignal;
+  /** Says what went wrong around an apply that still has its outcome (a log that could not be finished). */
+  readonly warn: (message: string) => void;
+}): PhaseContext['apply'] {
+  const { config, executor, now } = input;
+  return async (apply) => {
+    const job: UnitJob = {
+      unit: apply.unit,
+      command: 'apply',
+      absDir: input.absDir(apply.unit),
+      tfArgs: [...(config.units[apply.unit]?.apply_args ?? []), ...apply.extraArgs],
+      attempt: apply.attempt,
+      timeoutMs: config.units[apply.unit]?.timeout ?? config.unit_timeout,
+    };
+    const rel = `${LOGS_DIR}/${input.runId}/${apply.logName}.log`;
+    const startedAt = now();
+    let log: UnitLog;
+    try {
+      log = await UnitLog.open(
+        input.root,
         rel,
         {
           title: apply.title,
@@ -558,42 +588,55 @@ function phaseContext(run: RunContext, prepared: Prepared, started: Started, exe
           commandLine: formatCommandLine(executor.commandLine(job)),
           cwd: job.absDir,
         },
-        deps.redactor.fork(),
+        input.redactor.fork(),
       );
-      const output: string[] = [];
-      const redact = deps.redactor.fork();
-      let outcome: UnitOutcome;
-      try {
-        outcome = await executor.run(job, {
-          output: {
-            line: (text, stream) => {
-              log.line(text, stream);
-              output.push(redact.line(text));
-              if (output.length > PHASE_OUTPUT_LINES) output.shift();
-            },
+    } catch (error) {
+      // A disk that refuses the log is an expected failure of this apply (nothing ran), not a bug.
+      if (!(error instanceof FsError)) throw error;
+      return {
+        outcome: { type: 'failed', reason: 'spawn-error', message: error.message },
+        output: [],
+        errorLine: undefined,
+        log: rel,
+      };
+    }
+    const output: string[] = [];
+    const redact = input.redactor.fork();
+    let outcome: UnitOutcome;
+    try {
+      outcome = await executor.run(job, {
+        output: {
+          line: (text, stream) => {
+            log.line(text, stream);
+            output.push(redact.line(text));
+            if (output.length > PHASE_OUTPUT_LINES) output.shift();
           },
-          signal: deps.signal,
-        });
-      } catch (error) {
-        outcome = { type: 'failed', reason: 'spawn-error', message: (error as Error).message };
-      }
-      const errorLine = log.errorLine();
-      const ended = deps.now();
-      const footerResult =
-        outcome.type === 'failed'
-          ? `failed (${outcome.reason})`
-          : outcome.type === 'completed'
-            ? 'completed'
-            : 'interrupted';
-      await log.close({
-        result: footerResult,
-        ...(outcome.type !== 'completed' && outcome.exitCode !== undefined ? { exitCode: outcome.exitCode } : {}),
-        ...(outcome.type === 'completed' ? { exitCode: 0 } : {}),
+        },
+        signal: input.signal,
+      });
+    } catch (error) {
+      outcome = { type: 'failed', reason: 'spawn-error', message: (error as Error).message };
+    }
+    const errorLine = log.errorLine();
+    const ended = now();
+    const exitCode = outcome.type === 'completed' ? 0 : outcome.exitCode;
+    const closed = await log
+      .close({
+        result: outcome.type === 'failed' ? `failed (${outcome.reason})` : outcome.type,
+        ...(exitCode === undefined ? {} : { exitCode }),
         endedAt: new Date(ended).toISOString(),
         durationMs: Math.max(0, ended - startedAt),
-      });
-      return { outcome, output, errorLine, log: rel };
-    },
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          if (!(error instanceof FsError)) throw error;
+          return error.message;
+        },
+      );
+    // The apply's outcome stands; a log that could not be finished is said, not hidden.
+    if (closed !== undefined) input.warn(`cannot finish the log ${rel}: ${closed}`);
+    return { outcome, output, errorLine, log: rel };
   };
 }
 
