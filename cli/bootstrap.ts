@@ -32,7 +32,9 @@ import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { checkWorktree } from '../engine/worktree.js';
 import type { PlatctlConfig } from '../config/schema.js';
+import { manualStepsPhase } from '../hooks/manual-steps.js';
 import { missingHooks, productionHooks } from './hooks.js';
+import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import { walkPhases } from './phases.js';
 import { parkedRefusal } from './park-status.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
@@ -248,7 +250,20 @@ export async function runWalkVerb(
         emit,
         redactor,
         graceMs,
-        phases: walkPhases(command, config, { lockdown: args.lockdown === true, hooks: registry }),
+        phases: walkPhases(command, config, {
+          lockdown: args.lockdown === true,
+          hooks: registry,
+          ...(command === 'bootstrap' && config.manual_steps.length > 0
+            ? {
+                beforeRun: manualStepsPhase(config.manual_steps, {
+                  runCheck: checkRunner(root, io.env),
+                  ...(terminalAsk(io, paint) ? { ask: terminalAsk(io, paint)! } : {}),
+                  yes: args.yes === true,
+                  who: whoAmI(io.env),
+                }),
+              }
+            : {}),
+        }),
         ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
       },
     );
