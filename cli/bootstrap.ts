@@ -33,7 +33,7 @@ import type { RunCommand } from '../engine/unit-status.js';
 import { checkWorktree } from '../engine/worktree.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
-import { missingHooks, productionHooks } from './hooks.js';
+import { productionHooks } from './hooks.js';
 import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import { walkPhases } from './phases.js';
 import { parkedRefusal } from './park-status.js';
@@ -173,15 +173,7 @@ export async function runWalkVerb(
   const prepared = await prepareTools(command, root, config, configPath, io);
   if (!prepared.ok) return prepared.exitCode;
   const { binary, tf, tfPathArg, unitEnv } = prepared;
-  const registry = productionHooks();
-  const missing = command === 'bootstrap' ? missingHooks(config, registry) : [];
-  if (missing.length > 0) {
-    io.stderr.write(
-      `platctl: ${configPath} configures hook type ${missing.join(', ')}, which this platctl does not have; nothing was run.\n` +
-        `  hint: upgrade platctl, or remove the hook from hooks:.\n`,
-    );
-    return EXIT.usage;
-  }
+  const registry = productionHooks({ environments: config.environments, env: io.env });
 
   handleInterruptions();
   // A closed terminal (SIGHUP) or a reader that went away makes every later write fail (EIO, EPIPE). Unhandled, that

@@ -7,15 +7,16 @@
  */
 import type { HookFactory } from './types.js';
 
-export const crdTwoStage: HookFactory<'crd_two_stage'> = (settings) => ({
-  name: 'crd_two_stage',
-  beforeUnit: async (ctx) => {
-    const stage = await ctx.apply(
-      settings.targets.map((address) => `-target=${address}`),
-      `crd_two_stage stage 1 of 2: apply only ${settings.targets.join(', ')}`,
-    );
-    if (!stage.ok) return stage;
-    ctx.log(`# crd_two_stage stage 2 of 2: the whole unit`);
-    return { ok: true, detail: `stage 1 applied ${settings.targets.join(', ')}` };
-  },
-});
+export const crdTwoStage: HookFactory<'crd_two_stage'> = (settings) => {
+  const stageOne = settings.targets.map((address) => `-target=${address}`);
+  return {
+    name: 'crd_two_stage',
+    applies: [stageOne],
+    beforeUnit: async (ctx) => {
+      const stage = await ctx.apply(stageOne, `crd_two_stage stage 1 of 2: apply only ${settings.targets.join(', ')}`);
+      if (!stage.ok) return stage;
+      ctx.log(`# crd_two_stage stage 2 of 2: the whole unit`);
+      return { ok: true, detail: `stage 1 applied ${settings.targets.join(', ')}` };
+    },
+  };
+};
