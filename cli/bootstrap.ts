@@ -10,7 +10,7 @@ import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
 import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
-import { planRun, planWaves } from '../engine/plan.js';
+import { planRun } from '../engine/plan.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { JsonReporter } from '../engine/reporters/json.js';
 import { makePaint } from '../engine/reporters/paint.js';
@@ -27,13 +27,15 @@ import {
   detectTfVersion,
   providerCacheDecision,
   resolveExecutable,
+  terragruntArgs,
 } from '../engine/terragrunt.js';
 import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { checkWorktree } from '../engine/worktree.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
-import { productionHooks } from './hooks.js';
+import { productionHooks, unitHooks } from './hooks.js';
+import { buildWalkPlan, renderWalkPlan } from './walk-plan.js';
 import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import { walkPhases } from './phases.js';
 import { parkedRefusal } from './park-status.js';
@@ -155,18 +157,32 @@ export async function runWalkVerb(
       io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
       return EXIT.usage;
     }
-    const waves = planWaves(planned.plan);
-    if (args.json) {
-      io.stdout.write(`${JSON.stringify({ command, waves, kept: planned.plan.kept })}\n`);
-    } else {
-      const units = waves.reduce((n, w) => n + w.length, 0);
-      const order = command === 'teardown' ? ' (destroy order: dependents first)' : '';
-      io.stdout.write(`${paint.bold(`${command} plan`)}: ${units} units in ${waves.length} waves${order}\n`);
-      waves.forEach((wave, i) => io.stdout.write(`wave ${i}: ${wave.join(', ')}\n`));
-      if (planned.plan.kept.length > 0) {
-        io.stdout.write(`kept (teardown floor, never destroyed): ${planned.plan.kept.join(', ')}\n`);
-      }
-    }
+    const tools = await toolsForPlan(root, config, io);
+    const absDir = (unit: UnitId): string =>
+      discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit);
+    const view = await buildWalkPlan({
+      command,
+      plan: planned.plan,
+      graphSize: discovery.graph.size,
+      config,
+      lockdownFlag: args.lockdown === true,
+      commandLine: (unit, tfCommand, tfArgs) => [
+        tools.binary,
+        ...terragruntArgs(
+          { unit, command: tfCommand, absDir: absDir(unit), tfArgs, attempt: 1, timeoutMs: 0 },
+          tools.tfPathArg,
+          config.terragrunt.extra_args,
+        ),
+      ],
+      ...(command === 'bootstrap'
+        ? {
+            hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
+            runCheck: checkRunner(root, io.env),
+          }
+        : {}),
+      signal: io.signal,
+    });
+    io.stdout.write(args.json ? `${JSON.stringify(view)}\n` : renderWalkPlan(view, paint));
     return EXIT.ok;
   }
 
@@ -293,6 +309,25 @@ export async function runWalkVerb(
       return EXIT.failed;
     }
   }
+}
+
+/**
+ * The terragrunt binary and `--tf-path` argument a run would use, for printing its command lines: resolved like a
+ * run resolves them when they are installed, as configured when not (a dry run does not need them).
+ */
+async function toolsForPlan(
+  root: string,
+  config: PlatctlConfig,
+  io: CliIo,
+): Promise<{ binary: string; tfPathArg: string }> {
+  const tools = chooseTools(config, io.env);
+  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
+  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
+  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
+  return {
+    binary: binary.type === 'ok' ? binary.path : tools.binary,
+    tfPathArg: tools.tfPath.includes('/') && tf.type === 'ok' ? tf.path : tools.tfPath,
+  };
 }
 
 /** The tools every apply needs, checked before anything runs: not from a worktree, terragrunt and tf_path found. */
