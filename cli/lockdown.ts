@@ -22,6 +22,8 @@ export const lockdownVerb = defineVerb({
     undo: { type: 'boolean', describe: 'Unlock: the steps in reverse order with their unlock_args' },
     'dry-run': { type: 'boolean', describe: 'Print every step and its exact command line, run nothing' },
   },
+  // The steps name their own environment (lockdown.env), so --env would select nothing.
+  globals: ['json'],
   examples: [
     ['platctl lockdown --dry-run', 'each lockdown step and the exact terragrunt command it runs'],
     ['platctl lockdown', 'lock down now (bootstrap does it after a complete run)'],
