@@ -10,7 +10,7 @@ import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
 import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
-import { planRun, planWaves } from '../engine/plan.js';
+import { planRun } from '../engine/plan.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { JsonReporter } from '../engine/reporters/json.js';
 import { makePaint } from '../engine/reporters/paint.js';
@@ -27,10 +27,17 @@ import {
   detectTfVersion,
   providerCacheDecision,
   resolveExecutable,
+  terragruntArgs,
 } from '../engine/terragrunt.js';
 import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { checkWorktree } from '../engine/worktree.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import { manualStepsPhase } from '../hooks/manual-steps.js';
+import { productionHooks, unitHooks } from './hooks.js';
+import { buildWalkPlan, renderWalkPlan } from './walk-plan.js';
+import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
+import { walkPhases } from './phases.js';
 import { parkedRefusal } from './park-status.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import { loadProject } from './project.js';
@@ -65,6 +72,13 @@ export function walkVerbOptions(command: RunCommand) {
     yes: {
       type: 'boolean',
       describe: command === 'teardown' ? 'Do not ask for confirmation (required without a terminal)' : 'Assume yes',
+    },
+    lockdown: {
+      type: 'boolean',
+      describe:
+        command === 'bootstrap'
+          ? 'With --unit: still run the lockdown phase after the units'
+          : 'With --unit: still run the unlock phase before the units',
     },
     'allow-unresolved': {
       type: 'boolean',
@@ -143,64 +157,39 @@ export async function runWalkVerb(
       io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
       return EXIT.usage;
     }
-    const waves = planWaves(planned.plan);
-    if (args.json) {
-      io.stdout.write(`${JSON.stringify({ command, waves, kept: planned.plan.kept })}\n`);
-    } else {
-      const units = waves.reduce((n, w) => n + w.length, 0);
-      const order = command === 'teardown' ? ' (destroy order: dependents first)' : '';
-      io.stdout.write(`${paint.bold(`${command} plan`)}: ${units} units in ${waves.length} waves${order}\n`);
-      waves.forEach((wave, i) => io.stdout.write(`wave ${i}: ${wave.join(', ')}\n`));
-      if (planned.plan.kept.length > 0) {
-        io.stdout.write(`kept (teardown floor, never destroyed): ${planned.plan.kept.join(', ')}\n`);
-      }
-    }
+    const tools = await toolsForPlan(root, config, io);
+    const absDir = (unit: UnitId): string =>
+      discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit);
+    const view = await buildWalkPlan({
+      command,
+      plan: planned.plan,
+      graphSize: discovery.graph.size,
+      config,
+      lockdownFlag: args.lockdown === true,
+      commandLine: (unit, tfCommand, tfArgs) => [
+        tools.binary,
+        ...terragruntArgs(
+          { unit, command: tfCommand, absDir: absDir(unit), tfArgs, attempt: 1, timeoutMs: 0 },
+          tools.tfPathArg,
+          config.terragrunt.extra_args,
+        ),
+      ],
+      ...(command === 'bootstrap'
+        ? {
+            hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
+            runCheck: checkRunner(root, io.env),
+          }
+        : {}),
+      signal: io.signal,
+    });
+    io.stdout.write(args.json ? `${JSON.stringify(view)}\n` : renderWalkPlan(view, paint));
     return EXIT.ok;
   }
 
-  // Refuse from a linked worktree: a different absolute path changes what Terraform sees (see engine/worktree.ts).
-  const worktree = await checkWorktree(root, io.env);
-  if (worktree.type === 'linked-worktree') {
-    io.stderr.write(
-      `platctl: refusing to ${command} from a git worktree (${root}).\n` +
-        `  Terraform state records absolute paths (module sources, path.module, local-exec directories), and\n` +
-        `  destroy-time provisioners (when = destroy) run with the paths of the checkout they run from: applying\n` +
-        `  from another directory can replace resources or run destroy-time commands against the wrong tree.\n` +
-        `  hint: run platctl from the main checkout (${dirname(worktree.commonDir)}).\n`,
-    );
-    return EXIT.refused;
-  }
-
-  const tools = chooseTools(config, io.env);
-  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
-  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
-  if (binary.type === 'missing') {
-    io.stderr.write(missingTool('terragrunt', tools.binary, tools.binarySource, binary, configPath));
-    return EXIT.refused;
-  }
-  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
-  if (tf.type === 'missing') {
-    io.stderr.write(missingTool('tf_path', tools.tfPath, tools.tfPathSource, tf, configPath));
-    return EXIT.refused;
-  }
-  // A name stays a name (terragrunt looks it up on PATH); a path is made absolute, since terragrunt resolves a
-  // relative --tf-path against each unit's directory.
-  const tfPathArg = tools.tfPath.includes('/') ? tf.path : tools.tfPath;
-
-  const unitEnv: Record<string, string> = {};
-  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) unitEnv[key] = value;
-  Object.assign(unitEnv, config.terragrunt.env);
-  // tofu warns about a missing CLI config file before printing its version, and terragrunt then fails every unit
-  // with "Unable to parse Terraform version output": say so once, before anything runs.
-  const cliConfig = unitEnv.TF_CLI_CONFIG_FILE;
-  if (cliConfig !== undefined && cliConfig !== '' && !(await isFile(resolve(io.cwd, cliConfig)))) {
-    io.stderr.write(
-      `platctl: TF_CLI_CONFIG_FILE points at ${cliConfig}, which does not exist; every terragrunt run would fail ` +
-        `("Unable to parse Terraform version output"). Nothing was run.\n` +
-        `  hint: create the file, point the variable at an existing one, or unset it.\n`,
-    );
-    return EXIT.refused;
-  }
+  const prepared = await prepareTools(command, root, config, configPath, io);
+  if (!prepared.ok) return prepared.exitCode;
+  const { binary, tf, tfPathArg, unitEnv } = prepared;
+  const registry = productionHooks({ environments: config.environments, env: io.env });
 
   handleInterruptions();
   // A closed terminal (SIGHUP) or a reader that went away makes every later write fail (EIO, EPIPE). Unhandled, that
@@ -269,6 +258,20 @@ export async function runWalkVerb(
         emit,
         redactor,
         graceMs,
+        phases: walkPhases(command, config, {
+          lockdown: args.lockdown === true,
+          hooks: registry,
+          ...(command === 'bootstrap' && config.manual_steps.length > 0
+            ? {
+                beforeRun: manualStepsPhase(config.manual_steps, {
+                  runCheck: checkRunner(root, io.env),
+                  ...(terminalAsk(io, paint) ? { ask: terminalAsk(io, paint)! } : {}),
+                  yes: args.yes === true,
+                  who: whoAmI(io.env),
+                }),
+              }
+            : {}),
+        }),
         ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
       },
     );
@@ -309,10 +312,87 @@ export async function runWalkVerb(
 }
 
 /**
+ * The terragrunt binary and `--tf-path` argument a run would use, for printing its command lines: resolved like a
+ * run resolves them when they are installed, as configured when not (a dry run does not need them).
+ */
+async function toolsForPlan(
+  root: string,
+  config: PlatctlConfig,
+  io: CliIo,
+): Promise<{ binary: string; tfPathArg: string }> {
+  const tools = chooseTools(config, io.env);
+  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
+  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
+  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
+  return {
+    binary: binary.type === 'ok' ? binary.path : tools.binary,
+    tfPathArg: tools.tfPath.includes('/') && tf.type === 'ok' ? tf.path : tools.tfPath,
+  };
+}
+
+/** The tools every apply needs, checked before anything runs: not from a worktree, terragrunt and tf_path found. */
+export async function prepareTools(
+  command: string,
+  root: string,
+  config: PlatctlConfig,
+  configPath: string,
+  io: CliIo,
+): Promise<
+  | { ok: true; binary: { path: string }; tf: { path: string }; tfPathArg: string; unitEnv: Record<string, string> }
+  | { ok: false; exitCode: number }
+> {
+  // Refuse from a linked worktree: a different absolute path changes what Terraform sees (see engine/worktree.ts).
+  const worktree = await checkWorktree(root, io.env);
+  if (worktree.type === 'linked-worktree') {
+    io.stderr.write(
+      `platctl: refusing to ${command} from a git worktree (${root}).\n` +
+        `  Terraform state records absolute paths (module sources, path.module, local-exec directories), and\n` +
+        `  destroy-time provisioners (when = destroy) run with the paths of the checkout they run from: applying\n` +
+        `  from another directory can replace resources or run destroy-time commands against the wrong tree.\n` +
+        `  hint: run platctl from the main checkout (${dirname(worktree.commonDir)}).\n`,
+    );
+    return { ok: false, exitCode: EXIT.refused };
+  }
+
+  const tools = chooseTools(config, io.env);
+  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
+  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
+  if (binary.type === 'missing') {
+    io.stderr.write(missingTool('terragrunt', tools.binary, tools.binarySource, binary, configPath));
+    return { ok: false, exitCode: EXIT.refused };
+  }
+  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
+  if (tf.type === 'missing') {
+    io.stderr.write(missingTool('tf_path', tools.tfPath, tools.tfPathSource, tf, configPath));
+    return { ok: false, exitCode: EXIT.refused };
+  }
+  // A name stays a name (terragrunt looks it up on PATH); a path is made absolute, since terragrunt resolves a
+  // relative --tf-path against each unit's directory.
+  const tfPathArg = tools.tfPath.includes('/') ? tf.path : tools.tfPath;
+
+  const unitEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) unitEnv[key] = value;
+  Object.assign(unitEnv, config.terragrunt.env);
+  // tofu warns about a missing CLI config file before printing its version, and terragrunt then fails every unit
+  // with "Unable to parse Terraform version output": say so once, before anything runs.
+  const cliConfig = unitEnv.TF_CLI_CONFIG_FILE;
+  if (cliConfig !== undefined && cliConfig !== '' && !(await isFile(resolve(io.cwd, cliConfig)))) {
+    io.stderr.write(
+      `platctl: TF_CLI_CONFIG_FILE points at ${cliConfig}, which does not exist; every terragrunt run would fail ` +
+        `("Unable to parse Terraform version output"). Nothing was run.\n` +
+        `  hint: create the file, point the variable at an existing one, or unset it.\n`,
+    );
+    return { ok: false, exitCode: EXIT.refused };
+  }
+
+  return { ok: true, binary, tf, tfPathArg, unitEnv };
+}
+
+/**
  * A live view needs a terminal with a size: a pseudo-terminal of 0 rows (some CI runners, `script` without a
  * terminal) would show nothing, so it gets the plain lines instead.
  */
-function isLiveTerminal(stream: CliIo['stdout']): boolean {
+export function isLiveTerminal(stream: CliIo['stdout']): boolean {
   return stream.isTTY === true && ((stream as { rows?: number }).rows ?? 0) > 0;
 }
 
@@ -332,7 +412,7 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Reporter {
+export function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Reporter {
   const now = (): number => Date.now();
   if (args.json) {
     const json = new JsonReporter(io.stdout);
@@ -362,7 +442,7 @@ function missingTool(
 }
 
 /** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30). */
-function parseGrace(value: string | undefined): number {
+export function parseGrace(value: string | undefined): number {
   if (value === undefined || value === '') return DEFAULT_GRACE_MS;
   const seconds = Number(value);
   return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_GRACE_MS;
@@ -376,6 +456,7 @@ function sharedFlags(args: WalkVerbArgs & GlobalOptions): string[] {
   if (args['fail-fast']) out.push('--fail-fast');
   if (args.yes) out.push('--yes');
   if (args['allow-unresolved']) out.push('--allow-unresolved');
+  if (args.lockdown) out.push('--lockdown');
   return out;
 }
 

@@ -33,6 +33,11 @@ export const VERBS: readonly VerbEntry[] = [
     load: async () => (await import('./teardown.js')).teardownVerb,
   },
   {
+    name: 'lockdown',
+    describe: 'Apply the lockdown steps on their own; --undo unlocks them in reverse; --dry-run prints the applies',
+    load: async () => (await import('./lockdown.js')).lockdownVerb,
+  },
+  {
     name: 'status',
     describe:
       "The last bootstrap/teardown run: each unit's status, duration, error and log; exit 0 only if it completed",

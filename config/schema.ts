@@ -101,7 +101,12 @@ const manualStep = z.strictObject({
   check: z
     .array(z.string())
     .min(1, 'check is a command as an argument list, e.g. ["sh", "-c", "test -n \\"$X\\""]')
-    .describe('A command (argument list, no shell) that exits 0 when the step is done'),
+    .describe(
+      'A command (argument list, no shell) that exits 0 when the step is done; without one, a person confirms it',
+    )
+    .optional(),
+  // prefault, not default: the default goes through the transform, so it is 30 s and not 30 ms.
+  check_timeout: duration.prefault('30s').describe('How long the check may run before it counts as failed'),
   before: z.array(unitId).describe('The units that need this step; every unit when omitted').optional(),
 });
 
@@ -122,7 +127,14 @@ const secretNames = z.array(z.string().min(1));
 
 const hook = z.discriminatedUnion('type', [
   z
-    .strictObject({ type: z.literal('crd_two_stage'), units: hookUnits })
+    .strictObject({
+      type: z.literal('crd_two_stage'),
+      units: hookUnits,
+      targets: z
+        .array(z.string().min(1))
+        .min(1, 'list the resource addresses of the CRDs, e.g. ["helm_release.crds"]')
+        .describe('Resource addresses applied first, each as -target=<address>'),
+    })
     .describe('Apply with -target on the CRDs first, then the whole unit'),
   z
     .strictObject({

@@ -5,6 +5,12 @@
 import type { UnitId } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
 
+/** Where in a unit's life a named hook runs. */
+export type HookPoint = 'before-unit' | 'after-unit';
+
+/** `lock`: the lockdown after a bootstrap; `unlock`: its reverse before a teardown. */
+export type LockDirection = 'lock' | 'unlock';
+
 /** Units per status. */
 export type StatusCounts = Record<UnitStatus, number>;
 
@@ -50,6 +56,8 @@ export type WalkEvent =
       readonly unit: UnitId;
       readonly reason: FailureReason;
       readonly error: string;
+      /** With reason `hook-failed`: the hook that failed. */
+      readonly hook?: string;
       readonly exit_code?: number;
       readonly duration_ms: number;
       readonly log: string;
@@ -69,6 +77,50 @@ export type WalkEvent =
       readonly unit: UnitId;
       readonly because: UnitId;
       readonly reason: SkipReason;
+    }
+  | {
+      readonly type: 'hook-started';
+      readonly at: string;
+      readonly unit: UnitId;
+      /** The hook's name (its `type` in .platctl.yaml). */
+      readonly hook: string;
+      readonly point: HookPoint;
+    }
+  | {
+      readonly type: 'hook-finished';
+      readonly at: string;
+      readonly unit: UnitId;
+      readonly hook: string;
+      readonly point: HookPoint;
+      readonly ok: boolean;
+      /** One line: what the hook did, or why it failed. */
+      readonly detail?: string;
+      readonly duration_ms: number;
+    }
+  | {
+      readonly type: 'lockdown-step-started';
+      readonly at: string;
+      readonly direction: LockDirection;
+      readonly step: string;
+      readonly unit: UnitId;
+      readonly attempt: number;
+      /** Attempts allowed (`lockdown.retry.attempts`). */
+      readonly attempts: number;
+      readonly log: string;
+    }
+  | {
+      readonly type: 'lockdown-step-finished';
+      readonly at: string;
+      readonly direction: LockDirection;
+      readonly step: string;
+      readonly unit: UnitId;
+      readonly attempt: number;
+      /** `retrying`: a transient error; the step runs again after the interval. */
+      readonly result: 'completed' | 'retrying' | 'failed' | 'interrupted';
+      /** One line: why it failed or is retried. */
+      readonly message?: string;
+      readonly duration_ms: number;
+      readonly log: string;
     }
   | { readonly type: 'interrupting'; readonly at: string; readonly signal: string; readonly running: readonly UnitId[] }
   | { readonly type: 'warning'; readonly at: string; readonly message: string }
@@ -90,6 +142,26 @@ export interface Reporter {
   event(event: WalkEvent): void;
   /** Flushes and stops timers; called once after `run-finished`. */
   close(): void;
+}
+
+/**
+ * An emitter that survives a throwing reporter: a reporter is never allowed to stop a run (the units would be left
+ * running and the state unsaved). The first error is handed to `onError` once; later ones are dropped.
+ */
+export function guardEmit(
+  emit: (event: WalkEvent) => void,
+  onError: (error: unknown) => void,
+): (event: WalkEvent) => void {
+  let failed = false;
+  return (event) => {
+    try {
+      emit(event);
+    } catch (error) {
+      if (failed) return;
+      failed = true;
+      onError(error);
+    }
+  };
 }
 
 /** One reporter that forwards to several. */

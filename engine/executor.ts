@@ -48,6 +48,8 @@ export type UnitOutcome =
       readonly message: string;
       readonly exitCode?: number;
       readonly signal?: string;
+      /** With reason `hook-failed`: the hook that failed. */
+      readonly hook?: string;
     }
   | { readonly type: 'interrupted'; readonly exitCode?: number; readonly signal?: string };
 

@@ -121,6 +121,12 @@ export class UnitLog implements UnitOutput {
     return log;
   }
 
+  /** Starts a new part of the attempt (a hook's apply, then the unit's own) under its own header. */
+  section(title: string, commandLine: readonly string[]): void {
+    if (this.#closed) return;
+    this.#stream.write(`# ---- ${title}\n# command: ${this.#redactor.line(formatCommandLine(commandLine))}\n`);
+  }
+
   line(text: string, stream?: OutputStream): void {
     if (this.#closed) return;
     const clean = this.#redactor.line(stripAnsi(text).replace(/\r$/, ''));

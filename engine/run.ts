@@ -1,24 +1,28 @@
 /**
- * One mutating run (`bootstrap` or `teardown`) from lock to summary: take the repository lock, read the last run's
- * state, stop unit processes a killed platctl left behind, plan (or check a resume against the current graph), write
- * the initial state, walk, and record how it ended. Everything the machine provides is injected.
+ * One mutating run (`bootstrap` or `teardown`) from lock to summary, in its phases: take the repository lock; read
+ * the last run's state, stop unit processes a killed platctl left behind, plan (or check a resume against the current
+ * graph); confirm; the before-run preflight; write the initial state; the before-walk phase, the walk (with the named
+ * hooks around units), the after-walk phase; record how it ended. The phases are `RunPhases` (engine/phases.ts),
+ * wired by cli/. Everything the machine provides is injected.
  */
 import { randomBytes } from 'node:crypto';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { RunOutcomeStatus, StatusCounts, WalkEvent } from './events.js';
-import type { Executor } from './executor.js';
+import { emptyCounts, guardEmit } from './events.js';
+import type { Executor, UnitJob, UnitOutcome } from './executor.js';
 import type { Graph, UnitId } from './graph.js';
 import { compareIds, remainingPathWeights, waves } from './graph.js';
-import type { LockEnvironment } from './lock.js';
 import { FsError } from './fs-errors.js';
+import type { LockEnvironment } from './lock.js';
 import { LOCK_FILE, acquireLock } from './lock.js';
-import { UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
+import { LOGS_DIR, UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
+import type { PhaseContext, RunPhases } from './phases.js';
 import type { Plan, SelectionArgs } from './plan.js';
 import { describeDiff, diffScope, planRun } from './plan.js';
 import type { ProcessGroups } from './processes.js';
 import { findProcessGroups, isZombie, processHasEnv } from './processes.js';
 import type { Redactor } from './redact.js';
-import type { RunArgs, RunState, StateStoreOptions, UnitState } from './state.js';
+import type { ManualStepRecord, RunArgs, RunState, StateStoreOptions, UnitState } from './state.js';
 import { STATE_VERSION, StateStore, backupState, loadState, removeStaleTempFiles } from './state.js';
 import { UNIT_ENV } from './terragrunt.js';
 import type { RunCommand } from './unit-status.js';
@@ -69,6 +73,8 @@ export interface RunDeps {
   readonly newRunId?: () => string;
   /** Asked once the plan is known and before anything changes (teardown's confirmation); false cancels. */
   readonly confirm?: (what: ConfirmRequest) => Promise<boolean>;
+  /** The run's lifecycle points: manual steps, named hooks, lockdown, unlock (engine/phases.ts). */
+  readonly phases?: RunPhases;
 }
 
 /** What a confirmation prompt shows. */
@@ -109,11 +115,16 @@ export type RunResult =
   | { readonly type: 'cancelled' }
   | {
       readonly type: 'refused';
-      /** `disk-error`: the lock, the state file or the log directory cannot be written; nothing was run. */
-      readonly reason: 'lock-held' | 'lock-unreadable' | 'graph-changed' | 'disk-error';
+      /**
+       * `disk-error`: the lock, the state file or the log directory cannot be written; nothing was run.
+       * `preflight-failed`: the before-run phase (manual steps) refused; nothing was run.
+       */
+      readonly reason: 'lock-held' | 'lock-unreadable' | 'graph-changed' | 'disk-error' | 'preflight-failed';
       readonly message: string;
       readonly details?: readonly string[];
       readonly hint?: string;
+      /** With `preflight-failed`: the preflight's own reason (`manual-steps-not-done`). */
+      readonly preflight?: string;
     };
 
 /** `20260129T101500Z-3fa2c1`: sortable by time, unique enough to name a log directory. */
@@ -126,233 +137,507 @@ export function makeRunId(now: number): string {
 }
 
 export async function executeRun(request: RunRequest, deps: RunDeps): Promise<RunResult> {
-  const { root } = request;
-  const iso = (): string => new Date(deps.now()).toISOString();
-  const warn = (message: string): void => deps.emit({ type: 'warning', at: iso(), message });
+  const problems: string[] = [];
+  const emit = guardEmit(deps.emit, (error) =>
+    problems.push(`a reporter failed (a bug in platctl): ${(error as Error).message}; the run went on without it`),
+  );
+  const run = new RunContext(request, { ...deps, emit }, problems);
+  const locked = await takeLock(run);
+  if (locked.type !== 'locked') return locked.result;
+  try {
+    const prepared = await prepare(run);
+    if (prepared.type !== 'prepared') return prepared.result;
+    if (!(await confirm(run, prepared))) return { type: 'cancelled' };
+    const preflight = (await deps.phases?.beforeRun?.({
+      command: request.command,
+      plan: prepared.plan,
+      resumed: prepared.resumed,
+      signal: deps.signal,
+      now: deps.now,
+    })) ?? { ok: true as const };
+    if (!preflight.ok) {
+      const { reason, message, details, hint } = preflight;
+      return {
+        type: 'refused',
+        reason: 'preflight-failed',
+        message,
+        ...(details ? { details } : {}),
+        ...(hint ? { hint } : {}),
+        ...(reason ? { preflight: reason } : {}),
+      };
+    }
+    const started = await start(run, prepared, preflight.manualSteps);
+    if (started.type !== 'started') return started.result;
+    return await walkAndFinish(run, prepared, started);
+  } finally {
+    const problem = await locked.release();
+    if (problem) run.warn(problem);
+  }
+}
 
-  const locked = await acquireLock(root, { command: request.commandLine, startedAt: iso() }, deps.machine);
+/** The request, the injected machine and the problems found so far, shared by a run's phases. */
+class RunContext {
+  constructor(
+    readonly request: RunRequest,
+    readonly deps: RunDeps,
+    readonly problems: string[],
+  ) {}
+
+  iso(): string {
+    return new Date(this.deps.now()).toISOString();
+  }
+
+  warn(message: string): void {
+    this.deps.emit({ type: 'warning', at: this.iso(), message });
+  }
+}
+
+/** Takes the repository lock, or says who holds it. */
+async function takeLock(
+  run: RunContext,
+): Promise<{ type: 'locked'; release: () => Promise<string | undefined> } | { type: 'refused'; result: RunResult }> {
+  const { request, deps } = run;
+  const { root } = request;
+  const locked = await acquireLock(root, { command: request.commandLine, startedAt: run.iso() }, deps.machine);
   if (locked.type === 'held') {
     const h = locked.holder;
     return {
       type: 'refused',
-      reason: 'lock-held',
-      message: `another platctl run holds ${LOCK_FILE} in ${root}`,
-      details: [`pid ${h.pid} on ${h.host}`, `command: ${h.command}`, `started: ${h.started_at}`],
-      hint:
-        h.host === deps.machine.host
-          ? 'wait for it to finish (platctl status shows its progress)'
-          : `it runs on another host; if you are sure it is gone, delete ${LOCK_FILE}`,
+      result: {
+        type: 'refused',
+        reason: 'lock-held',
+        message: `another platctl run holds ${LOCK_FILE} in ${root}`,
+        details: [`pid ${h.pid} on ${h.host}`, `command: ${h.command}`, `started: ${h.started_at}`],
+        hint:
+          h.host === deps.machine.host
+            ? 'wait for it to finish (platctl status shows its progress)'
+            : `it runs on another host; if you are sure it is gone, delete ${LOCK_FILE}`,
+      },
     };
   }
   if (locked.type === 'unreadable') {
     return {
       type: 'refused',
-      reason: 'lock-unreadable',
-      message: `${locked.path} exists but cannot be read (${locked.message})`,
-      hint: locked.hint ?? 'if no platctl run is in progress, delete it',
+      result: {
+        type: 'refused',
+        reason: 'lock-unreadable',
+        message: `${locked.path} exists but cannot be read (${locked.message})`,
+        hint: locked.hint ?? 'if no platctl run is in progress, delete it',
+      },
     };
   }
   if (locked.type === 'unwritable') {
-    return { type: 'refused', reason: 'disk-error', message: `${locked.message}; nothing was run` };
-  }
-  const lock = locked.lock;
-  try {
-    if (locked.tookOver) {
-      const h = locked.tookOver;
-      warn(`took over ${LOCK_FILE} from a run that is gone (pid ${h.pid}, "${h.command}", started ${h.started_at})`);
-    }
-    await removeStaleTempFiles(root);
-    const loaded = await loadState(root);
-    const previous = loaded.type === 'ok' ? loaded.state : undefined;
-    if (loaded.type === 'invalid') {
-      if (request.resume)
-        return {
-          type: 'invalid',
-          reason: 'state-unreadable',
-          message: loaded.message,
-          hint: 'run without --resume to start a new run; it keeps the unreadable file as a backup',
-        };
-    }
-    if (previous) await stopOrphans(previous, deps, warn);
-
-    if (request.resume && !previous) {
-      return {
-        type: 'invalid',
-        reason: 'nothing-to-resume',
-        message: `there is no earlier run to resume in ${root}`,
-        hint: `run platctl ${request.command} without --resume`,
-      };
-    }
-    if (request.resume && previous && previous.command !== request.command) {
-      return {
-        type: 'invalid',
-        reason: 'other-command',
-        message: `the last run was a ${previous.command} (${previous.run_id}); --resume continues only the same verb`,
-        hint: `run platctl ${previous.command} --resume to continue it, or platctl ${request.command} without --resume`,
-      };
-    }
-    const resumed = request.resume ? previous : undefined;
-    const selection: SelectionArgs = resumed
-      ? { env: resumed.args.env, unit: resumed.args.unit, withDeps: resumed.args.with_deps }
-      : request.selection;
-    const planned = planRun({
-      command: request.command,
-      graph: request.graph,
-      config: request.config,
-      selection,
-      ...(request.preventDestroy ? { preventDestroy: request.preventDestroy } : {}),
-    });
-    if (planned.type === 'invalid') return planned;
-    const plan = planned.plan;
-
-    if (resumed && resumed.graph_fingerprint !== plan.fingerprint) {
-      const details = describeDiff(diffScope(resumed.units, plan.scope));
-      if (!request.force) {
-        return {
-          type: 'refused',
-          reason: 'graph-changed',
-          message: `the graph changed since run ${resumed.run_id} started, so resuming it could apply units against a stale order`,
-          details,
-          hint: `check the changes, then resume anyway with platctl ${request.command} --resume --force, or start a new run without --resume`,
-        };
-      }
-      warn(`the graph changed since run ${resumed.run_id}; resuming anyway (--force): ${details.join('; ')}`);
-    }
-    if (previous && !resumed && previous.status !== 'completed') {
-      warn(
-        `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its state ` +
-          `(platctl ${previous.command} --resume would have continued it)`,
-      );
-    }
-
-    if (deps.confirm) {
-      const completedBefore = new Set(
-        resumed ? Object.keys(resumed.units).filter((id) => resumed.units[id]?.status === 'completed') : [],
-      );
-      const toRun = waves(plan.walkGraph)
-        .flat()
-        .filter((id) => !completedBefore.has(id));
-      const envs = [...new Set(toRun.map((id) => plan.walkGraph.get(id)?.env ?? ''))].sort(compareIds);
-      const confirmed = await deps.confirm({
-        command: request.command,
-        toRun,
-        kept: plan.kept,
-        envs,
-        ...(resumed ? { resuming: resumed.run_id } : {}),
-      });
-      if (!confirmed) return { type: 'cancelled' };
-    }
-
-    const parallelism = Math.max(
-      1,
-      request.parallelism ?? resumed?.args.parallelism ?? request.config.parallelism.apply,
-    );
-    const failFast = request.failFast || (resumed?.args.fail_fast ?? false);
-    const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
-    const args: RunArgs = {
-      env: [...selection.env],
-      unit: [...selection.unit],
-      with_deps: selection.withDeps,
-      parallelism,
-      fail_fast: failFast,
+    return {
+      type: 'refused',
+      result: { type: 'refused', reason: 'disk-error', message: `${locked.message}; nothing was run` },
     };
-    const state = initialState({ request, plan, runId, args, previous, resumed, startedAt: iso() });
-    const store = new StateStore(root, state, { now: deps.now, ...deps.stateOptions });
-    try {
-      if (loaded.type === 'invalid') {
-        warn(`${loaded.message}; kept it as ${await backupState(root, deps.now())} and started a new run`);
-      }
-      await prepareRunLogs(root, runId);
-      await store.flush();
-    } catch (error) {
-      if (!(error instanceof FsError)) throw error;
-      return { type: 'refused', reason: 'disk-error', message: `${error.message}; nothing was run` };
+  }
+  if (locked.tookOver) {
+    const h = locked.tookOver;
+    run.warn(`took over ${LOCK_FILE} from a run that is gone (pid ${h.pid}, "${h.command}", started ${h.started_at})`);
+  }
+  return { type: 'locked', release: () => locked.lock.release() };
+}
+
+interface Prepared {
+  readonly type: 'prepared';
+  readonly plan: Plan;
+  readonly selection: SelectionArgs;
+  readonly previous: RunState | undefined;
+  readonly resumed: RunState | undefined;
+  /** Why the state file on disk cannot be read: it is kept as a backup before the new run's state replaces it. */
+  readonly unreadable: string | undefined;
+}
+
+/** Reads the last run's state, stops what a killed run left, plans, and checks a resume against the graph. */
+async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; result: RunResult }> {
+  const { request, deps } = run;
+  const { root } = request;
+  const stop = (result: RunResult): { type: 'stop'; result: RunResult } => ({ type: 'stop', result });
+  await removeStaleTempFiles(root);
+  const loaded = await loadState(root);
+  const previous = loaded.type === 'ok' ? loaded.state : undefined;
+  if (loaded.type === 'invalid') {
+    if (request.resume)
+      return stop({
+        type: 'invalid',
+        reason: 'state-unreadable',
+        message: loaded.message,
+        hint: 'run without --resume to start a new run; it keeps the unreadable file as a backup',
+      });
+  }
+  if (previous) await stopOrphans(previous, deps, (message) => run.warn(message));
+
+  if (request.resume && !previous) {
+    return stop({
+      type: 'invalid',
+      reason: 'nothing-to-resume',
+      message: `there is no earlier run to resume in ${root}`,
+      hint: `run platctl ${request.command} without --resume`,
+    });
+  }
+  if (request.resume && previous && previous.command !== request.command) {
+    return stop({
+      type: 'invalid',
+      reason: 'other-command',
+      message: `the last run was a ${previous.command} (${previous.run_id}); --resume continues only the same verb`,
+      hint: `run platctl ${previous.command} --resume to continue it, or platctl ${request.command} without --resume`,
+    });
+  }
+  const resumed = request.resume ? previous : undefined;
+  const selection: SelectionArgs = resumed
+    ? { env: resumed.args.env, unit: resumed.args.unit, withDeps: resumed.args.with_deps }
+    : request.selection;
+  const planned = planRun({
+    command: request.command,
+    graph: request.graph,
+    config: request.config,
+    selection,
+    ...(request.preventDestroy ? { preventDestroy: request.preventDestroy } : {}),
+  });
+  if (planned.type === 'invalid') return stop(planned);
+  const plan = planned.plan;
+
+  if (resumed && resumed.graph_fingerprint !== plan.fingerprint) {
+    const details = describeDiff(diffScope(resumed.units, plan.scope));
+    if (!request.force) {
+      return stop({
+        type: 'refused',
+        reason: 'graph-changed',
+        message: `the graph changed since run ${resumed.run_id} started, so resuming it could apply units against a stale order`,
+        details,
+        hint: `check the changes, then resume anyway with platctl ${request.command} --resume --force, or start a new run without --resume`,
+      });
     }
+    run.warn(`the graph changed since run ${resumed.run_id}; resuming anyway (--force): ${details.join('; ')}`);
+  }
+  if (previous && !resumed && previous.status !== 'completed') {
+    run.warn(
+      `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its state ` +
+        `(platctl ${previous.command} --resume would have continued it)`,
+    );
+  }
+  const unreadable = loaded.type === 'invalid' ? loaded.message : undefined;
+  return { type: 'prepared', plan, selection, previous, resumed, unreadable };
+}
 
-    const { estimates, known } = estimatesFor(request.command, previous, plan);
-    const kept = new Set(plan.kept);
-    const toRun = plan.walkGraph.ids().filter((id) => state.units[id]?.status !== 'completed');
-    const paths = remainingPathWeights(plan.walkGraph, (id) => estimates.get(id) ?? 1);
-    deps.emit({
-      type: 'run-started',
-      at: iso(),
-      run_id: runId,
-      command: request.command,
-      resumed: resumed !== undefined,
-      total: plan.scope.size,
-      to_run: toRun.length,
-      parallelism,
-      kept: plan.kept,
-      estimates_ms: Object.fromEntries(toRun.map((id) => [id, estimates.get(id) ?? 1])),
-      remaining_path_ms: Object.fromEntries(toRun.map((id) => [id, paths.get(id) ?? 1])),
-      estimates_known: known,
-    });
+/** Asks (teardown) before anything changes; true without a prompt. */
+async function confirm(run: RunContext, { plan, resumed }: Prepared): Promise<boolean> {
+  const ask = run.deps.confirm;
+  if (!ask) return true;
+  const completedBefore = new Set(
+    resumed ? Object.keys(resumed.units).filter((id) => resumed.units[id]?.status === 'completed') : [],
+  );
+  const toRun = waves(plan.walkGraph)
+    .flat()
+    .filter((id) => !completedBefore.has(id));
+  const envs = [...new Set(toRun.map((id) => plan.walkGraph.get(id)?.env ?? ''))].sort(compareIds);
+  return ask({
+    command: run.request.command,
+    toRun,
+    kept: plan.kept,
+    envs,
+    ...(resumed ? { resuming: resumed.run_id } : {}),
+  });
+}
 
-    const started = deps.now();
-    const executor = deps.executor(runId);
-    const result = await walk({
-      graph: plan.walkGraph,
-      store,
-      executor,
-      command: request.command,
-      parallelism,
-      failFast,
-      signal: deps.signal,
-      now: deps.now,
-      emit: deps.emit,
-      weight: (id) => estimates.get(id) ?? 1,
-      job: (unit) => ({
-        absDir: request.absDir(unit),
-        tfArgs:
-          (request.command === 'bootstrap'
-            ? request.config.units[unit]?.apply_args
-            : request.config.units[unit]?.teardown_args) ?? [],
-        timeoutMs: request.config.units[unit]?.timeout ?? request.config.unit_timeout,
-      }),
-      openLog: (unit, header) =>
-        UnitLog.open(
-          root,
-          store.unit(unit)?.log ?? logRelPath(runId, plan.waves.get(unit) ?? 0, unit),
-          {
-            title: request.command,
-            unit,
-            attempt: header.attempt,
-            startedAt: header.startedAt,
-            commandLine: formatCommandLine(header.commandLine),
-            cwd: request.absDir(unit),
-          },
-          deps.redactor.fork(),
-        ),
-    });
+interface Started {
+  readonly type: 'started';
+  readonly runId: string;
+  readonly store: StateStore;
+  readonly parallelism: number;
+  readonly failFast: boolean;
+  readonly estimates: ReadonlyMap<UnitId, number>;
+  readonly startedAt: number;
+}
+
+/**
+ * Keeps an unreadable state file as a backup, writes the run's initial state and log directory, and announces the
+ * run. A disk that refuses (read-only, full, no permission) is a refusal: nothing has run yet.
+ */
+async function start(
+  run: RunContext,
+  prepared: Prepared,
+  manualSteps: Readonly<Record<string, ManualStepRecord>> | undefined,
+): Promise<Started | { type: 'stop'; result: RunResult }> {
+  const { request, deps } = run;
+  const { plan, selection, previous, resumed } = prepared;
+  const parallelism = Math.max(1, request.parallelism ?? resumed?.args.parallelism ?? request.config.parallelism.apply);
+  const failFast = request.failFast || (resumed?.args.fail_fast ?? false);
+  const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
+  const args: RunArgs = {
+    env: [...selection.env],
+    unit: [...selection.unit],
+    with_deps: selection.withDeps,
+    parallelism,
+    fail_fast: failFast,
+  };
+  const state = initialState({ request, plan, runId, args, previous, resumed, startedAt: run.iso() });
+  if (manualSteps && Object.keys(manualSteps).length > 0) {
+    state.manual_steps = { ...(state.manual_steps ?? {}), ...manualSteps };
+  }
+  const store = new StateStore(request.root, state, { now: deps.now, ...deps.stateOptions });
+  try {
+    if (prepared.unreadable !== undefined) {
+      run.warn(
+        `${prepared.unreadable}; kept it as ${await backupState(request.root, deps.now())} and started a new run`,
+      );
+    }
+    await prepareRunLogs(request.root, runId);
+    await store.flush();
+  } catch (error) {
+    if (!(error instanceof FsError)) throw error;
+    return {
+      type: 'stop',
+      result: { type: 'refused', reason: 'disk-error', message: `${error.message}; nothing was run` },
+    };
+  }
+
+  const { estimates, known } = estimatesFor(request.command, previous, plan);
+  const toRun = plan.walkGraph.ids().filter((id) => state.units[id]?.status !== 'completed');
+  const paths = remainingPathWeights(plan.walkGraph, (id) => estimates.get(id) ?? 1);
+  deps.emit({
+    type: 'run-started',
+    at: run.iso(),
+    run_id: runId,
+    command: request.command,
+    resumed: resumed !== undefined,
+    total: plan.scope.size,
+    to_run: toRun.length,
+    parallelism,
+    kept: plan.kept,
+    estimates_ms: Object.fromEntries(toRun.map((id) => [id, estimates.get(id) ?? 1])),
+    remaining_path_ms: Object.fromEntries(toRun.map((id) => [id, paths.get(id) ?? 1])),
+    estimates_known: known,
+  });
+  return { type: 'started', runId, store, parallelism, failFast, estimates, startedAt: deps.now() };
+}
+
+/**
+ * Before-walk phase, the walk, after-walk phase, and the run's end. Whatever happens in between (a bug included), the
+ * run's status and its last transitions are written before this returns or throws.
+ */
+async function walkAndFinish(run: RunContext, prepared: Prepared, started: Started): Promise<RunResult> {
+  const { request, deps, problems } = run;
+  const { plan } = prepared;
+  const { store, runId } = started;
+  const executor = deps.executor(runId);
+  const phase = phaseContext(run, prepared, started, executor);
+  let status: RunOutcomeStatus = 'failed';
+  let counts = emptyCounts();
+  try {
+    const before = (await deps.phases?.beforeWalk?.(phase)) ?? { ok: true as const };
+    if (!before.ok) {
+      problems.push(before.message, ...(before.details ?? []));
+      status = deps.signal.aborted ? 'interrupted' : 'failed';
+    } else {
+      const result = await walk({
+        graph: plan.walkGraph,
+        store,
+        executor,
+        command: request.command,
+        parallelism: started.parallelism,
+        failFast: started.failFast,
+        signal: deps.signal,
+        now: deps.now,
+        emit: deps.emit,
+        weight: (id) => started.estimates.get(id) ?? 1,
+        job: (unit) => unitJob(request, unit),
+        openLog: (unit, header) =>
+          UnitLog.open(
+            request.root,
+            store.unit(unit)?.log ?? logRelPath(runId, plan.waves.get(unit) ?? 0, unit),
+            {
+              title: request.command,
+              unit,
+              attempt: header.attempt,
+              startedAt: header.startedAt,
+              commandLine: formatCommandLine(header.commandLine),
+              cwd: request.absDir(unit),
+            },
+            deps.redactor.fork(),
+          ),
+        ...(deps.phases?.unitHooks ? { hooks: deps.phases.unitHooks } : {}),
+      });
+      problems.push(...result.problems);
+      status = result.status;
+      if (status === 'completed' && deps.phases?.afterWalk) {
+        const after = await deps.phases.afterWalk(phase);
+        if (!after.ok) {
+          problems.push(after.message, ...(after.details ?? []));
+          status = deps.signal.aborted ? 'interrupted' : 'failed';
+        }
+      }
+    }
+  } catch (error) {
+    problems.push(`internal error (a bug in platctl): ${(error as Error).message}`);
+    status = 'failed';
+  } finally {
+    counts = emptyCounts();
+    for (const id of plan.walkGraph.ids()) {
+      const unitStatus = store.unit(id)?.status;
+      if (unitStatus) counts[unitStatus] += 1;
+    }
     // Kept units are counted in the totals: they are part of the selection and "done".
-    const counts = { ...result.counts };
-    counts.completed += kept.size;
-    store.patchRun({ status: result.status, ended_at: iso() });
+    counts.completed += plan.kept.length;
+    store.patchRun({ status, ended_at: run.iso() });
     // A disk that filled up (or went read-only) mid-run must not cost the summary and the resume command.
-    const problems = [...result.problems];
     await store.close().catch((error: unknown) => {
       if (!(error instanceof FsError)) throw error;
       problems.push(
         `${error.message}; the file still shows an earlier moment of this run, so --resume may run again units that completed since`,
       );
+      if (status === 'completed') {
+        status = 'failed';
+        store.patchRun({ status });
+      }
     });
-    const status = problems.length > 0 && result.status === 'completed' ? 'failed' : result.status;
-    if (status !== result.status) store.patchRun({ status });
-    for (const problem of problems) warn(problem);
-    deps.emit({
-      type: 'run-finished',
-      at: iso(),
-      run_id: runId,
-      command: request.command,
-      status,
-      counts,
-      duration_ms: deps.now() - started,
-    });
-    return { type: 'finished', status, runId, counts, problems, state: store.state };
-  } finally {
-    const problem = await lock.release();
-    if (problem) warn(problem);
+    for (const problem of problems) run.warn(problem);
   }
+  deps.emit({
+    type: 'run-finished',
+    at: run.iso(),
+    run_id: runId,
+    command: request.command,
+    status,
+    counts,
+    duration_ms: deps.now() - started.startedAt,
+  });
+  return { type: 'finished', status, runId, counts, problems, state: store.state };
+}
+
+/** A unit's directory, arguments and time limit for the walk. */
+function unitJob(request: RunRequest, unit: UnitId): Omit<UnitJob, 'attempt' | 'command' | 'unit'> {
+  const settings = request.config.units[unit];
+  return {
+    absDir: request.absDir(unit),
+    tfArgs: (request.command === 'bootstrap' ? settings?.apply_args : settings?.teardown_args) ?? [],
+    timeoutMs: settings?.timeout ?? request.config.unit_timeout,
+  };
+}
+
+/** What the phases around the walk get: the run's facts, its state, and applies outside the walk. */
+function phaseContext(run: RunContext, prepared: Prepared, started: Started, executor: Executor): PhaseContext {
+  const { request, deps } = run;
+  const { store, runId } = started;
+  return {
+    command: request.command,
+    runId,
+    partial: prepared.plan.scope.size < request.graph.size,
+    signal: deps.signal,
+    now: deps.now,
+    emit: deps.emit,
+    records: () => store.state,
+    record: async (patch) => {
+      store.patchRun(patch);
+      await store.flush();
+    },
+    apply: phaseApply({
+      ...request,
+      runId,
+      executor,
+      redactor: deps.redactor,
+      now: deps.now,
+      signal: deps.signal,
+      warn: (message) => run.warn(message),
+    }),
+  };
+}
+
+/** Lines of a phase apply's output kept for its caller. */
+const PHASE_OUTPUT_LINES = 2000;
+
+/**
+ * Applies of a unit outside the walk (lockdown and unlock steps): always `apply`, with the unit's `apply_args` and
+ * time limit, each into `.platctl-logs/<run>/<logName>.log` (attempts appended).
+ */
+export function phaseApply(input: {
+  readonly root: string;
+  readonly runId: string;
+  readonly config: PlatctlConfig;
+  readonly absDir: (unit: UnitId) => string;
+  readonly executor: Executor;
+  readonly redactor: Redactor;
+  readonly now: () => number;
+  readonly signal: AbortSignal;
+  /** Says what went wrong around an apply that still has its outcome (a log that could not be finished). */
+  readonly warn: (message: string) => void;
+}): PhaseContext['apply'] {
+  const { config, executor, now } = input;
+  return async (apply) => {
+    const job: UnitJob = {
+      unit: apply.unit,
+      command: 'apply',
+      absDir: input.absDir(apply.unit),
+      tfArgs: [...(config.units[apply.unit]?.apply_args ?? []), ...apply.extraArgs],
+      attempt: apply.attempt,
+      timeoutMs: config.units[apply.unit]?.timeout ?? config.unit_timeout,
+    };
+    const rel = `${LOGS_DIR}/${input.runId}/${apply.logName}.log`;
+    const startedAt = now();
+    let log: UnitLog;
+    try {
+      log = await UnitLog.open(
+        input.root,
+        rel,
+        {
+          title: apply.title,
+          unit: apply.unit,
+          attempt: apply.attempt,
+          startedAt: new Date(startedAt).toISOString(),
+          commandLine: formatCommandLine(executor.commandLine(job)),
+          cwd: job.absDir,
+        },
+        input.redactor.fork(),
+      );
+    } catch (error) {
+      // A disk that refuses the log is an expected failure of this apply (nothing ran), not a bug.
+      if (!(error instanceof FsError)) throw error;
+      return {
+        outcome: { type: 'failed', reason: 'spawn-error', message: error.message },
+        output: [],
+        errorLine: undefined,
+        log: rel,
+      };
+    }
+    const output: string[] = [];
+    const redact = input.redactor.fork();
+    let outcome: UnitOutcome;
+    try {
+      outcome = await executor.run(job, {
+        output: {
+          line: (text, stream) => {
+            log.line(text, stream);
+            output.push(redact.line(text));
+            if (output.length > PHASE_OUTPUT_LINES) output.shift();
+          },
+        },
+        signal: input.signal,
+      });
+    } catch (error) {
+      outcome = { type: 'failed', reason: 'spawn-error', message: (error as Error).message };
+    }
+    const errorLine = log.errorLine();
+    const ended = now();
+    const exitCode = outcome.type === 'completed' ? 0 : outcome.exitCode;
+    const closed = await log
+      .close({
+        result: outcome.type === 'failed' ? `failed (${outcome.reason})` : outcome.type,
+        ...(exitCode === undefined ? {} : { exitCode }),
+        endedAt: new Date(ended).toISOString(),
+        durationMs: Math.max(0, ended - startedAt),
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          if (!(error instanceof FsError)) throw error;
+          return error.message;
+        },
+      );
+    // The apply's outcome stands; a log that could not be finished is said, not hidden.
+    if (closed !== undefined) input.warn(`cannot finish the log ${rel}: ${closed}`);
+    return { outcome, output, errorLine, log: rel };
+  };
 }
 
 /** The state a run starts from: fresh, or the resumed run with everything not completed reset to pending. */
@@ -383,6 +668,8 @@ function initialState(input: {
         wave,
         dependencies,
         log: logRelPath(runId, wave, id),
+        // Hooks that finished in an earlier attempt are not run again (a CRD stage that applied).
+        ...(before?.hooks ? { hooks: before.hooks } : {}),
       };
     }
   }
@@ -398,6 +685,8 @@ function initialState(input: {
     platctl_version: input.request.platctlVersion,
     resumes: resumed ? resumed.resumes + 1 : 0,
     known_durations_ms: previous?.known_durations_ms ?? {},
+    ...(resumed?.manual_steps ? { manual_steps: resumed.manual_steps } : {}),
+    ...(resumed?.lockdown ? { lockdown: resumed.lockdown } : {}),
     units,
   };
 }

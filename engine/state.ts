@@ -14,6 +14,7 @@ import { FsError, errorCode } from './fs-errors.js';
 import type { UnitId } from './graph.js';
 import { compareIds } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
+import { FAILURE_REASONS } from './unit-status.js';
 
 export const STATE_FILE = '.platctl-state.json';
 export const STATE_VERSION = 1;
@@ -43,6 +44,16 @@ export interface UnitState {
   pid?: number;
   /** Teardown floor: counted as done, never destroyed. */
   kept?: boolean;
+  /** Named hooks that ran for the unit in this run, by `<point>:<hook name>` (`before-unit:crd_two_stage`). */
+  hooks?: Record<string, HookRecord>;
+}
+
+/** How a named hook went; a resume does not run a `completed` before-unit hook again. */
+export interface HookRecord {
+  status: 'completed' | 'failed';
+  ended_at: string;
+  /** One line: what it did, or why it failed. */
+  detail?: string;
 }
 
 /** The selection and flags a run was started with; `--resume` reuses them. */
@@ -55,6 +66,40 @@ export interface RunArgs {
 }
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'interrupted';
+
+/** How a manual step was found done before the run: its check passed, or a person said so. */
+export interface ManualStepRecord {
+  /** `check`: the check passed; `confirmed`: a person answered yes on the terminal; `yes`: `--yes` (no check). */
+  how: 'check' | 'confirmed' | 'yes';
+  /** Who ran platctl (the login name), for `confirmed` and `yes`. */
+  by?: string;
+  at: string;
+}
+
+/** One lockdown (or unlock) step's progress. */
+export interface LockStepRecord {
+  status: 'running' | 'completed' | 'failed';
+  attempts: number;
+  ended_at?: string;
+  /** One line: why it failed. */
+  error?: string;
+  /** The step's log, relative to the repository root. */
+  log?: string;
+}
+
+/** The lockdown after a bootstrap, or the unlock before a teardown; `bootstrap --resume` continues it. */
+export interface LockdownRecord {
+  direction: 'lock' | 'unlock';
+  status: 'running' | 'completed' | 'failed' | 'skipped';
+  /** By step id. */
+  steps: Record<string, LockStepRecord>;
+}
+
+/** Run-level records of the phases around the walk. */
+export interface PhaseRecords {
+  manual_steps?: Record<string, ManualStepRecord>;
+  lockdown?: LockdownRecord;
+}
 
 export interface RunState {
   version: typeof STATE_VERSION;
@@ -72,6 +117,9 @@ export interface RunState {
   resumes: number;
   /** Last known duration of each unit per verb, carried across runs: the scheduler's weights and the ETA. */
   known_durations_ms: Partial<Record<RunCommand, Record<UnitId, number>>>;
+  /** Manual steps found done before the run, by step id. */
+  manual_steps?: Record<string, ManualStepRecord>;
+  lockdown?: LockdownRecord;
   units: Record<UnitId, UnitState>;
 }
 
@@ -89,12 +137,22 @@ const unitStateSchema = z.looseObject({
   duration_ms: z.number().nonnegative().optional(),
   exit_code: z.number().int().optional(),
   error: z.string().optional(),
-  reason: z.enum(['exit-non-zero', 'timeout', 'signal', 'spawn-error']).optional(),
+  reason: z.enum(FAILURE_REASONS).optional(),
   skipped_because: z.string().optional(),
   skip_reason: z.enum(['dependency-failed', 'fail-fast']).optional(),
   log: z.string().optional(),
   pid: z.number().int().positive().optional(),
   kept: z.boolean().optional(),
+  hooks: z
+    .record(
+      z.string(),
+      z.looseObject({
+        status: z.enum(['completed', 'failed']),
+        ended_at: z.string(),
+        detail: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 
 const runStateSchema = z.looseObject({
@@ -119,6 +177,28 @@ const runStateSchema = z.looseObject({
     bootstrap: z.record(z.string(), z.number()).optional(),
     teardown: z.record(z.string(), z.number()).optional(),
   }),
+  manual_steps: z
+    .record(
+      z.string(),
+      z.looseObject({ how: z.enum(['check', 'confirmed', 'yes']), by: z.string().optional(), at: z.string() }),
+    )
+    .optional(),
+  lockdown: z
+    .looseObject({
+      direction: z.enum(['lock', 'unlock']),
+      status: z.enum(['running', 'completed', 'failed', 'skipped']),
+      steps: z.record(
+        z.string(),
+        z.looseObject({
+          status: z.enum(['running', 'completed', 'failed']),
+          attempts: z.number().int().nonnegative(),
+          ended_at: z.string().optional(),
+          error: z.string().optional(),
+          log: z.string().optional(),
+        }),
+      ),
+    })
+    .optional(),
   units: z.record(z.string(), unitStateSchema),
 });
 

@@ -6,8 +6,21 @@
 /** A unit's status in a run (and in `.platctl-state.json`). */
 export type UnitStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'interrupted';
 
-/** Why a unit failed. */
-export type FailureReason = 'exit-non-zero' | 'timeout' | 'signal' | 'spawn-error';
+/**
+ * Why a unit failed. `hook-failed`: a named hook around it failed (the error names the hook). `internal-error`: a bug
+ * in platctl while running it (the walk records it instead of losing the unit).
+ */
+export type FailureReason = 'exit-non-zero' | 'timeout' | 'signal' | 'spawn-error' | 'hook-failed' | 'internal-error';
+
+/** Every failure reason, for the state file's schema. */
+export const FAILURE_REASONS = [
+  'exit-non-zero',
+  'timeout',
+  'signal',
+  'spawn-error',
+  'hook-failed',
+  'internal-error',
+] as const satisfies readonly FailureReason[];
 
 /** Why a unit was not started. */
 export type SkipReason = 'dependency-failed' | 'fail-fast';

@@ -1,16 +1,19 @@
 /**
- * The run loop: asks the scheduler for ready units while a slot is free, runs them through the executor, and records
- * every transition in the state store. The walk owns all state; executors only report outcomes, and the loop is the
- * only place that changes a unit's status.
+ * The run loop: asks the scheduler for ready units while a slot is free, runs them (their named hooks around the
+ * executor), and records every transition in the state store. The walk owns all state; executors and hooks only
+ * report outcomes, and the loop is the only place that changes a unit's status.
  *
  * Ordering rules that matter:
  * - A unit is recorded `running` and the state flushed before it is spawned, so a crash never looks like success
  *   (and a later run can find the process a killed platctl left).
  * - A failure is recorded (and its dependents skipped) before its slot is released, so the next unit picked already
  *   sees it.
+ * - Nothing a unit does can escape the loop: every unit's promise ends in a handler that records a bug as the unit's
+ *   failure (reason `internal-error`), and a throwing reporter is contained, so an exception never becomes an
+ *   unhandled rejection that would kill platctl with its units still running and its last transitions unsaved.
  */
-import type { WalkEvent, RunOutcomeStatus, StatusCounts } from './events.js';
-import { emptyCounts } from './events.js';
+import type { HookPoint, WalkEvent, RunOutcomeStatus, StatusCounts } from './events.js';
+import { emptyCounts, guardEmit } from './events.js';
 import type { Executor, UnitJob, UnitOutcome, UnitOutput } from './executor.js';
 import type { Graph, UnitId } from './graph.js';
 import type { LogFooter } from './logs.js';
@@ -19,12 +22,21 @@ import { Scheduler } from './scheduler.js';
 import type { StateStore } from './state.js';
 import type { RunCommand, SkipReason } from './unit-status.js';
 import { tfCommandFor, unreachable } from './unit-status.js';
+import type { HookContext, HookResult, HookSettings, NamedHook } from '../hooks/types.js';
 
 /** One attempt's log, as the walk uses it (`UnitLog` in production, memory in tests). */
 export interface AttemptLog extends UnitOutput {
   lastLines(count: number): string[];
   errorLine(): string | undefined;
+  /** Starts a new part of the attempt (a hook's apply, then the unit's own) with its own header. */
+  section(title: string, commandLine: readonly string[]): void;
   close(footer: LogFooter): Promise<void>;
+}
+
+/** A configured named hook and its configuration entry. */
+export interface UnitHook {
+  readonly hook: NamedHook;
+  readonly settings: HookSettings;
 }
 
 export interface WalkOptions {
@@ -49,6 +61,8 @@ export interface WalkOptions {
     unit: UnitId,
     header: { attempt: number; commandLine: readonly string[]; startedAt: string },
   ) => Promise<AttemptLog>;
+  /** The named hooks around a unit, in configuration order (none when absent). */
+  readonly hooks?: (unit: UnitId) => readonly UnitHook[];
   /** Expected duration per unit (milliseconds) for the critical-path priority. */
   readonly weight?: (unit: UnitId) => number;
   /** Trailing log lines carried by `unit-failed` events. */
@@ -58,112 +72,328 @@ export interface WalkOptions {
 export interface WalkResult {
   readonly status: RunOutcomeStatus;
   readonly counts: StatusCounts;
-  /** Problems outside any unit (the state file could not be written, the graph stalled). */
+  /** Problems outside any unit (the state file could not be written, the graph stalled, a bug). */
   readonly problems: readonly string[];
 }
 
 /** Walks the graph to the end (or to the interruption) and returns how it went. */
-export async function walk(options: WalkOptions): Promise<WalkResult> {
-  const { store, graph, signal, now, emit } = options;
-  const iso = (ms: number = now()): string => new Date(ms).toISOString();
-  const done = graph.ids().filter((id) => store.unit(id)?.status === 'completed');
-  const scheduler = new Scheduler(graph, { done, ...(options.weight ? { weight: options.weight } : {}) });
-  const running = new Map<UnitId, Promise<void>>();
-  const problems: string[] = [];
-  const durations = new Map<UnitId, number>();
-  let failFastCause: UnitId | undefined;
-  let fatal = false;
-  let wake: (() => void) | undefined;
-  const nudge = (): void => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
+export function walk(options: WalkOptions): Promise<WalkResult> {
+  return new Walk(options).run();
+}
 
-  const stopped = (): boolean => signal.aborted || failFastCause !== undefined || fatal;
+/** The key of a hook's record in the unit's state. */
+export function hookKey(point: HookPoint, name: string): string {
+  return `${point}:${name}`;
+}
 
-  const recordSkips = (skipped: readonly Skipped[], reason: SkipReason): void => {
-    for (const { unit, because } of skipped) {
-      store.patchUnit(unit, { status: 'skipped', skipped_because: because, skip_reason: reason });
-      emit({ type: 'unit-skipped', at: iso(), unit, because, reason });
+class Walk {
+  readonly #o: WalkOptions;
+  readonly #store: StateStore;
+  readonly #scheduler: Scheduler;
+  readonly #emit: (event: WalkEvent) => void;
+  readonly #running = new Map<UnitId, Promise<void>>();
+  readonly #problems: string[] = [];
+  readonly #durations = new Map<UnitId, number>();
+  #failFastCause: UnitId | undefined;
+  #fatal = false;
+  #wake: (() => void) | undefined;
+
+  constructor(options: WalkOptions) {
+    this.#o = options;
+    this.#store = options.store;
+    const done = options.graph.ids().filter((id) => options.store.unit(id)?.status === 'completed');
+    this.#scheduler = new Scheduler(options.graph, { done, ...(options.weight ? { weight: options.weight } : {}) });
+    this.#emit = guardEmit(options.emit, (error) =>
+      this.#problems.push(`a reporter failed (a bug in platctl): ${message(error)}; the run went on without it`),
+    );
+  }
+
+  async run(): Promise<WalkResult> {
+    const { signal } = this.#o;
+    const onAbort = (): void => {
+      this.#emit({
+        type: 'interrupting',
+        at: this.#iso(),
+        signal: String(signal.reason ?? 'SIGINT'),
+        running: [...this.#running.keys()],
+      });
+      this.#nudge();
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await this.#loop();
+    } catch (error) {
+      // A bug in the loop itself: start nothing more, but let what runs finish and be recorded.
+      this.#bug('the run loop', error);
+      while (this.#running.size > 0) await Promise.all([...this.#running.values()]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
-  };
+    rememberDurations(this.#store, this.#o.command, this.#durations);
+    return this.#summarise();
+  }
 
-  const onAbort = (): void => {
-    emit({ type: 'interrupting', at: iso(), signal: String(signal.reason ?? 'SIGINT'), running: [...running.keys()] });
-    nudge();
-  };
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
+  #iso(ms: number = this.#o.now()): string {
+    return new Date(ms).toISOString();
+  }
 
-  const runOne = async (unit: UnitId, flushed: Promise<void>, previous: { attempts: number }): Promise<void> => {
+  #nudge(): void {
+    const resolve = this.#wake;
+    this.#wake = undefined;
+    resolve?.();
+  }
+
+  #stopped(): boolean {
+    return this.#o.signal.aborted || this.#failFastCause !== undefined || this.#fatal;
+  }
+
+  #bug(where: string, error: unknown): void {
+    this.#problems.push(`internal error in ${where} (a bug in platctl): ${message(error)}; stopping`);
+    this.#fatal = true;
+  }
+
+  async #loop(): Promise<void> {
+    for (;;) {
+      if (!this.#stopped()) this.#startBatch();
+      if (this.#running.size === 0) return;
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+    }
+  }
+
+  /** Marks every unit a free slot can take `running`, writes that once, and starts them. */
+  #startBatch(): void {
+    const batch: { unit: UnitId; attempts: number }[] = [];
+    while (this.#running.size + batch.length < this.#o.parallelism) {
+      const unit = this.#scheduler.next();
+      if (unit === undefined) break;
+      const state = this.#store.unit(unit);
+      const attempts = state?.attempts ?? 0;
+      batch.push({ unit, attempts });
+      const startedAt = this.#iso();
+      this.#store.patchUnit(unit, {
+        status: 'running',
+        attempts: attempts + 1,
+        started_at: startedAt,
+        ended_at: undefined,
+        duration_ms: undefined,
+        exit_code: undefined,
+        error: undefined,
+        reason: undefined,
+        skipped_because: undefined,
+        skip_reason: undefined,
+        pid: undefined,
+      });
+      this.#emit({
+        type: 'unit-started',
+        at: startedAt,
+        unit,
+        wave: state?.wave ?? 0,
+        attempt: attempts + 1,
+        log: state?.log ?? '',
+      });
+    }
+    if (batch.length === 0) return;
+    // One write for the whole batch, awaited by each unit before it spawns.
+    const flushed = this.#store.flush();
+    for (const { unit, attempts } of batch) {
+      const done = this.#runUnit(unit, flushed, attempts).catch((error: unknown) => this.#unitBug(unit, error));
+      this.#running.set(unit, done);
+    }
+  }
+
+  /** The last resort for a unit whose handling threw: record it failed (if it is still running) and free its slot. */
+  #unitBug(unit: UnitId, error: unknown): void {
+    this.#bug(`unit ${unit}`, error);
+    try {
+      if (this.#store.unit(unit)?.status === 'running') {
+        this.#store.patchUnit(unit, {
+          status: 'failed',
+          reason: 'internal-error',
+          error: `internal error (a bug in platctl): ${message(error)}`,
+          ended_at: this.#iso(),
+          pid: undefined,
+        });
+        this.#recordSkips(this.#scheduler.fail(unit), 'dependency-failed');
+      }
+    } catch (again) {
+      this.#problems.push(`cannot record the failure of ${unit}: ${message(again)}`);
+    }
+    this.#running.delete(unit);
+    this.#store.schedule();
+    this.#nudge();
+  }
+
+  async #runUnit(unit: UnitId, flushed: Promise<void>, previousAttempts: number): Promise<void> {
     try {
       await flushed;
     } catch (error) {
-      if (!fatal) problems.push(`cannot write the state file: ${(error as Error).message}; stopping`);
-      fatal = true;
+      if (!this.#fatal) this.#problems.push(`cannot write the state file: ${message(error)}; stopping`);
+      this.#fatal = true;
     }
-    if (stopped()) {
+    if (this.#stopped()) {
       // Marked running but never spawned: put it back as it was.
-      scheduler.release(unit);
-      store.patchUnit(unit, { status: 'pending', attempts: previous.attempts, started_at: undefined });
-      running.delete(unit);
-      nudge();
+      this.#scheduler.release(unit);
+      this.#store.patchUnit(unit, { status: 'pending', attempts: previousAttempts, started_at: undefined });
+      this.#running.delete(unit);
+      this.#nudge();
       return;
     }
-    const state = store.unit(unit);
-    const attempt = state?.attempts ?? 1;
-    const job: UnitJob = { ...options.job(unit), unit, command: tfCommandFor(options.command), attempt };
-    const started = now();
+    const started = this.#o.now();
     let outcome: UnitOutcome;
     let log: AttemptLog | undefined;
     try {
-      log = await options.openLog(unit, {
+      const attempt = this.#store.unit(unit)?.attempts ?? 1;
+      const job: UnitJob = { ...this.#o.job(unit), unit, command: tfCommandFor(this.#o.command), attempt };
+      log = await this.#o.openLog(unit, {
         attempt,
-        commandLine: options.executor.commandLine(job),
-        startedAt: iso(started),
+        commandLine: this.#o.executor.commandLine(job),
+        startedAt: this.#iso(started),
       });
-      const attemptLog = log;
-      outcome = await options.executor.run(job, {
-        output: attemptLog,
-        signal,
-        onSpawn: (pid) => {
-          store.patchUnit(unit, { pid });
-          store.schedule();
-        },
-      });
+      outcome = await this.#hooksAround(unit, job, log);
     } catch (error) {
       // Executors return expected failures as values; an exception here is a bug or an unwritable log directory.
-      outcome = { type: 'failed', reason: 'spawn-error', message: (error as Error).message };
+      outcome = { type: 'failed', reason: 'spawn-error', message: message(error) };
     }
-    const ended = now();
-    const durationMs = Math.max(0, ended - started);
-    await finish(unit, outcome, log, ended, durationMs);
-  };
+    const ended = this.#o.now();
+    await this.#finish(unit, outcome, log, ended, Math.max(0, ended - started));
+  }
+
+  /** The unit's before-unit hooks, its own command, then its after-unit hooks; the first failure ends it. */
+  async #hooksAround(unit: UnitId, job: UnitJob, log: AttemptLog): Promise<UnitOutcome> {
+    const hooks = this.#o.hooks?.(unit) ?? [];
+    for (const hook of hooks) {
+      const failed = await this.#hook(unit, hook, 'before-unit', job, log);
+      if (failed) return failed;
+    }
+    if (hooks.length > 0) log.section(`${job.command} ${unit}`, this.#o.executor.commandLine(job));
+    const outcome = await this.#execute(job, log);
+    if (outcome.type !== 'completed') return outcome;
+    for (const hook of hooks) {
+      const failed = await this.#hook(unit, hook, 'after-unit', job, log);
+      if (failed) return failed;
+    }
+    return outcome;
+  }
+
+  #execute(job: UnitJob, log: AttemptLog): Promise<UnitOutcome> {
+    return this.#o.executor.run(job, {
+      output: log,
+      signal: this.#o.signal,
+      onSpawn: (pid) => {
+        this.#store.patchUnit(job.unit, { pid });
+        this.#store.schedule();
+      },
+    });
+  }
+
+  /**
+   * Runs one hook at one point (if it has one there and it did not already finish in an earlier attempt of this run),
+   * records it, and returns the unit's outcome when it failed.
+   */
+  async #hook(
+    unit: UnitId,
+    { hook, settings }: UnitHook,
+    point: HookPoint,
+    job: UnitJob,
+    log: AttemptLog,
+  ): Promise<UnitOutcome | undefined> {
+    if (!(point === 'before-unit' ? hook.beforeUnit !== undefined : hook.afterUnit !== undefined)) return undefined;
+    const key = hookKey(point, hook.name);
+    if (this.#store.unit(unit)?.hooks?.[key]?.status === 'completed') {
+      log.line(`# hook ${hook.name} (${point}): finished in an earlier attempt of this run, not run again`);
+      return undefined;
+    }
+    const started = this.#o.now();
+    this.#emit({ type: 'hook-started', at: this.#iso(started), unit, hook: hook.name, point });
+    log.line(`# hook ${hook.name} (${point})`);
+    const ctx: HookContext = {
+      unit,
+      env: this.#o.graph.get(unit)?.env ?? unit.split('/')[0] ?? '',
+      command: this.#o.command,
+      settings,
+      signal: this.#o.signal,
+      log: (line) => log.line(line),
+      apply: (extraArgs, title) => this.#hookApply({ ...job, tfArgs: [...job.tfArgs, ...extraArgs] }, title, log),
+    };
+    let result: HookResult;
+    try {
+      const returned = point === 'before-unit' ? hook.beforeUnit?.(ctx) : hook.afterUnit?.(ctx);
+      result = (await returned) ?? { ok: true };
+    } catch (error) {
+      result = { ok: false, message: `the hook threw (a bug in platctl): ${message(error)}` };
+    }
+    const ended = this.#o.now();
+    const detail = result.ok ? result.detail : result.message;
+    log.line(`# hook ${hook.name} (${point}): ${result.ok ? 'ok' : 'FAILED'}${detail ? `: ${detail}` : ''}`);
+    const hooks = { ...(this.#store.unit(unit)?.hooks ?? {}) };
+    hooks[key] = {
+      status: result.ok ? 'completed' : 'failed',
+      ended_at: this.#iso(ended),
+      ...(detail ? { detail } : {}),
+    };
+    this.#store.patchUnit(unit, { hooks });
+    this.#store.schedule();
+    this.#emit({
+      type: 'hook-finished',
+      at: this.#iso(ended),
+      unit,
+      hook: hook.name,
+      point,
+      ok: result.ok,
+      ...(detail ? { detail } : {}),
+      duration_ms: Math.max(0, ended - started),
+    });
+    if (result.ok) return undefined;
+    if (this.#o.signal.aborted) return { type: 'interrupted' };
+    return { type: 'failed', reason: 'hook-failed', hook: hook.name, message: `hook ${hook.name}: ${result.message}` };
+  }
+
+  /** A hook's own run of the unit's command (crd_two_stage's first stage), under its own header in the log. */
+  async #hookApply(job: UnitJob, title: string, log: AttemptLog): Promise<HookResult> {
+    log.section(title, this.#o.executor.commandLine(job));
+    const outcome = await this.#execute(job, log);
+    switch (outcome.type) {
+      case 'completed':
+        return { ok: true };
+      case 'failed': {
+        const line = outcome.reason === 'spawn-error' ? undefined : log.errorLine();
+        return { ok: false, message: `${title}: ${outcome.message}${line ? `: ${line}` : ''}` };
+      }
+      case 'interrupted':
+        return { ok: false, message: `${title}: interrupted` };
+      default:
+        return unreachable(outcome);
+    }
+  }
 
   /** A log that cannot be finished (disk full) must not lose the unit's outcome: warn and go on. */
-  const closeLog = async (unit: UnitId, log: AttemptLog | undefined, footer: LogFooter): Promise<void> => {
+  async #closeLog(unit: UnitId, log: AttemptLog | undefined, footer: LogFooter): Promise<void> {
     try {
       await log?.close(footer);
     } catch (error) {
-      const path = store.unit(unit)?.log ?? 'its log';
-      emit({
+      const path = this.#store.unit(unit)?.log ?? 'its log';
+      this.#emit({
         type: 'warning',
-        at: iso(),
-        message: `cannot finish the log of ${unit} (${path}): ${(error as Error).message}`,
+        at: this.#iso(),
+        message: `cannot finish the log of ${unit} (${path}): ${message(error)}`,
       });
     }
-  };
+  }
 
-  const finish = async (
+  async #finish(
     unit: UnitId,
     outcome: UnitOutcome,
     log: AttemptLog | undefined,
     ended: number,
     durationMs: number,
-  ): Promise<void> => {
-    const logPath = store.unit(unit)?.log ?? '';
-    const common = { ended_at: iso(ended), duration_ms: durationMs, pid: undefined };
+  ): Promise<void> {
+    const { signal } = this.#o;
+    const logPath = this.#store.unit(unit)?.log ?? '';
+    const common = { ended_at: this.#iso(ended), duration_ms: durationMs, pid: undefined };
+    const endedAt = this.#iso(ended);
     // An interruption nobody asked for (no abort) is a unit killed from outside: a failure.
     const effective: UnitOutcome =
       outcome.type === 'interrupted' && !signal.aborted
@@ -176,130 +406,97 @@ export async function walk(options: WalkOptions): Promise<WalkResult> {
         : outcome;
     switch (effective.type) {
       case 'completed': {
-        await closeLog(unit, log, { result: 'completed', exitCode: 0, endedAt: iso(ended), durationMs });
-        store.patchUnit(unit, { ...common, status: 'completed', exit_code: 0 });
-        durations.set(unit, durationMs);
-        scheduler.complete(unit);
-        emit({ type: 'unit-completed', at: iso(ended), unit, duration_ms: durationMs, log: logPath });
+        await this.#closeLog(unit, log, { result: 'completed', exitCode: 0, endedAt, durationMs });
+        this.#store.patchUnit(unit, { ...common, status: 'completed', exit_code: 0 });
+        this.#durations.set(unit, durationMs);
+        this.#scheduler.complete(unit);
+        this.#emit({ type: 'unit-completed', at: endedAt, unit, duration_ms: durationMs, log: logPath });
         break;
       }
       case 'failed': {
-        await closeLog(unit, log, {
+        await this.#closeLog(unit, log, {
           result: `failed (${effective.reason})`,
           ...exitOf(effective),
-          endedAt: iso(ended),
+          endedAt,
           durationMs,
         });
-        const detail = effective.reason === 'spawn-error' ? undefined : log?.errorLine();
+        const detail =
+          effective.reason === 'spawn-error' || effective.reason === 'hook-failed' ? undefined : log?.errorLine();
         const error = detail ? `${effective.message}: ${detail}` : effective.message;
-        store.patchUnit(unit, {
+        this.#store.patchUnit(unit, {
           ...common,
           status: 'failed',
           reason: effective.reason,
           error,
           exit_code: effective.exitCode,
         });
-        const skipped = scheduler.fail(unit);
-        emit({
+        const skipped = this.#scheduler.fail(unit);
+        this.#emit({
           type: 'unit-failed',
-          at: iso(ended),
+          at: endedAt,
           unit,
           reason: effective.reason,
           error,
+          ...(effective.hook === undefined ? {} : { hook: effective.hook }),
           ...(effective.exitCode === undefined ? {} : { exit_code: effective.exitCode }),
           duration_ms: durationMs,
           log: logPath,
-          last_lines: log?.lastLines(options.failureLines ?? 10) ?? [],
+          last_lines: log?.lastLines(this.#o.failureLines ?? 10) ?? [],
         });
         // Skips are recorded in the same turn as the failure, before the slot frees up.
-        recordSkips(skipped, 'dependency-failed');
-        if (options.failFast && failFastCause === undefined) {
-          failFastCause = unit;
-          recordSkips(scheduler.skipRemaining(unit), 'fail-fast');
+        this.#recordSkips(skipped, 'dependency-failed');
+        if (this.#o.failFast && this.#failFastCause === undefined) {
+          this.#failFastCause = unit;
+          this.#recordSkips(this.#scheduler.skipRemaining(unit), 'fail-fast');
         }
         break;
       }
       case 'interrupted': {
-        await closeLog(unit, log, { result: 'interrupted', ...exitOf(effective), endedAt: iso(ended), durationMs });
-        store.patchUnit(unit, { ...common, status: 'interrupted', exit_code: effective.exitCode });
-        emit({ type: 'unit-interrupted', at: iso(ended), unit, duration_ms: durationMs, log: logPath });
+        await this.#closeLog(unit, log, { result: 'interrupted', ...exitOf(effective), endedAt, durationMs });
+        this.#store.patchUnit(unit, { ...common, status: 'interrupted', exit_code: effective.exitCode });
+        this.#emit({ type: 'unit-interrupted', at: endedAt, unit, duration_ms: durationMs, log: logPath });
         break;
       }
       default:
         unreachable(effective);
     }
-    running.delete(unit);
-    store.schedule();
-    nudge();
-  };
+    this.#running.delete(unit);
+    this.#store.schedule();
+    this.#nudge();
+  }
 
-  for (;;) {
-    if (!stopped()) {
-      const batch: UnitId[] = [];
-      while (running.size + batch.length < options.parallelism) {
-        const unit = scheduler.next();
-        if (unit === undefined) break;
-        batch.push(unit);
-      }
-      if (batch.length > 0) {
-        const previous = new Map<UnitId, { attempts: number }>();
-        for (const unit of batch) {
-          const state = store.unit(unit);
-          const attempts = state?.attempts ?? 0;
-          previous.set(unit, { attempts });
-          const startedAt = iso();
-          store.patchUnit(unit, {
-            status: 'running',
-            attempts: attempts + 1,
-            started_at: startedAt,
-            ended_at: undefined,
-            duration_ms: undefined,
-            exit_code: undefined,
-            error: undefined,
-            reason: undefined,
-            skipped_because: undefined,
-            skip_reason: undefined,
-            pid: undefined,
-          });
-          emit({
-            type: 'unit-started',
-            at: startedAt,
-            unit,
-            wave: state?.wave ?? 0,
-            attempt: attempts + 1,
-            log: state?.log ?? '',
-          });
-        }
-        // One write for the whole batch, awaited by each unit before it spawns.
-        const flushed = store.flush();
-        for (const unit of batch) running.set(unit, runOne(unit, flushed, previous.get(unit) ?? { attempts: 0 }));
-      }
+  #recordSkips(skipped: readonly Skipped[], reason: SkipReason): void {
+    for (const { unit, because } of skipped) {
+      this.#store.patchUnit(unit, { status: 'skipped', skipped_because: because, skip_reason: reason });
+      this.#emit({ type: 'unit-skipped', at: this.#iso(), unit, because, reason });
     }
-    if (running.size === 0) break;
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
-  }
-  signal.removeEventListener('abort', onAbort);
-  rememberDurations(store, options.command, durations);
-
-  if (failFastCause !== undefined) recordSkips(scheduler.skipRemaining(failFastCause), 'fail-fast');
-  if (!signal.aborted && !fatal && scheduler.stalled) {
-    const left = graph.ids().filter((id) => scheduler.state(id) === 'waiting');
-    problems.push(`units wait on each other (a cycle?) and can never start: ${left.join(', ')}`);
   }
 
-  const counts = emptyCounts();
-  for (const id of graph.ids()) {
-    const status = store.unit(id)?.status;
-    if (status) counts[status] += 1;
+  #summarise(): WalkResult {
+    const { graph, signal } = this.#o;
+    if (this.#failFastCause !== undefined) {
+      this.#recordSkips(this.#scheduler.skipRemaining(this.#failFastCause), 'fail-fast');
+    }
+    if (!signal.aborted && !this.#fatal && this.#scheduler.stalled) {
+      const left = graph.ids().filter((id) => this.#scheduler.state(id) === 'waiting');
+      this.#problems.push(`units wait on each other (a cycle?) and can never start: ${left.join(', ')}`);
+    }
+    const counts = emptyCounts();
+    for (const id of graph.ids()) {
+      const status = this.#store.unit(id)?.status;
+      if (status) counts[status] += 1;
+    }
+    const status: RunOutcomeStatus = signal.aborted
+      ? 'interrupted'
+      : counts.completed === graph.size && this.#problems.length === 0
+        ? 'completed'
+        : 'failed';
+    return { status, counts, problems: this.#problems };
   }
-  const status: RunOutcomeStatus = signal.aborted
-    ? 'interrupted'
-    : counts.completed === graph.size && problems.length === 0
-      ? 'completed'
-      : 'failed';
-  return { status, counts, problems };
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function exitOf(outcome: { exitCode?: number }): { exitCode?: number } {

@@ -27,8 +27,7 @@ export type HookSettings<N extends HookName = HookName> = Extract<HookConfig, { 
 export type HookResult =
   { readonly ok: true; readonly detail?: string } | { readonly ok: false; readonly message: string };
 
-/** Where in a unit's life a hook runs. */
-export type HookPoint = 'before-unit' | 'after-unit';
+export type { HookPoint } from '../engine/events.js';
 
 /** What a hook gets for one unit. */
 export interface HookContext<N extends HookName = HookName> {
@@ -53,6 +52,11 @@ export interface HookContext<N extends HookName = HookName> {
 /** One configured hook, ready to run. */
 export interface NamedHook<N extends HookName = HookName> {
   readonly name: N;
+  /**
+   * The extra Terraform arguments of each apply the hook runs itself through `ctx.apply`, in order (crd_two_stage's
+   * `-target` stage), so `bootstrap --dry-run` can print their exact command lines.
+   */
+  readonly applies?: readonly (readonly string[])[];
   beforeUnit?(ctx: HookContext<N>): Promise<HookResult>;
   afterUnit?(ctx: HookContext<N>): Promise<HookResult>;
 }
@@ -60,5 +64,8 @@ export interface NamedHook<N extends HookName = HookName> {
 /** Builds the hook for one configuration entry; clients are closed over by whoever builds the registry (cli/). */
 export type HookFactory<N extends HookName = HookName> = (settings: HookSettings<N>) => NamedHook<N>;
 
-/** Config hook name -> factory. `cli/hooks.ts` builds the production one; a configured name without one refuses. */
+/**
+ * Config hook name -> factory. `cli/hooks.ts` builds the production one, which has a factory for every name; tests
+ * pass registries with only the hooks they exercise.
+ */
 export type HookRegistry = { readonly [N in HookName]?: HookFactory<N> };

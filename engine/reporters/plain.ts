@@ -57,6 +57,34 @@ export class PlainReporter implements Reporter {
             ? `--fail-fast after ${event.because} failed`
             : `needs ${event.because}, which failed`
         } ${this.#progress()}`;
+      case 'hook-started':
+        return `${p.cyan('hook   ')} ${event.unit}: ${event.hook} (${event.point})`;
+      case 'hook-finished': {
+        const detail = event.detail ? `: ${event.detail}` : '';
+        return event.ok
+          ? `${p.green('hook ok')} ${event.unit}: ${event.hook} (${event.point}) ${formatDuration(event.duration_ms)}${detail}`
+          : `${p.red('HOOK FAILED')} ${event.unit}: ${event.hook} (${event.point})${detail}`;
+      }
+      case 'lockdown-step-started': {
+        const of = event.attempts > 1 ? ` (attempt ${event.attempt} of ${event.attempts})` : '';
+        return `${p.cyan(event.direction === 'lock' ? 'lock   ' : 'unlock ')} ${event.step}: apply ${event.unit}${of}\n         log: ${event.log}`;
+      }
+      case 'lockdown-step-finished': {
+        const what = `${event.direction === 'lock' ? 'lockdown' : 'unlock'} step ${event.step}`;
+        const why = event.message ? `: ${event.message}` : '';
+        switch (event.result) {
+          case 'completed':
+            return `${p.green('done   ')} ${what} ${formatDuration(event.duration_ms)}${why}`;
+          case 'retrying':
+            return `${p.yellow('retry  ')} ${what}${why}`;
+          case 'failed':
+            return `${p.red('FAILED ')} ${what}${why}\n         log: ${event.log}`;
+          case 'interrupted':
+            return `${p.yellow('stopped')} ${what} (interrupted)`;
+          default:
+            return unreachable(event.result);
+        }
+      }
       case 'interrupting':
         return p.yellow(
           `${event.signal}: starting nothing new; interrupting ${event.running.length} running unit(s) and waiting for them (Ctrl-C again to kill now)`,

@@ -88,6 +88,10 @@ export class TtyReporter implements Reporter {
         if (event.type === 'unit-failed') this.#failed += 1;
         if (event.type === 'unit-completed') this.#measured.push(event.duration_ms);
         break;
+      case 'hook-started':
+      case 'hook-finished':
+      case 'lockdown-step-started':
+      case 'lockdown-step-finished':
       case 'interrupting':
       case 'warning':
       case 'run-finished':

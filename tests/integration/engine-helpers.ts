@@ -23,6 +23,12 @@ export interface UnitBehaviour {
   ignore_signals?: boolean;
   grandchild?: boolean;
   say?: string[];
+  /** Lines printed on stderr before a failure. */
+  fail_say?: string[];
+  /** Fail only while fewer than this many identical earlier calls are recorded. */
+  fail_times?: number;
+  /** Overrides for calls whose Terraform arguments contain the key. */
+  when_args?: Record<string, UnitBehaviour>;
 }
 
 /** One recorded call of the fake terragrunt. */

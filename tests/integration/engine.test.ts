@@ -118,10 +118,11 @@ describe('platctl bootstrap (built CLI, fake terragrunt)', () => {
     expect(text.stdout).toContain('wave 0: platform/ecr, platform/iam-roles');
     expect(text.stdout).toContain('wave 4: platform/argocd');
     const json = await box.run(['bootstrap', '--dry-run', '--json', '--unit', 'platform/eks', '--with-deps'], env);
-    expect(JSON.parse(json.stdout)).toEqual({
+    expect(JSON.parse(json.stdout)).toMatchObject({
       command: 'bootstrap',
       waves: [['platform/iam-roles'], ['platform/vpc'], ['platform/eks']],
       kept: [],
+      manual_steps: [],
     });
     expect(await box.calls()).toEqual([]);
     expect(await readdir(box.root)).not.toContain('.platctl-state.json');

@@ -126,6 +126,10 @@ export class MemoryLog implements AttemptLog {
     this.lines.push(text);
   }
 
+  section(title: string, commandLine: readonly string[]): void {
+    this.lines.push(`# ---- ${title}`, `# command: ${commandLine.join(' ')}`);
+  }
+
   lastLines(count: number): string[] {
     return this.lines.slice(-count);
   }

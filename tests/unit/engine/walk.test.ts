@@ -8,6 +8,7 @@ import type { RunState } from '../../../engine/state.js';
 import { STATE_FILE, StateStore } from '../../../engine/state.js';
 import type { Executor } from '../../../engine/executor.js';
 import { walk } from '../../../engine/walk.js';
+import type { HookSettings, NamedHook as Hook } from '../../../hooks/types.js';
 import {
   AutoExecutor,
   ControlledExecutor,
@@ -239,5 +240,232 @@ describe('walk', () => {
     });
     expect(store.unit('p/a')?.duration_ms).toBe(1234);
     expect(store.state.known_durations_ms.bootstrap).toEqual({ 'p/a': 1234 });
+  });
+});
+
+describe('walk: nothing escapes the loop', () => {
+  it('finishes and records every unit when a reporter throws on every event', async () => {
+    const graph = diamond();
+    const { root, store } = await setup(graph);
+    const executor = new AutoExecutor(graph, () => 0, new Set(['p/x']));
+    const result = await walk({
+      graph,
+      store,
+      executor,
+      command: 'bootstrap',
+      parallelism: 2,
+      failFast: false,
+      signal: new AbortController().signal,
+      now: () => Date.now(),
+      emit: () => {
+        throw new Error('reporter exploded');
+      },
+      job: (unit) => ({ absDir: `/repo/live/${unit}`, tfArgs: [], timeoutMs: 60_000 }),
+      openLog: () => Promise.resolve(new MemoryLog()),
+    });
+    await store.close();
+    expect(executor.started.sort()).toEqual(['p/a', 'p/b', 'p/c', 'p/d', 'p/e', 'p/x']);
+    expect(result.status).toBe('failed');
+    expect(result.counts).toMatchObject({ completed: 5, failed: 1 });
+    expect(result.problems).toEqual([expect.stringMatching(/^a reporter failed .*reporter exploded/) as unknown]);
+    const onDisk = JSON.parse(await readFile(join(root, STATE_FILE), 'utf8')) as RunState;
+    expect(onDisk.units['p/e']?.status).toBe('completed');
+    expect(onDisk.units['p/x']?.status).toBe('failed');
+  });
+
+  it('fails a unit whose job cannot be built and goes on with the rest', async () => {
+    const graph = graphOf([['p/b', 'p/a']], ['p/x']);
+    const { store } = await setup(graph);
+    const executor = new AutoExecutor(graph, () => 0);
+    const result = await walk({
+      graph,
+      store,
+      executor,
+      command: 'bootstrap',
+      parallelism: 2,
+      failFast: false,
+      signal: new AbortController().signal,
+      now: () => Date.now(),
+      emit: () => undefined,
+      job: (unit) => {
+        if (unit === 'p/a') throw new Error('no directory for p/a');
+        return { absDir: `/repo/live/${unit}`, tfArgs: [], timeoutMs: 60_000 };
+      },
+      openLog: () => Promise.resolve(new MemoryLog()),
+    });
+    expect(executor.started).toEqual(['p/x']);
+    expect(store.unit('p/a')).toMatchObject({ status: 'failed', reason: 'spawn-error', error: 'no directory for p/a' });
+    expect(store.unit('p/b')).toMatchObject({ status: 'skipped', skipped_because: 'p/a' });
+    expect(result.counts).toMatchObject({ completed: 1, failed: 1, skipped: 1 });
+  });
+
+  it('records a bug after the unit ran (outside its try block) instead of an unhandled rejection, and saves the state', async () => {
+    class BrokenTail extends MemoryLog {
+      override lastLines(): string[] {
+        throw new Error('tail broke');
+      }
+    }
+    const graph = graphOf([['p/b', 'p/a']], ['p/x']);
+    const { root, store, start } = await setup(graph, [], () => new BrokenTail());
+    const executor = new AutoExecutor(graph, () => 0, new Set(['p/a']));
+    const result = await start(executor, { parallelism: 1 });
+    await store.close();
+    expect(result.status).toBe('failed');
+    expect(result.problems).toEqual([
+      expect.stringMatching(/^internal error in unit p\/a \(a bug in platctl\): tail broke; stopping$/) as unknown,
+    ]);
+    // The failure itself was recorded before the bug; nothing new started after it.
+    expect(executor.started).toEqual(['p/a']);
+    const onDisk = JSON.parse(await readFile(join(root, STATE_FILE), 'utf8')) as RunState;
+    expect(onDisk.units['p/a']).toMatchObject({ status: 'failed', reason: 'exit-non-zero' });
+    expect(onDisk.units['p/x']?.status).toBe('pending');
+  });
+});
+
+describe('walk: named hooks around a unit', () => {
+  const settings: HookSettings = { type: 'crd_two_stage', units: ['p/a'], targets: ['x.y'] };
+
+  async function withHooks(graph: Graph, hooks: (unit: string) => Hook[], completed: string[] = []) {
+    const env = await setup(graph, completed);
+    const run = (executor: Executor) =>
+      walk({
+        graph,
+        store: env.store,
+        executor,
+        command: 'bootstrap',
+        parallelism: 2,
+        failFast: false,
+        signal: env.controller.signal,
+        now: env.clock.now,
+        emit: (e) => env.events.push(e),
+        job: (unit) => ({ absDir: `/repo/live/${unit}`, tfArgs: ['-var=a=1'], timeoutMs: 60_000 }),
+        openLog: (unit) => {
+          const log = new MemoryLog();
+          env.logs.set(unit, log);
+          return Promise.resolve(log);
+        },
+        hooks: (unit) => hooks(unit).map((hook) => ({ hook, settings })),
+      });
+    return { ...env, run };
+  }
+
+  it('fails the unit with reason hook-failed when a before-unit hook fails: no apply, dependents skipped', async () => {
+    const graph = graphOf([['p/b', 'p/a']]);
+    const hook: Hook = {
+      name: 'eni_ip_validation',
+      beforeUnit: (ctx) => {
+        ctx.log(`checking subnets of ${ctx.unit} in ${ctx.env}`);
+        return Promise.resolve({ ok: false, message: 'subnet-1 has 3 free IPs, needs 64' });
+      },
+    };
+    const { store, events, logs, run } = await withHooks(graph, (unit) => (unit === 'p/a' ? [hook] : []));
+    const executor = new AutoExecutor(graph, () => 0);
+    const result = await run(executor);
+    expect(executor.started).toEqual([]);
+    expect(result.counts).toMatchObject({ failed: 1, skipped: 1 });
+    expect(store.unit('p/a')).toMatchObject({
+      status: 'failed',
+      reason: 'hook-failed',
+      error: 'hook eni_ip_validation: subnet-1 has 3 free IPs, needs 64',
+      hooks: { 'before-unit:eni_ip_validation': { status: 'failed', detail: 'subnet-1 has 3 free IPs, needs 64' } },
+    });
+    expect(store.unit('p/b')).toMatchObject({ status: 'skipped', skipped_because: 'p/a' });
+    expect(logs.get('p/a')?.lines).toEqual([
+      '# hook eni_ip_validation (before-unit)',
+      'checking subnets of p/a in p',
+      '# hook eni_ip_validation (before-unit): FAILED: subnet-1 has 3 free IPs, needs 64',
+    ]);
+    const seen = events.flatMap((e) =>
+      e.type === 'hook-started' || e.type === 'hook-finished' || e.type === 'unit-failed'
+        ? [`${e.type}:${'hook' in e ? String(e.hook) : ''}`]
+        : [],
+    );
+    expect(seen).toEqual([
+      'hook-started:eni_ip_validation',
+      'hook-finished:eni_ip_validation',
+      'unit-failed:eni_ip_validation',
+    ]);
+  });
+
+  it('runs after-unit hooks once the apply completed, and fails the unit when one fails', async () => {
+    const graph = graphOf([], ['p/a']);
+    const order: string[] = [];
+    const hook: Hook = {
+      name: 'argocd_account_token',
+      afterUnit: () => {
+        order.push('after');
+        return Promise.resolve({ ok: false, message: 'Argo CD answered 503' });
+      },
+    };
+    const { store, run } = await withHooks(graph, () => [hook]);
+    const executor: Executor = {
+      commandLine: () => ['tg', 'apply'],
+      run: () => {
+        order.push('apply');
+        return Promise.resolve({ type: 'completed' });
+      },
+    };
+    await run(executor);
+    expect(order).toEqual(['apply', 'after']);
+    expect(store.unit('p/a')).toMatchObject({ status: 'failed', reason: 'hook-failed' });
+  });
+
+  it('turns a hook that throws into hook-failed (a bug) instead of losing the unit', async () => {
+    const graph = graphOf([], ['p/a', 'p/x']);
+    const hook: Hook = { name: 'secret_cleanup', beforeUnit: () => Promise.reject(new Error('oops')) };
+    const { store, run } = await withHooks(graph, (unit) => (unit === 'p/a' ? [hook] : []));
+    const result = await run(new AutoExecutor(graph, () => 0));
+    expect(store.unit('p/a')).toMatchObject({
+      status: 'failed',
+      reason: 'hook-failed',
+      error: 'hook secret_cleanup: the hook threw (a bug in platctl): oops',
+    });
+    expect(store.unit('p/x')?.status).toBe('completed');
+    expect(result.status).toBe('failed');
+  });
+
+  it('gives hooks an apply of the unit with extra arguments under its own header, and skips a hook that finished before', async () => {
+    const graph = graphOf([], ['p/a']);
+    const jobs: string[][] = [];
+    const executor: Executor = {
+      commandLine: (job) => ['tg', job.command, ...job.tfArgs],
+      run: (job, hooks) => {
+        jobs.push([...job.tfArgs]);
+        hooks.output.line(`applied ${job.tfArgs.join(' ')}`);
+        return Promise.resolve({ type: 'completed' });
+      },
+    };
+    let calls = 0;
+    const hook: Hook = {
+      name: 'crd_two_stage',
+      beforeUnit: async (ctx) => {
+        calls += 1;
+        const stage = await ctx.apply(['-target=kubernetes_manifest.crd'], 'crd_two_stage: stage 1 (CRDs)');
+        return stage.ok ? { ok: true, detail: 'CRDs applied' } : stage;
+      },
+    };
+    const first = await withHooks(graph, () => [hook]);
+    await first.run(executor);
+    expect(jobs).toEqual([['-var=a=1', '-target=kubernetes_manifest.crd'], ['-var=a=1']]);
+    expect(first.logs.get('p/a')?.lines).toEqual([
+      '# hook crd_two_stage (before-unit)',
+      '# ---- crd_two_stage: stage 1 (CRDs)',
+      '# command: tg apply -var=a=1 -target=kubernetes_manifest.crd',
+      'applied -var=a=1 -target=kubernetes_manifest.crd',
+      '# hook crd_two_stage (before-unit): ok: CRDs applied',
+      '# ---- apply p/a',
+      '# command: tg apply -var=a=1',
+      'applied -var=a=1',
+    ]);
+    expect(first.store.unit('p/a')?.hooks?.['before-unit:crd_two_stage']).toMatchObject({ status: 'completed' });
+
+    // A resumed attempt whose stage 1 already applied starts at stage 2.
+    jobs.length = 0;
+    const second = await withHooks(graph, () => [hook]);
+    second.store.patchUnit('p/a', { hooks: { 'before-unit:crd_two_stage': { status: 'completed', ended_at: 'x' } } });
+    await second.run(executor);
+    expect(calls).toBe(1);
+    expect(jobs).toEqual([['-var=a=1']]);
+    expect(second.store.unit('p/a')?.status).toBe('completed');
   });
 });

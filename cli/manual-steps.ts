@@ -1,0 +1,84 @@
+/**
+ * The machine side of the manual-steps preflight (hooks/manual-steps.ts): checks run as argument lists with a time
+ * limit (in the repository root, with platctl's environment), and the question asked on the terminal.
+ */
+import { createInterface } from 'node:readline';
+import { userInfo } from 'node:os';
+import { runChild } from '../engine/child.js';
+import type { Paint } from '../engine/reporters/paint.js';
+import type { CheckResult, ManualStep } from '../hooks/manual-steps.js';
+import { childGroups } from './signals.js';
+import type { CliIo } from './verb.js';
+
+/** Runs a check; its output is not shown, only its last line explains a failure. */
+export function checkRunner(root: string, env: Readonly<Record<string, string | undefined>>) {
+  const childEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) childEnv[key] = value;
+  return async (argv: readonly string[], timeoutMs: number, signal: AbortSignal): Promise<CheckResult> => {
+    let last = '';
+    const [file = '', ...args] = argv;
+    const result = await runChild(
+      {
+        file,
+        args,
+        cwd: root,
+        env: childEnv,
+        timeoutMs,
+        graceMs: 2000,
+        signal,
+        onLine: (line) => {
+          if (line.trim() !== '') last = line.trim();
+        },
+      },
+      childGroups,
+    );
+    const tail = last === '' ? '' : `: ${last}`;
+    switch (result.type) {
+      case 'exited':
+        return result.exitCode === 0
+          ? { passed: true }
+          : { passed: false, detail: `exit code ${result.exitCode}${tail}` };
+      case 'timeout':
+        return { passed: false, detail: `still running after ${Math.round(timeoutMs / 1000)}s (check_timeout)` };
+      case 'interrupted':
+        return { passed: false, detail: 'interrupted' };
+      case 'killed':
+        return { passed: false, detail: `killed by ${result.signal}` };
+      case 'spawn-error':
+        return { passed: false, detail: result.message };
+    }
+  };
+}
+
+/** Asks on the terminal (stderr) whether a step is done; only y/yes counts. Absent when stdin is not a terminal. */
+export function terminalAsk(io: CliIo, paint: Paint) {
+  if (!process.stdin.isTTY) return undefined;
+  return async (step: ManualStep, failedCheck: string | undefined): Promise<boolean> => {
+    const why = failedCheck === undefined ? '' : paint.dim(` (its check failed: ${failedCheck})`);
+    io.stderr.write(`${paint.bold(`Manual step ${step.id}`)}${why}\n  ${step.description}\n`);
+    const rl = createInterface({ input: process.stdin, output: io.stderr, terminal: false });
+    const onAbort = (): void => rl.close();
+    io.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const answer = await new Promise<string | undefined>((resolve) => {
+        rl.question('Done? [y/N] ', resolve);
+        rl.once('close', () => resolve(undefined));
+      });
+      return /^(y|yes)$/i.test(answer?.trim() ?? '');
+    } finally {
+      io.signal.removeEventListener('abort', onAbort);
+      rl.close();
+      process.stdin.pause();
+      process.stdin.unref();
+    }
+  };
+}
+
+/** The login name for the record. */
+export function whoAmI(env: Readonly<Record<string, string | undefined>>): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return env.USER ?? env.LOGNAME ?? 'unknown';
+  }
+}

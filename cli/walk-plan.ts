@@ -1,0 +1,242 @@
+/**
+ * `bootstrap --dry-run` and `teardown --dry-run`: the whole plan of a run, as the run would do it, and nothing done.
+ * In the order the run reaches them: the manual steps with the current result of their checks (bootstrap), the
+ * unlock steps (teardown), each wave with each unit's exact terragrunt command line and its named hooks (bootstrap;
+ * a hook's own applies, crd_two_stage's `-target` stage, with theirs), and the lockdown steps (bootstrap).
+ *
+ * Checks are run (they only look: a check is how platctl learns whether a step is done); nothing else is.
+ */
+import type { PlatctlConfig } from '../config/schema.js';
+import type { HookPoint } from '../engine/events.js';
+import type { UnitId } from '../engine/graph.js';
+import type { LockdownConfig } from '../engine/lockdown.js';
+import { argsFor, stepsFor } from '../engine/lockdown.js';
+import { formatCommandLine } from '../engine/logs.js';
+import type { Plan } from '../engine/plan.js';
+import { planWaves } from '../engine/plan.js';
+import type { Paint } from '../engine/reporters/paint.js';
+import type { RunCommand } from '../engine/unit-status.js';
+import { tfCommandFor } from '../engine/unit-status.js';
+import type { UnitHook } from '../engine/walk.js';
+import type { CheckResult, ManualStep } from '../hooks/manual-steps.js';
+import { stepsForRun } from '../hooks/manual-steps.js';
+
+export interface PlannedHook {
+  readonly name: string;
+  readonly point: HookPoint;
+  /** The command lines of the applies the hook runs itself (crd_two_stage's first stage). */
+  readonly applies: readonly string[];
+}
+
+export interface PlannedUnit {
+  readonly id: UnitId;
+  readonly wave: number;
+  /** The exact terragrunt command line of the unit's apply (destroy). */
+  readonly command: string;
+  /** In the order they run: before-unit hooks, then after-unit hooks. */
+  readonly hooks: readonly PlannedHook[];
+}
+
+export interface PlannedManualStep {
+  readonly id: string;
+  readonly description: string;
+  readonly check?: readonly string[];
+  /** `passed`: silent in the run; `not-done`: the run asks (terminal) or refuses; `confirm`: no check, asked or --yes. */
+  readonly status: 'passed' | 'not-done' | 'confirm';
+  readonly detail?: string;
+}
+
+export interface PlannedLockStep {
+  readonly id: string;
+  readonly unit: UnitId;
+  readonly command: string;
+}
+
+export interface PlannedLockdown {
+  readonly direction: 'lock' | 'unlock';
+  /** Why the phase will not run (a partial selection without --lockdown); absent when it runs. */
+  readonly skipped?: string;
+  readonly steps: readonly PlannedLockStep[];
+}
+
+export interface WalkPlanView {
+  readonly command: RunCommand;
+  /** Unit ids per wave, in walk order. */
+  readonly waves: readonly (readonly UnitId[])[];
+  /** Teardown floor: never destroyed. */
+  readonly kept: readonly UnitId[];
+  readonly units: readonly PlannedUnit[];
+  readonly manual_steps: readonly PlannedManualStep[];
+  readonly lockdown?: PlannedLockdown;
+}
+
+export interface WalkPlanInput {
+  readonly command: RunCommand;
+  readonly plan: Plan;
+  /** How many units the whole graph has: fewer in the plan is a partial selection. */
+  readonly graphSize: number;
+  readonly config: Pick<PlatctlConfig, 'units' | 'manual_steps' | 'lockdown'>;
+  /** `--lockdown`: lock down (unlock) even after a partial selection. */
+  readonly lockdownFlag: boolean;
+  /** The terragrunt command line of `tfCommand` in `unit` with these Terraform arguments. */
+  readonly commandLine: (unit: UnitId, tfCommand: 'apply' | 'destroy', tfArgs: readonly string[]) => readonly string[];
+  /** The named hooks of a unit (bootstrap). */
+  readonly hooks?: (unit: UnitId) => readonly UnitHook[];
+  /** Runs a manual step's check (bootstrap). */
+  readonly runCheck?: (argv: readonly string[], timeoutMs: number, signal: AbortSignal) => Promise<CheckResult>;
+  readonly signal: AbortSignal;
+}
+
+export async function buildWalkPlan(input: WalkPlanInput): Promise<WalkPlanView> {
+  const { command, plan, config } = input;
+  const waves = planWaves(plan);
+  const tfCommand = tfCommandFor(command);
+  const unitArgs = (unit: UnitId): readonly string[] =>
+    (command === 'bootstrap' ? config.units[unit]?.apply_args : config.units[unit]?.teardown_args) ?? [];
+  const line = (unit: UnitId, tf: 'apply' | 'destroy', args: readonly string[]): string =>
+    formatCommandLine(input.commandLine(unit, tf, args));
+
+  const units = waves.flatMap((ids, wave) =>
+    ids.map((id): PlannedUnit => {
+      const hooks = input.hooks?.(id) ?? [];
+      const at = (point: HookPoint): PlannedHook[] =>
+        hooks
+          .filter(({ hook }) =>
+            point === 'before-unit' ? hook.beforeUnit !== undefined : hook.afterUnit !== undefined,
+          )
+          .map(({ hook }) => ({
+            name: hook.name,
+            point,
+            applies:
+              point === 'before-unit'
+                ? (hook.applies ?? []).map((extra) => line(id, tfCommand, [...unitArgs(id), ...extra]))
+                : [],
+          }));
+      return {
+        id,
+        wave,
+        command: line(id, tfCommand, unitArgs(id)),
+        hooks: [...at('before-unit'), ...at('after-unit')],
+      };
+    }),
+  );
+
+  const manualSteps =
+    command === 'bootstrap' && input.runCheck
+      ? await checkSteps(stepsForRun(config.manual_steps, new Set(plan.walkGraph.ids())), input.runCheck, input.signal)
+      : [];
+
+  const lockdown = config.lockdown && config.lockdown.steps.length > 0 ? config.lockdown : undefined;
+  return {
+    command,
+    waves,
+    kept: plan.kept,
+    units,
+    manual_steps: manualSteps,
+    ...(lockdown ? { lockdown: lockdownPlan(input, lockdown, line) } : {}),
+  };
+}
+
+async function checkSteps(
+  steps: readonly ManualStep[],
+  runCheck: NonNullable<WalkPlanInput['runCheck']>,
+  signal: AbortSignal,
+): Promise<PlannedManualStep[]> {
+  const out: PlannedManualStep[] = [];
+  for (const step of steps) {
+    const base = { id: step.id, description: step.description };
+    if (step.check === undefined) {
+      out.push({ ...base, status: 'confirm', detail: 'no check: confirmed on the terminal, or by --yes' });
+      continue;
+    }
+    const result = await runCheck(step.check, step.check_timeout, signal);
+    out.push({
+      ...base,
+      check: step.check,
+      status: result.passed ? 'passed' : 'not-done',
+      ...(result.passed ? {} : { detail: result.detail }),
+    });
+  }
+  return out;
+}
+
+function lockdownPlan(
+  input: WalkPlanInput,
+  lockdown: LockdownConfig,
+  line: (unit: UnitId, tf: 'apply' | 'destroy', args: readonly string[]) => string,
+): PlannedLockdown {
+  const direction = input.command === 'bootstrap' ? 'lock' : 'unlock';
+  const partial = input.plan.scope.size < input.graphSize;
+  const steps = stepsFor(lockdown, direction).map((step) => ({
+    id: step.id,
+    unit: step.unit,
+    // Lockdown and unlock steps always apply, with the unit's apply_args first.
+    command: line(step.unit, 'apply', [
+      ...(input.config.units[step.unit]?.apply_args ?? []),
+      ...argsFor(step, direction),
+    ]),
+  }));
+  return {
+    direction,
+    ...(partial && !input.lockdownFlag
+      ? { skipped: `this ${input.command} covers only part of the units; --lockdown runs it anyway` }
+      : {}),
+    steps,
+  };
+}
+
+/** The plan as text, in the order the run does things. */
+export function renderWalkPlan(view: WalkPlanView, paint: Paint): string {
+  const out: string[] = [];
+  const count = view.waves.reduce((n, w) => n + w.length, 0);
+  const order = view.command === 'teardown' ? ' (destroy order: dependents first)' : '';
+  out.push(`${paint.bold(`${view.command} plan`)}: ${count} units in ${view.waves.length} waves${order}`);
+
+  if (view.manual_steps.length > 0) {
+    out.push(`manual steps (checked before anything runs):`);
+    for (const step of view.manual_steps) {
+      const mark =
+        step.status === 'passed'
+          ? paint.green('done    ')
+          : step.status === 'not-done'
+            ? paint.red('NOT DONE')
+            : paint.yellow('confirm ');
+      const check = step.check
+        ? ` (check ${formatCommandLine(step.check)}${step.detail ? `: ${step.detail}` : ''})`
+        : '';
+      out.push(`  ${mark} ${step.id}: ${step.description}${step.check ? check : ` (${step.detail ?? ''})`}`);
+    }
+  }
+  if (view.lockdown?.direction === 'unlock') out.push(...renderLockdown(view.lockdown, 'before the units'));
+
+  const byId = new Map(view.units.map((u) => [u.id, u]));
+  view.waves.forEach((wave, i) => {
+    out.push(`wave ${i}: ${wave.join(', ')}`);
+    for (const id of wave) {
+      const unit = byId.get(id);
+      if (!unit) continue;
+      out.push(`  ${id}`);
+      for (const hook of unit.hooks.filter((h) => h.point === 'before-unit')) {
+        out.push(`    hook ${hook.name} (before)`);
+        for (const apply of hook.applies) out.push(`      ${paint.dim('$')} ${apply}`);
+      }
+      out.push(`    ${paint.dim('$')} ${unit.command}`);
+      for (const hook of unit.hooks.filter((h) => h.point === 'after-unit')) out.push(`    hook ${hook.name} (after)`);
+    }
+  });
+  if (view.kept.length > 0) out.push(`kept (teardown floor, never destroyed): ${view.kept.join(', ')}`);
+  if (view.lockdown?.direction === 'lock') out.push(...renderLockdown(view.lockdown, 'after every unit completed'));
+  return `${out.join('\n')}\n`;
+}
+
+function renderLockdown(lockdown: PlannedLockdown, when: string): string[] {
+  const what = lockdown.direction === 'lock' ? 'lockdown' : 'unlock';
+  const steps = `${lockdown.steps.length} step${lockdown.steps.length === 1 ? '' : 's'}`;
+  const head = lockdown.skipped
+    ? `${what}: skipped (${lockdown.skipped}); its ${steps} would be:`
+    : `${what} (${when}), ${steps}:`;
+  return [
+    head,
+    ...lockdown.steps.flatMap((step, i) => [`  ${i + 1}. ${step.id} (${step.unit})`, `     $ ${step.command}`]),
+  ];
+}

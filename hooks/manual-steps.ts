@@ -1,0 +1,112 @@
+/**
+ * The manual-steps preflight of `bootstrap`: things a person must do (create a token, delegate a zone) before units
+ * that need them can apply. Only steps whose `before` units are in this run (every step without `before`) count.
+ *
+ * - A step whose check passes is satisfied, silently.
+ * - A step whose check fails: on a terminal the person sees the description and is asked whether it is done; the
+ *   check then runs again, and a check that still fails refuses (the person was wrong). Without a terminal every
+ *   unsatisfied step is listed and the run refuses before anything runs.
+ * - A step without a check needs a "yes" on the terminal, or `--yes`.
+ * - `--yes` never bypasses a failing check: it fails closed.
+ *
+ * Each satisfied step is recorded in the state: how (check, confirmed, yes), by whom, and when.
+ */
+import type { PlatctlConfig } from '../config/schema.js';
+import type { UnitId } from '../engine/graph.js';
+import type { BeforeRunContext, BeforeRunResult } from '../engine/phases.js';
+import type { ManualStepRecord } from '../engine/state.js';
+
+export type ManualStep = PlatctlConfig['manual_steps'][number];
+
+/** How a check went: `detail` is one line (the exit code, a timeout, the last line of output). */
+export type CheckResult = { readonly passed: true } | { readonly passed: false; readonly detail: string };
+
+export interface ManualStepDeps {
+  /** Runs a check (argument list, no shell) with a time limit. */
+  readonly runCheck: (argv: readonly string[], timeoutMs: number, signal: AbortSignal) => Promise<CheckResult>;
+  /** On a terminal: shows the step (and why its check failed) and asks whether it is done. Absent without one. */
+  readonly ask?: (step: ManualStep, failedCheck: string | undefined) => Promise<boolean>;
+  /** `--yes`: confirms steps without a check; never a failing check. */
+  readonly yes: boolean;
+  /** Who runs platctl (login name), for the record. */
+  readonly who: string;
+}
+
+/** The steps a run needs: those whose `before` units are in it. */
+export function stepsForRun(steps: readonly ManualStep[], units: ReadonlySet<UnitId>): ManualStep[] {
+  return steps.filter((step) => step.before === undefined || step.before.some((unit) => units.has(unit)));
+}
+
+/** The preflight as a before-run phase. */
+export function manualStepsPhase(
+  steps: readonly ManualStep[],
+  deps: ManualStepDeps,
+): (ctx: BeforeRunContext) => Promise<BeforeRunResult> {
+  return async (ctx) => {
+    const completed = new Set(
+      Object.entries(ctx.resumed?.units ?? {}).flatMap(([id, u]) => (u.status === 'completed' ? [id] : [])),
+    );
+    const units = new Set(ctx.plan.walkGraph.ids().filter((id) => !completed.has(id)));
+    return checkManualSteps(stepsForRun(steps, units), deps, ctx);
+  };
+}
+
+export async function checkManualSteps(
+  steps: readonly ManualStep[],
+  deps: ManualStepDeps,
+  ctx: Pick<BeforeRunContext, 'now' | 'signal' | 'resumed'>,
+): Promise<BeforeRunResult> {
+  const records: Record<string, ManualStepRecord> = {};
+  const unsatisfied: string[] = [];
+  const at = (): string => new Date(ctx.now()).toISOString();
+  for (const step of steps) {
+    const earlier = ctx.resumed?.manual_steps?.[step.id];
+    if (step.check === undefined) {
+      if (earlier && earlier.how !== 'check') {
+        // Confirmed when this run started: a resume does not ask again.
+        records[step.id] = earlier;
+      } else if (deps.yes) {
+        records[step.id] = { how: 'yes', by: deps.who, at: at() };
+      } else if (deps.ask && (await deps.ask(step, undefined))) {
+        records[step.id] = { how: 'confirmed', by: deps.who, at: at() };
+      } else {
+        unsatisfied.push(`${step.id}: ${step.description} (no check: confirm it on a terminal, or pass --yes)`);
+        if (deps.ask) break;
+      }
+      continue;
+    }
+    const first = await deps.runCheck(step.check, step.check_timeout, ctx.signal);
+    if (first.passed) {
+      records[step.id] = { how: 'check', at: at() };
+      continue;
+    }
+    if (!deps.ask) {
+      unsatisfied.push(`${step.id}: ${step.description} (check ${formatArgv(step.check)}: ${first.detail})`);
+      continue;
+    }
+    if (!(await deps.ask(step, first.detail))) {
+      unsatisfied.push(`${step.id}: ${step.description} (not done)`);
+      break;
+    }
+    const again = await deps.runCheck(step.check, step.check_timeout, ctx.signal);
+    if (!again.passed) {
+      unsatisfied.push(
+        `${step.id}: its check still fails after it was confirmed done (check ${formatArgv(step.check)}: ${again.detail})`,
+      );
+      break;
+    }
+    records[step.id] = { how: 'confirmed', by: deps.who, at: at() };
+  }
+  if (unsatisfied.length === 0) return { ok: true, manualSteps: records };
+  return {
+    ok: false,
+    reason: 'manual-steps-not-done',
+    message: `${unsatisfied.length === 1 ? 'a manual step is' : `${unsatisfied.length} manual steps are`} not done; nothing was run`,
+    details: unsatisfied,
+    hint: 'do them and run platctl bootstrap again (manual_steps in .platctl.yaml says what each one needs)',
+  };
+}
+
+function formatArgv(argv: readonly string[]): string {
+  return JSON.stringify(argv);
+}
