@@ -8,10 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { evaluateExpression } from './evaluate.js';
 import type { CallInfo, HclFunction, Scope } from './evaluate.js';
 import { parseTemplate } from './parser.js';
+import { YamlDecodeError, decodeYaml } from './yaml.js';
 import {
   HclEvalError,
   Unknown,
@@ -26,8 +26,9 @@ import {
   toBool,
   toNumber,
   typeName,
-  valuesEqual,
 } from './values.js';
+import { ConversionError, asList, asMap, collectionKind, convert, equals as valuesEqual, typeOf } from './types.js';
+import type { Type } from './types.js';
 import type { Value, ValueObject } from './values.js';
 
 type Impl = (args: Value[], call: CallInfo) => Value;
@@ -97,6 +98,36 @@ function object(call: CallInfo, args: Value[], index: number): ValueObject {
   const value = present(call, args, index);
   if (!isObject(value)) throw misuse(call, `${ordinal(index)} must be a map or object, got ${typeName(value)}`);
   return value;
+}
+
+/** An argument converted to a parameter type, as OpenTofu converts arguments before calling a function. */
+function converted(call: CallInfo, args: Value[], index: number, type: Type): Value {
+  try {
+    return convert(present(call, args, index), type);
+  } catch (error) {
+    if (error instanceof ConversionError) throw misuse(call, `${ordinal(index)}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** An argument as a list of the unified element type (a `list(any)` parameter). */
+function asListArg(call: CallInfo, args: Value[], index: number): Value[] {
+  return converted(call, args, index, { list: 'dynamic' }) as Value[];
+}
+
+/** The element type of a list, set or map value ('dynamic' when not known). */
+function elementType(value: Value): Type {
+  const type = typeOf(value);
+  if (typeof type === 'object' && ('list' in type || 'set' in type || 'map' in type)) {
+    return 'list' in type ? type.list : 'set' in type ? type.set : type.map;
+  }
+  return 'dynamic';
+}
+
+/** A result shaped like an input sequence: a list stays a list (of the same elements), a tuple a tuple. */
+function sameSequence(source: Value, items: Value[]): Value[] {
+  const kind = collectionKind(source);
+  return kind === 'list' || kind === 'set' ? asList(items, elementType(source)) : items;
 }
 
 function describeArg(value: Value): string {
@@ -197,6 +228,47 @@ function isSeparator(char: string): boolean {
   if (/[\p{L}\p{N}]/u.test(char)) return false;
   return /\s/u.test(char);
 }
+
+const graphemeSegmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * A string's user-perceived characters (grapheme clusters), which is what length(), substr() and strrev() count,
+ * as cty does: "e" plus a combining accent, or a flag emoji, is one character.
+ */
+function graphemes(text: string): string[] {
+  return Array.from(graphemeSegmenter.segment(text), (part) => part.segment);
+}
+
+/**
+ * Go's strings.ToUpper/ToLower: each code point mapped on its own by Unicode's simple case mapping, so "ß" stays
+ * "ß" and "ﬁ" stays "ﬁ" (JavaScript's full mapping would give "SS" and "FI"), and no final-sigma context rule.
+ */
+function simpleCase(text: string, upper: boolean): string {
+  let out = '';
+  for (const char of text) {
+    const mapped = upper ? char.toUpperCase() : char.toLowerCase();
+    if (mapped.length === char.length || [...mapped].length === 1) out += mapped;
+    else if (!upper && char === '\u0130') out += 'i';
+    else out += char;
+  }
+  return out;
+}
+
+/** The letters whose title case differs from their upper case (the Latin digraphs): Go's unicode.ToTitle. */
+const TITLE_CASE: Readonly<Record<string, string>> = {
+  Ǆ: 'ǅ',
+  ǅ: 'ǅ',
+  ǆ: 'ǅ',
+  Ǉ: 'ǈ',
+  ǈ: 'ǈ',
+  ǉ: 'ǈ',
+  Ǌ: 'ǋ',
+  ǋ: 'ǋ',
+  ǌ: 'ǋ',
+  Ǳ: 'ǲ',
+  ǲ: 'ǲ',
+  ǳ: 'ǲ',
+};
 
 function chars(text: string): string[] {
   return [...text];
@@ -416,7 +488,7 @@ const stringFunctions: Record<string, HclFunction> = {
     arity(call, args, 2);
     const separator = str(call, args, 0);
     const text = str(call, args, 1);
-    return separator === '' ? chars(text) : text.split(separator);
+    return asList(separator === '' ? chars(text) : text.split(separator), 'string');
   }),
   replace: pure((args, call) => {
     arity(call, args, 3);
@@ -450,18 +522,18 @@ const stringFunctions: Record<string, HclFunction> = {
   }),
   lower: pure((args, call) => {
     arity(call, args, 1);
-    return str(call, args, 0).toLowerCase();
+    return simpleCase(str(call, args, 0), false);
   }),
   upper: pure((args, call) => {
     arity(call, args, 1);
-    return str(call, args, 0).toUpperCase();
+    return simpleCase(str(call, args, 0), true);
   }),
   title: pure((args, call) => {
     arity(call, args, 1);
     let previous = ' ';
     let out = '';
     for (const char of str(call, args, 0)) {
-      out += isSeparator(previous) ? char.toUpperCase() : char;
+      out += isSeparator(previous) ? (TITLE_CASE[char] ?? simpleCase(char, true)) : char;
       previous = char;
     }
     return out;
@@ -506,13 +578,13 @@ const stringFunctions: Record<string, HclFunction> = {
   }),
   strrev: pure((args, call) => {
     arity(call, args, 1);
-    return chars(str(call, args, 0))
+    return graphemes(str(call, args, 0))
       .reverse()
       .join('');
   }),
   substr: pure((args, call) => {
     arity(call, args, 3);
-    const text = chars(str(call, args, 0));
+    const text = graphemes(str(call, args, 0));
     let offset = int(call, args, 1);
     const length = int(call, args, 2);
     if (offset < 0) offset = Math.max(0, text.length + offset);
@@ -552,20 +624,14 @@ function distinctValues(items: Value[]): Value[] {
   return out;
 }
 
-function isNumberList(items: Value[]): items is number[] {
-  return items.every((item) => typeof item === 'number');
-}
-
-/** A set's elements in cty's order: strings lexically, numbers numerically; mixed primitives become strings. */
-function setOf(items: Value[]): Value[] {
-  const unique = distinctValues(items);
-  if (isNumberList(unique)) return unique.sort((a, b) => a - b);
-  if (unique.every((item) => item !== null && typeof item !== 'object')) {
-    return distinctValues(unique.map((item) => primitiveToString(item) ?? '')).sort((a, b) =>
-      compareStrings(a as string, b as string),
-    );
+/** A set of the items' unified type, in cty's order (mixed primitives become strings). */
+function setOf(call: CallInfo, items: Value[]): Value[] {
+  try {
+    return convert(items, { set: 'dynamic' }) as Value[];
+  } catch (error) {
+    if (error instanceof ConversionError) throw misuse(call, error.message);
+    throw error;
   }
-  return unique;
 }
 
 function flattenInto(items: Value[], out: Value[]): void {
@@ -579,14 +645,23 @@ const collectionFunctions: Record<string, HclFunction> = {
   length: shallow((args, call) => {
     arity(call, args, 1);
     const value = present(call, args, 0);
-    if (typeof value === 'string') return chars(value).length;
+    if (typeof value === 'string') return graphemes(value).length;
     if (Array.isArray(value)) return value.length;
     if (isObject(value)) return Object.keys(value).length;
     throw misuse(call, `argument 1 must be a string, list or map, got ${typeName(value)}`);
   }),
   concat: shallow((args, call) => {
+    arity(call, args, 1, Infinity);
     const out: Value[] = [];
-    args.forEach((_, i) => out.push(...list(call, args, i)));
+    args.forEach((arg, i) => {
+      const kind = collectionKind(present(call, args, i));
+      if (kind !== 'list' && kind !== 'tuple') {
+        throw misuse(call, `all arguments must be lists or tuples; ${ordinal(i)} is a ${kind ?? typeName(arg)}`);
+      }
+      out.push(...(arg as Value[]));
+    });
+    // Lists only: a list of their unified type; otherwise a tuple.
+    if (args.every((arg) => collectionKind(arg) === 'list')) return converted(call, [out], 0, { list: 'dynamic' });
     return out;
   }),
   contains: shallow((args, call) => {
@@ -602,7 +677,8 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   distinct: pure((args, call) => {
     arity(call, args, 1);
-    return distinctValues(list(call, args, 0));
+    const items = asListArg(call, args, 0);
+    return asList(distinctValues(items), elementType(items));
   }),
   element: shallow((args, call) => {
     arity(call, args, 2);
@@ -627,12 +703,14 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   keys: shallow((args, call) => {
     arity(call, args, 1);
-    return sortedKeys(object(call, args, 0));
+    const map = object(call, args, 0);
+    return collectionKind(map) === 'map' ? asList(sortedKeys(map), 'string') : sortedKeys(map);
   }),
   values: shallow((args, call) => {
     arity(call, args, 1);
     const map = object(call, args, 0);
-    return sortedKeys(map).map((key) => map[key] as Value);
+    const items = sortedKeys(map).map((key) => map[key] as Value);
+    return collectionKind(map) === 'map' ? asList(items, elementType(map)) : items;
   }),
   lookup: shallow((args, call) => {
     arity(call, args, 2, 3);
@@ -649,6 +727,11 @@ const collectionFunctions: Record<string, HclFunction> = {
       const map = object(call, args, i);
       for (const key of Object.keys(map)) setKey(out, key, map[key] as Value);
     });
+    // Maps only: a map of their unified element type; any object makes the result an object.
+    const maps = args.filter((arg) => arg !== null);
+    if (maps.length > 0 && maps.every((arg) => collectionKind(arg) === 'map')) {
+      return converted(call, [out], 0, { map: 'dynamic' });
+    }
     return out;
   }),
   range: pure((args, call) => {
@@ -669,7 +752,8 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   reverse: shallow((args, call) => {
     arity(call, args, 1);
-    return [...list(call, args, 0)].reverse();
+    const items = list(call, args, 0);
+    return sameSequence(items, [...items].reverse());
   }),
   slice: shallow((args, call) => {
     arity(call, args, 3);
@@ -679,27 +763,31 @@ const collectionFunctions: Record<string, HclFunction> = {
     if (start < 0 || end > items.length || start > end) {
       throw misuse(call, `cannot slice [${start}:${end}] from a list of ${items.length}`);
     }
-    return items.slice(start, end);
+    return sameSequence(items, items.slice(start, end));
   }),
   sort: pure((args, call) => {
     arity(call, args, 1);
-    return list(call, args, 0)
-      .map((item, i) => elementString(call, item, `element ${i}`))
-      .sort(compareStrings);
+    return asList(
+      list(call, args, 0)
+        .map((item, i) => elementString(call, item, `element ${i}`))
+        .sort(compareStrings),
+      'string',
+    );
   }),
   toset: pure((args, call) => {
     arity(call, args, 1);
-    return setOf(list(call, args, 0));
+    if (args[0] === null) return null;
+    return converted(call, args, 0, { set: 'dynamic' });
   }),
   tolist: shallow((args, call) => {
     arity(call, args, 1);
     if (args[0] === null) return null;
-    return list(call, args, 0);
+    return converted(call, args, 0, { list: 'dynamic' });
   }),
   tomap: shallow((args, call) => {
     arity(call, args, 1);
     if (args[0] === null) return null;
-    return object(call, args, 0);
+    return converted(call, args, 0, { map: 'dynamic' });
   }),
   tostring: shallow((args, call) => {
     arity(call, args, 1);
@@ -714,7 +802,7 @@ const collectionFunctions: Record<string, HclFunction> = {
   tobool: shallow((args, call) => {
     arity(call, args, 1);
     if (args[0] === null) return null;
-    return bool(call, args, 0);
+    return converted(call, args, 0, 'bool');
   }),
   coalesce: seesUnknown((args, call) => {
     arity(call, args, 1, Infinity);
@@ -736,9 +824,12 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   compact: pure((args, call) => {
     arity(call, args, 1);
-    return list(call, args, 0)
-      .filter((item) => item !== null && item !== '')
-      .map((item, i) => elementString(call, item, `element ${i}`));
+    return asList(
+      list(call, args, 0)
+        .filter((item) => item !== null && item !== '')
+        .map((item, i) => elementString(call, item, `element ${i}`)),
+      'string',
+    );
   }),
   zipmap: shallow((args, call) => {
     arity(call, args, 2);
@@ -751,7 +842,8 @@ const collectionFunctions: Record<string, HclFunction> = {
     }
     const out: ValueObject = {};
     keys.forEach((key, i) => setKey(out, elementString(call, key, `key ${i}`), values[i] as Value));
-    return out;
+    // A list of values makes a map of their type; a tuple an object.
+    return collectionKind(values) === 'list' ? asMap(out, elementType(values)) : out;
   }),
   one: shallow((args, call) => {
     arity(call, args, 1);
@@ -778,17 +870,26 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   setunion: pure((args, call) => {
     arity(call, args, 1, Infinity);
-    return setOf(args.flatMap((_, i) => list(call, args, i)));
+    return setOf(
+      call,
+      args.flatMap((_, i) => list(call, args, i)),
+    );
   }),
   setintersection: pure((args, call) => {
     arity(call, args, 1, Infinity);
     const [first = [], ...rest] = args.map((_, i) => list(call, args, i));
-    return setOf(first.filter((item) => rest.every((other) => other.some((o) => valuesEqual(o, item) === true))));
+    return setOf(
+      call,
+      first.filter((item) => rest.every((other) => other.some((o) => valuesEqual(o, item) === true))),
+    );
   }),
   setsubtract: pure((args, call) => {
     arity(call, args, 2);
     const remove = list(call, args, 1);
-    return setOf(list(call, args, 0).filter((item) => !remove.some((o) => valuesEqual(o, item) === true)));
+    return setOf(
+      call,
+      list(call, args, 0).filter((item) => !remove.some((o) => valuesEqual(o, item) === true)),
+    );
   }),
   chunklist: shallow((args, call) => {
     arity(call, args, 2);
@@ -797,8 +898,8 @@ const collectionFunctions: Record<string, HclFunction> = {
     if (size < 0) throw misuse(call, 'the chunk size must not be negative');
     if (size === 0) return [items];
     const out: Value[] = [];
-    for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-    return out;
+    for (let i = 0; i < items.length; i += size) out.push(asList(items.slice(i, i + size), elementType(items)));
+    return asList(out);
   }),
   sensitive: shallow((args, call) => {
     arity(call, args, 1);
@@ -881,14 +982,12 @@ const encodingFunctions: Record<string, HclFunction> = {
   }),
   yamldecode: pure((args, call) => {
     arity(call, args, 1);
-    const documents = parseAllDocuments(str(call, args, 0), { merge: true });
-    if (!Array.isArray(documents)) return null;
-    if (documents.length > 1) throw misuse(call, 'the YAML holds more than one document');
-    const [document] = documents;
-    if (!document) return null;
-    const [problem] = document.errors;
-    if (problem) throw misuse(call, `invalid YAML: ${problem.message}`);
-    return fromData(document.toJS({ maxAliasCount: 1000 }));
+    try {
+      return decodeYaml(str(call, args, 0));
+    } catch (error) {
+      if (error instanceof YamlDecodeError) throw misuse(call, `invalid YAML: ${error.message}`);
+      throw error;
+    }
   }),
   base64encode: pure((args, call) => {
     arity(call, args, 1);
