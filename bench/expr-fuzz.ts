@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { compareRepository, describeResult, summarize } from './expr-fuzz/compare.js';
 import type { ProbeResult } from './expr-fuzz/compare.js';
 import { generateRepository } from './expr-fuzz/generate.js';
+import { KNOWN_DIFFERENCES, knownDifference } from './expr-fuzz/known.js';
 
 interface Options {
   seeds: number[];
@@ -75,7 +76,9 @@ async function main(): Promise<number> {
       const manifest = generateRepository(root, seed, options.units);
       const batch = await compareRepository(root, manifest, { terragrunt: options.terragrunt, home });
       for (const result of batch) {
-        if (result.verdict !== 'agree') process.stdout.write(`${describeResult(result)}\n`);
+        if (result.verdict === 'agree') continue;
+        const known = knownDifference(result);
+        process.stdout.write(`${describeResult(result)}${known ? `\n  (known: ${known.name})` : ''}\n`);
       }
       const summary = summarize(batch);
       process.stderr.write(`seed ${seed}: ${summary.agreed}/${summary.counted} agree\n`);
@@ -86,6 +89,10 @@ async function main(): Promise<number> {
     rmSync(work, { recursive: true, force: true });
   }
   const summary = summarize(results);
+  const known = KNOWN_DIFFERENCES.map(
+    (difference) =>
+      `  of which known (${difference.name}): ${results.filter((r) => knownDifference(r) === difference).length}`,
+  );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(
     [
@@ -95,6 +102,7 @@ async function main(): Promise<number> {
       `  different edge:   ${summary.byVerdict['different-edge']}`,
       `  platctl refuses:  ${summary.byVerdict['platctl-refuses']}`,
       `  platctl accepts:  ${summary.byVerdict['platctl-accepts']}`,
+      ...known,
       `  run_cmd (refused offline by design, not counted): ${summary.byVerdict['run-cmd']}`,
       '',
     ].join('\n'),

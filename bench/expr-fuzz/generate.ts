@@ -28,6 +28,11 @@ export interface ProbeRecord {
   readonly expression: string;
   /** True when the expression calls run_cmd (refused offline by platctl by design, counted apart). */
   readonly runCmd: boolean;
+  /**
+   * Constructs in the expression that belong to a documented difference (see known.ts), e.g. `float-precision`
+   * for a fraction float64 cannot hold exactly.
+   */
+  readonly features: readonly string[];
 }
 
 export interface Manifest {
@@ -130,6 +135,14 @@ const NUMBERS = [
 ];
 
 /** YAML documents whose decoding differs between YAML versions and libraries (octal, booleans, tags, floats). */
+/** Number literals float64 cannot hold exactly (OpenTofu keeps 512 bits; see known.ts). */
+const INEXACT = new Set([
+  '12345678901234567890',
+  '9007199254740993',
+  '100000000000000000000000',
+  '0.30000000000000004',
+]);
+
 const YAML_DOCS = [
   'a: 1\nb: two\n',
   'on: yes\noff: no\n',
@@ -184,11 +197,28 @@ class ExpressionBuilder {
   readonly #bindings: Binding[];
   /** Locals the expression needs defined (heredocs live in locals: a heredoc cannot sit inside a quoted string). */
   readonly hoisted: string[];
+  /** Features of the expression that belong to a documented difference (see ProbeRecord.features). */
+  readonly features: Set<string>;
 
-  constructor(random: Random, bindings: Binding[], hoisted: string[]) {
+  constructor(random: Random, bindings: Binding[], hoisted: string[], features: Set<string>) {
     this.#r = random;
     this.#bindings = bindings;
     this.hoisted = hoisted;
+    this.features = features;
+  }
+
+  /** A number literal; one float64 cannot hold exactly marks the expression. */
+  #number(): string {
+    const literal = this.#r.pick(NUMBERS);
+    if (INEXACT.has(literal)) this.features.add('float-precision');
+    return literal;
+  }
+
+  /** Picks among options; those in `inexact` mark the expression as depending on 512-bit precision. */
+  #pickMarking(options: readonly string[], inexact: readonly string[]): string {
+    const choice = this.#r.pick(options);
+    if (inexact.includes(choice)) this.features.add('float-precision');
+    return choice;
   }
 
   #hoist(expression: string): string {
@@ -226,13 +256,13 @@ class ExpressionBuilder {
       case 'str':
         return hclString(r.pick(STRINGS));
       case 'num':
-        return r.pick(NUMBERS);
+        return this.#number();
       case 'bool':
         return r.pick(['true', 'false']);
       case 'strs':
         return `[${Array.from({ length: r.int(4) }, () => hclString(r.pick(STRINGS))).join(', ')}]`;
       case 'nums':
-        return `[${Array.from({ length: 1 + r.int(4) }, () => r.pick(NUMBERS)).join(', ')}]`;
+        return `[${Array.from({ length: 1 + r.int(4) }, () => this.#number()).join(', ')}]`;
       case 'obj':
         return `{ ${Array.from({ length: 1 + r.int(3) }, (_, i) => `k${i} = ${this.leaf(r.pick(['str', 'num', 'bool'] as const))}`).join(', ')} }`;
       case 'any':
@@ -320,7 +350,7 @@ class ExpressionBuilder {
     const n = (): string => this.gen('num', d);
     const forms: (() => string)[] = [
       () => `(${n()} ${r.pick(['+', '-', '*'])} ${n()})`,
-      () => `(${n()} / ${r.pick(['3', '7', '0.1', '2', '1e-3'])})`,
+      () => `(${n()} / ${this.#pickMarking(['3', '7', '0.1', '2', '1e-3'], ['3', '7', '0.1', '1e-3'])})`,
       () => `(${n()} % ${r.pick(['3', '2.5', '-4'])})`,
       () => `-${n()}`,
       () => `abs(${n()})`,
@@ -328,9 +358,13 @@ class ExpressionBuilder {
       () => `floor(${n()})`,
       () => `max(${n()}, ${n()})`,
       () => `min(${n()}, ${n()})`,
-      () => `pow(${r.pick(['2', '10', '1.5', '-2'])}, ${r.pick(['3', '0.5', '53', '-1', '70'])})`,
+      () =>
+        `pow(${r.pick(['2', '10', '1.5', '-2'])}, ${this.#pickMarking(['3', '0.5', '53', '-1', '70'], ['0.5', '-1', '70', '53'])})`,
       () => `signum(${n()})`,
-      () => `log(${r.pick(['8', '100', '2.5'])}, ${r.pick(['2', '10'])})`,
+      () => {
+        this.features.add('float-precision');
+        return `log(${r.pick(['8', '100', '2.5'])}, ${r.pick(['2', '10'])})`;
+      },
       () =>
         `parseint(${hclString(r.pick(['ff', 'FF', '-101', '777', 'zz', '7fffffffffffffff', '0x1']))}, ${r.pick(['16', '2', '8', '36'])})`,
       () => `length(${this.gen('str', d)})`,
@@ -557,14 +591,15 @@ function probeUnit(r: Random, index: number): { text: string; record: ProbeRecor
   const locals: string[] = [];
   const localCount = r.int(3);
   const hoisted: string[] = [];
+  const features = new Set<string>();
   for (let i = 0; i < localCount; i++) {
     const kind = r.pick(['str', 'num', 'bool', 'strs', 'nums', 'obj', 'any'] as const);
-    const expr = new ExpressionBuilder(r, bindings, hoisted).gen(kind, 3);
+    const expr = new ExpressionBuilder(r, bindings, hoisted, features).gen(kind, 3);
     locals.push(`l${i} = ${expr}`);
     bindings.push({ ref: `local.l${i}`, kind });
   }
   const kind = r.pick(['str', 'str', 'num', 'bool', 'strs', 'nums', 'obj', 'any'] as const);
-  const value = new ExpressionBuilder(r, bindings, hoisted).gen(kind, 3);
+  const value = new ExpressionBuilder(r, bindings, hoisted, features).gen(kind, 3);
   locals.push(...hoisted);
   const runCmd = r.chance(0.02);
   let text = stringify(r, value, kind);
@@ -584,7 +619,7 @@ function probeUnit(r: Random, index: number): { text: string; record: ProbeRecor
   else lines.push('dependencies {', `  paths = [${target}]`, '}');
   return {
     text: `${lines.join('\n')}\n`,
-    record: { unit, block, locals, expression: target, runCmd },
+    record: { unit, block, locals, expression: target, runCmd, features: [...features].sort() },
   };
 }
 

@@ -134,7 +134,9 @@ export function formatNumber(n: number): string {
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
   if (Number.isInteger(n)) {
     if (Math.abs(n) < 1e21) return String(n);
-    return BigInt(n).toString();
+    // A float64 prints as its shortest round-tripping digits, zero-padded (Go's Text('f', -1) at 53 bits): 1e21
+    // is "1000000000000000000000", not the binary value's exact expansion.
+    return expandExponent(String(n).replace('e+', 'e'));
   }
   const short = String(n);
   if (!short.includes('e') && significantDigits(short) <= 15) return short;
@@ -153,7 +155,7 @@ function trimFraction(text: string): string {
 }
 
 function expandExponent(text: string): string {
-  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]?\d+)$/.exec(text);
   if (!match) return text;
   const [, sign = '', lead = '', fraction = '', exponentText = '0'] = match;
   const digits = lead + fraction;
