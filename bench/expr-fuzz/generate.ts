@@ -603,6 +603,10 @@ function probeUnit(r: Random, index: number): { text: string; record: ProbeRecor
   locals.push(...hoisted);
   const runCmd = r.chance(0.02);
   let text = stringify(r, value, kind);
+  // Every local feeds the hash: Terragrunt evaluates all locals, platctl those an edge needs (a documented difference
+  // the fuzzer is not about), so an unused failing local would only add noise.
+  const names = bindings.map((b) => b.ref);
+  if (names.length > 0) text = `"\${${text}}|\${jsonencode([${names.join(', ')}])}"`;
   if (runCmd) text = `"\${${text}}\${run_cmd("--terragrunt-quiet", "echo", "x")}"`;
   const target = `"../../targets/\${substr(md5(${text}), 0, 1)}"`;
   const block: ProbeRecord['block'] = r.chance(0.7) ? 'dependency' : 'dependencies';

@@ -27,7 +27,16 @@ import {
   toNumber,
   typeName,
 } from './values.js';
-import { ConversionError, asList, asMap, collectionKind, convert, equals as valuesEqual, typeOf } from './types.js';
+import {
+  ConversionError,
+  asList,
+  asMap,
+  collectionKind,
+  convert,
+  equals as valuesEqual,
+  typeOf,
+  unify,
+} from './types.js';
 import type { Type } from './types.js';
 import type { Value, ValueObject } from './values.js';
 
@@ -191,11 +200,14 @@ const numberFunctions: Record<string, HclFunction> = {
   }),
   pow: pure((args, call) => {
     arity(call, args, 2);
-    return num(call, args, 0) ** num(call, args, 1);
+    const result = Math.pow(num(call, args, 0), num(call, args, 1));
+    if (Number.isNaN(result)) throw misuse(call, 'the result is not a number');
+    return result;
   }),
   signum: pure((args, call) => {
     arity(call, args, 1);
-    return Math.sign(num(call, args, 0));
+    // cty's signum reads its argument as a Go int: a fraction is an error.
+    return Math.sign(int(call, args, 0));
   }),
   log: pure((args, call) => {
     arity(call, args, 2);
@@ -274,6 +286,65 @@ function chars(text: string): string[] {
   return [...text];
 }
 
+/** RE2's ASCII classes (`[[:upper:]]`), which JavaScript lacks, as the ranges they stand for inside a class. */
+const POSIX_CLASSES: Readonly<Record<string, string>> = {
+  alnum: '0-9A-Za-z',
+  alpha: 'A-Za-z',
+  ascii: '\\x00-\\x7F',
+  blank: '\\t ',
+  cntrl: '\\x00-\\x1F\\x7F',
+  digit: '0-9',
+  graph: '!-~',
+  lower: 'a-z',
+  print: ' -~',
+  punct: '!-\\/:-@\\[-`{-~',
+  space: '\\t\\n\\v\\f\\r ',
+  upper: 'A-Z',
+  word: '0-9A-Za-z_',
+  xdigit: '0-9A-Fa-f',
+};
+
+/**
+ * RE2's character classes in JavaScript's syntax: `[:upper:]` inside a class becomes its ASCII range, and `\s` is
+ * RE2's ASCII whitespace (JavaScript's `\s` also matches Unicode spaces).
+ */
+function re2Classes(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i] as string;
+    if (char === '\\') {
+      const next = pattern[i + 1] ?? '';
+      out += next === 's' ? (inClass ? '\\t\\n\\f\\r ' : '[\\t\\n\\f\\r ]') : char + next;
+      i += 1;
+      continue;
+    }
+    if (inClass && char === '[') {
+      const posix = /^\[:([a-z]+):\]/.exec(pattern.slice(i));
+      const range = posix ? POSIX_CLASSES[posix[1] ?? ''] : undefined;
+      if (posix && range !== undefined) {
+        out += range;
+        i += posix[0].length - 1;
+        continue;
+      }
+    }
+    if (!inClass && char === '[') {
+      inClass = true;
+      out += char;
+      // A "]" right after "[" or "[^" is a literal member of the class.
+      if (pattern[i + 1] === '^') out += pattern[++i];
+      if (pattern[i + 1] === ']') {
+        out += '\\]';
+        i += 1;
+      }
+      continue;
+    }
+    if (inClass && char === ']') inClass = false;
+    out += char;
+  }
+  return out;
+}
+
 /**
  * Compiles an RE2 pattern (OpenTofu's syntax) as a JavaScript RegExp: leading inline flags become RegExp flags,
  * `(?P<name>` becomes `(?<name>`, `\A` and `\z` become anchors.
@@ -289,7 +360,7 @@ function compileRegex(call: CallInfo, pattern: string, global: boolean): RegExp 
     }
     source = source.slice(inline[0].length);
   }
-  source = source
+  source = re2Classes(source)
     .replace(/\(\?P</g, '(?<')
     .replace(/\\A/g, '^')
     .replace(/\\z/g, '$(?![\\s\\S])');
@@ -564,18 +635,6 @@ const stringFunctions: Record<string, HclFunction> = {
     const suffix = str(call, args, 1);
     return suffix !== '' && text.endsWith(suffix) ? text.slice(0, -suffix.length) : text;
   }),
-  startswith: pure((args, call) => {
-    arity(call, args, 2);
-    return str(call, args, 0).startsWith(str(call, args, 1));
-  }),
-  endswith: pure((args, call) => {
-    arity(call, args, 2);
-    return str(call, args, 0).endsWith(str(call, args, 1));
-  }),
-  strcontains: pure((args, call) => {
-    arity(call, args, 2);
-    return str(call, args, 0).includes(str(call, args, 1));
-  }),
   strrev: pure((args, call) => {
     arity(call, args, 1);
     return graphemes(str(call, args, 0))
@@ -684,9 +743,10 @@ const collectionFunctions: Record<string, HclFunction> = {
     arity(call, args, 2);
     const items = list(call, args, 0);
     const position = int(call, args, 1);
-    if (items.length === 0) throw misuse(call, 'cannot take an element of an empty list');
-    if (position < 0) throw misuse(call, `index must not be negative, got ${position}`);
-    return items[position % items.length] as Value;
+    if (items.length === 0) throw misuse(call, 'cannot use element function with an empty list');
+    // The index wraps around, negative ones too (cty: index % length, plus length when negative).
+    const wrapped = position % items.length;
+    return items[wrapped < 0 ? wrapped + items.length : wrapped] as Value;
   }),
   flatten: pure((args, call) => {
     arity(call, args, 1);
@@ -806,10 +866,17 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   coalesce: seesUnknown((args, call) => {
     arity(call, args, 1, Infinity);
+    // The arguments are converted to the type they unify to (coalesce(1, "a") is "1"), then the first that is
+    // neither null nor "" wins.
+    const known = args.filter((arg) => arg !== null && !(arg instanceof Unknown));
+    const type = known.length > 0 ? unify(known.map(typeOf), true) : 'dynamic';
+    if (type === undefined) throw misuse(call, 'all arguments must have the same type');
     for (const arg of args) {
       // An unknown argument might be null or empty: the result is as unknown as it is.
       if (arg instanceof Unknown) return arg;
-      if (arg !== null && arg !== '') return arg;
+      if (arg === null) continue;
+      const value = converted(call, [arg], 0, type);
+      if (value !== '') return value;
     }
     throw misuse(call, 'no non-null, non-empty-string argument');
   }),
@@ -856,7 +923,38 @@ const collectionFunctions: Record<string, HclFunction> = {
     arity(call, args, 1);
     const items = list(call, args, 0);
     if (items.length === 0) throw misuse(call, 'cannot sum an empty list');
-    return items.reduce<number>((total, item, i) => total + num(call, items, i), 0);
+    return items.reduce<number>((total, item, i) => {
+      if (typeof item !== 'number') throw misuse(call, `element ${i} must be a number, got ${typeName(item)}`);
+      return total + item;
+    }, 0);
+  }),
+  setproduct: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    // Lists give a list of tuples, sets a set; a tuple argument makes the result a list of tuples too.
+    const sequences = args.map((_, i) => list(call, args, i));
+    let rows: Value[][] = [[]];
+    for (const items of sequences) rows = rows.flatMap((row) => items.map((item) => [...row, item]));
+    if (sequences.some((items) => items.length === 0)) rows = [];
+    if (args.every((arg) => collectionKind(arg) === 'set')) return setOf(call, rows);
+    return asList(rows);
+  }),
+  transpose: pure((args, call) => {
+    arity(call, args, 1);
+    const map = object(call, args, 0);
+    const out = new Map<string, string[]>();
+    for (const key of sortedKeys(map)) {
+      const items = map[key];
+      if (!Array.isArray(items)) throw misuse(call, `the value of ${JSON.stringify(key)} must be a list of strings`);
+      items.forEach((item, i) => {
+        const name = elementString(call, item, `element ${i} of ${JSON.stringify(key)}`);
+        const list = out.get(name);
+        if (list) list.push(key);
+        else out.set(name, [key]);
+      });
+    }
+    const result: ValueObject = {};
+    for (const [name, keys] of out) setKey(result, name, asList(keys, 'string'));
+    return asMap(result, { list: 'string' });
   }),
   alltrue: pure((args, call) => {
     arity(call, args, 1);
@@ -957,6 +1055,83 @@ function fromData(data: unknown): Value {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Whether a CSV record ends at `i` (a newline, or a carriage return before one). */
+function recordEnd(text: string, i: number): boolean {
+  return text[i] === '\n' || (text[i] === '\r' && text[i + 1] === '\n');
+}
+
+/**
+ * CSV records as Go's encoding/csv reads them (RFC 4180): `"` quotes a field and `""` is a quote inside one, a bare
+ * `"` in an unquoted field is an error, blank lines are skipped, `\r\n` ends a record like `\n`.
+ */
+function csvRecords(call: CallInfo, text: string): string[][] {
+  const records: string[][] = [];
+  let line = 1;
+  let i = 0;
+  const error = (what: string): HclEvalError => misuse(call, `CSV parse error on line ${line}: ${what}`);
+  while (i < text.length) {
+    if (recordEnd(text, i)) {
+      i += text[i] === '\r' ? 2 : 1;
+      line += 1;
+      continue;
+    }
+    const record: string[] = [];
+    for (;;) {
+      let field = '';
+      if (text[i] === '"') {
+        i += 1;
+        for (;;) {
+          if (i >= text.length) throw error('extraneous or missing " in quoted-field');
+          if (text[i] === '"' && text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+          } else if (text[i] === '"') {
+            i += 1;
+            break;
+          } else {
+            if (text[i] === '\n') line += 1;
+            field += text[i];
+            i += 1;
+          }
+        }
+        if (i < text.length && text[i] !== ',' && !recordEnd(text, i)) {
+          throw error('extraneous or missing " in quoted-field');
+        }
+      } else {
+        while (i < text.length && text[i] !== ',' && !recordEnd(text, i)) {
+          if (text[i] === '"') throw error('bare " in non-quoted-field');
+          field += text[i];
+          i += 1;
+        }
+      }
+      record.push(field);
+      if (text[i] !== ',') break;
+      i += 1;
+    }
+    records.push(record);
+  }
+  return records;
+}
+
+/** csvdecode(): a list of objects keyed by the header row, every value a string. */
+function csvDecode(call: CallInfo, text: string): Value {
+  const [headers, ...rows] = csvRecords(call, text);
+  if (!headers) throw misuse(call, 'missing header line');
+  const seen = new Set<string>();
+  for (const name of headers) {
+    if (seen.has(name)) throw misuse(call, `duplicate column name ${JSON.stringify(name)}`);
+    seen.add(name);
+  }
+  const element: Type = { object: Object.fromEntries(headers.map((name) => [name, 'string' as const])) };
+  const objects = rows.map((row, r) => {
+    if (row.length !== headers.length) throw misuse(call, `CSV parse error on line ${r + 2}: wrong number of fields`);
+    const out: ValueObject = {};
+    headers.forEach((name, c) => setKey(out, name, row[c] as string));
+    return out;
+  });
+  return asList(objects, element);
+}
+
 function hashFunction(algorithm: string, encoding: 'hex' | 'base64'): HclFunction {
   return pure((args, call) => {
     arity(call, args, 1);
@@ -988,6 +1163,10 @@ const encodingFunctions: Record<string, HclFunction> = {
       if (error instanceof YamlDecodeError) throw misuse(call, `invalid YAML: ${error.message}`);
       throw error;
     }
+  }),
+  csvdecode: pure((args, call) => {
+    arity(call, args, 1);
+    return csvDecode(call, str(call, args, 0));
   }),
   base64encode: pure((args, call) => {
     arity(call, args, 1);
