@@ -12,6 +12,7 @@ import { evaluateExpression } from './evaluate.js';
 import type { CallInfo, HclFunction, Scope } from './evaluate.js';
 import { parseTemplate } from './parser.js';
 import { YamlDecodeError, decodeYaml } from './yaml.js';
+import { YamlEncodeError, encodeYaml } from './yaml-encode.js';
 import {
   HclEvalError,
   Unknown,
@@ -635,6 +636,19 @@ const stringFunctions: Record<string, HclFunction> = {
     const suffix = str(call, args, 1);
     return suffix !== '' && text.endsWith(suffix) ? text.slice(0, -suffix.length) : text;
   }),
+  // startswith, endswith and strcontains compare bytes, as Go's strings package does (cty strings are NFC already).
+  startswith: pure((args, call) => {
+    arity(call, args, 2);
+    return str(call, args, 0).startsWith(str(call, args, 1));
+  }),
+  endswith: pure((args, call) => {
+    arity(call, args, 2);
+    return str(call, args, 0).endsWith(str(call, args, 1));
+  }),
+  strcontains: pure((args, call) => {
+    arity(call, args, 2);
+    return str(call, args, 0).includes(str(call, args, 1));
+  }),
   strrev: pure((args, call) => {
     arity(call, args, 1);
     return graphemes(str(call, args, 0))
@@ -691,6 +705,20 @@ function setOf(call: CallInfo, items: Value[]): Value[] {
     if (error instanceof ConversionError) throw misuse(call, error.message);
     throw error;
   }
+}
+
+/**
+ * setunion, setintersection and setsubtract as cty runs them: every argument becomes a set, the element types of
+ * the non-empty ones unify (a set of numbers and one of bools do not: an error), every set is converted to that
+ * element type, then `op` combines their elements into the result set.
+ */
+function setOperation(call: CallInfo, args: Value[], op: (sets: Value[][]) => Value[]): Value[] {
+  const sets = args.map((_, i) => setOf(call, list(call, args, i)));
+  const types = sets.filter((set) => set.length > 0).map((set) => (typeOf(set) as { set: Type }).set);
+  const element = types.length === 0 ? 'dynamic' : unify(types, true);
+  if (element === undefined) throw misuse(call, 'given sets must all have compatible element types');
+  const typed = sets.map((set) => converted(call, [set], 0, { set: element }) as Value[]);
+  return converted(call, [op(typed)], 0, { set: element }) as Value[];
 }
 
 function flattenInto(items: Value[], out: Value[]): void {
@@ -923,9 +951,12 @@ const collectionFunctions: Record<string, HclFunction> = {
     arity(call, args, 1);
     const items = list(call, args, 0);
     if (items.length === 0) throw misuse(call, 'cannot sum an empty list');
+    // Each element converts to a number ("2" is 2), as OpenTofu's sum converts them; null is an error.
     return items.reduce<number>((total, item, i) => {
-      if (typeof item !== 'number') throw misuse(call, `element ${i} must be a number, got ${typeName(item)}`);
-      return total + item;
+      if (item === null) throw misuse(call, `element ${i} is null; sum needs numbers`);
+      const number = toNumber(item);
+      if (number === undefined) throw misuse(call, `element ${i} must be a number, got ${typeName(item)}`);
+      return total + number;
     }, 0);
   }),
   setproduct: pure((args, call) => {
@@ -968,25 +999,18 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   setunion: pure((args, call) => {
     arity(call, args, 1, Infinity);
-    return setOf(
-      call,
-      args.flatMap((_, i) => list(call, args, i)),
-    );
+    return setOperation(call, args, (sets) => sets.flat());
   }),
   setintersection: pure((args, call) => {
     arity(call, args, 1, Infinity);
-    const [first = [], ...rest] = args.map((_, i) => list(call, args, i));
-    return setOf(
-      call,
+    return setOperation(call, args, ([first = [], ...rest]) =>
       first.filter((item) => rest.every((other) => other.some((o) => valuesEqual(o, item) === true))),
     );
   }),
   setsubtract: pure((args, call) => {
     arity(call, args, 2);
-    const remove = list(call, args, 1);
-    return setOf(
-      call,
-      list(call, args, 0).filter((item) => !remove.some((o) => valuesEqual(o, item) === true)),
+    return setOperation(call, args, ([from = [], remove = []]) =>
+      from.filter((item) => !remove.some((o) => valuesEqual(o, item) === true)),
     );
   }),
   chunklist: shallow((args, call) => {
@@ -1164,6 +1188,15 @@ const encodingFunctions: Record<string, HclFunction> = {
       throw error;
     }
   }),
+  yamlencode: pure((args, call) => {
+    arity(call, args, 1);
+    try {
+      return encodeYaml(args[0] as Value);
+    } catch (error) {
+      if (error instanceof YamlEncodeError) throw misuse(call, error.message);
+      throw error;
+    }
+  }),
   csvdecode: pure((args, call) => {
     arity(call, args, 1);
     return csvDecode(call, str(call, args, 0));
@@ -1193,7 +1226,6 @@ const encodingFunctions: Record<string, HclFunction> = {
   uuid: needsRun('is random: a new value every run'),
   bcrypt: needsRun('is salted randomly: a new value every run'),
   timestamp: needsRun('reads the clock at apply time'),
-  plantimestamp: needsRun('reads the clock at plan time'),
 };
 
 // --- paths ---------------------------------------------------------------------------------------------

@@ -181,7 +181,10 @@ export function canConvert(from: Type, to: Type, unsafe: boolean): boolean {
       const have = (from as { tuple: readonly Type[] }).tuple;
       return have.length === want.length && have.every((t, i) => canConvert(t, want[i] as Type, unsafe));
     }
-    return fromKind === 'list' || fromKind === 'set';
+    // A list or set converts to a tuple when its element type converts to every item type (the length is checked
+    // on the value).
+    if (fromKind === 'list' || fromKind === 'set') return want.every((t) => canConvert(elementOf(from), t, unsafe));
+    return false;
   }
   if (toKind === 'object') {
     const want = (to as { object: Record<string, Type> }).object;
@@ -191,7 +194,9 @@ export function canConvert(from: Type, to: Type, unsafe: boolean): boolean {
         (k) => hasKey(have as ValueObject, k) && canConvert(have[k] as Type, want[k] as Type, unsafe),
       );
     }
-    return fromKind === 'map';
+    // A map converts to an object when its element type converts to every attribute type.
+    if (fromKind === 'map') return Object.values(want).every((t) => canConvert(elementOf(from), t, unsafe));
+    return false;
   }
   return false;
 }

@@ -43,6 +43,14 @@ describe('a conditional has the type both results unify to', () => {
   it('refuses results that do not unify, as OpenTofu does', () => {
     expect(failure(() => run('true ? 1 : [1]')).message).toContain('inconsistent conditional result types');
     expect(failure(() => run('true ? { a = 1 } : [1]')).message).toContain('inconsistent conditional result types');
+    // A map of strings does not convert to an object with an object attribute, nor a list of strings to a tuple
+    // holding a list.
+    expect(failure(() => run('true ? { a = 1, n = { on = true } } : tomap({ a = "x", n = "y" })')).message).toContain(
+      'inconsistent conditional result types',
+    );
+    expect(failure(() => run('true ? [1, [2]] : tolist(["a", "b"])')).message).toContain(
+      'inconsistent conditional result types',
+    );
   });
 });
 
