@@ -8,11 +8,17 @@
  * start-up for every probe); `find` drops a unit's dependencies silently when its configuration does not evaluate,
  * so every probe `find` shows without a dependency is asked again with `terragrunt render --json`, whose exit code
  * and message tell an evaluation error from a real absence.
+ *
+ * Both sides run in child processes with a memory cap and a time limit (a generated expression once drove
+ * `terragrunt render` to 22 GB): terragrunt under `prlimit --as` (a Go binary reserves little address space it does
+ * not use), platctl's discovery (bench/expr-fuzz/platctl-side.ts) under `prlimit --data`, because V8 reserves
+ * gigabytes of address space for WebAssembly up front and would not start under an address-space cap; the data
+ * limit counts only memory actually made writable.
  */
-import { resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { loadConfig } from '../../config/load.js';
-import { discover } from '../../discover/index.js';
 import { FUZZ_ENV } from './generate.js';
 import type { Manifest, ProbeRecord } from './generate.js';
 
@@ -56,36 +62,46 @@ export function toolEnv(home: string): Record<string, string> {
 }
 
 /** Target names a probe's dependency paths point at (`targets/7` gives `7`), sorted; other paths kept whole. */
-function targetNames(root: string, paths: readonly string[]): string[] {
+export function targetNames(root: string, paths: readonly string[]): string[] {
   const targets = resolve(root, FUZZ_ENV, 'targets') + sep;
   return [...new Set(paths.map((p) => (p.startsWith(targets) ? p.slice(targets.length) : p)))].sort();
 }
 
+/** Memory caps (bytes) and the time limit (ms) of one tool run. */
+export const LIMITS = { terragruntAddressSpace: 4_000_000_000, platctlData: 4_000_000_000, timeout: 180_000 };
+
+/** The compiled platctl side: next to this file when it runs from dist/, in dist/ when it runs from source. */
+function platctlSideScript(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const beside = join(here, 'platctl-side.js');
+  if (existsSync(beside)) return beside;
+  const built = resolve(here, '..', '..', 'dist', 'bench', 'expr-fuzz', 'platctl-side.js');
+  if (existsSync(built)) return built;
+  throw new Error(`${built} does not exist: run "npm run build" first`);
+}
+
+/** Why a capped run ended without its answer, or undefined when it ran to the end. */
+function capped(
+  run: { timedOut?: boolean; signal?: string | undefined; stderr: unknown },
+  what: string,
+): string | undefined {
+  if (run.timedOut === true) return `${what} ran longer than ${LIMITS.timeout / 1000} s and was stopped`;
+  if (run.signal !== undefined) return `${what} was killed by ${run.signal} (memory cap reached?)`;
+  if (/out of memory|cannot allocate memory|heap out of memory/i.test(String(run.stderr)))
+    return `${what} ran out of its memory cap`;
+  return undefined;
+}
+
 async function platctlOutcomes(root: string): Promise<Map<string, Outcome>> {
-  const loaded = await loadConfig({ cwd: root });
-  if (!loaded.ok)
-    throw new Error(`the generated .platctl.yaml in ${root} is invalid: ${JSON.stringify(loaded.errors)}`);
-  const discovery = await discover({ root, config: loaded.value.config, env: {}, cacheDir: false });
-  const out = new Map<string, Outcome>();
-  const errors = new Map<string, string>();
-  for (const problem of discovery.problems) {
-    if (problem.severity !== 'error' || problem.unit === undefined) continue;
-    if (!errors.has(problem.unit)) errors.set(problem.unit, `${problem.kind}: ${problem.message}`);
-  }
-  for (const id of discovery.graph.ids()) {
-    const unit = id.slice(FUZZ_ENV.length + 1);
-    const error = errors.get(id);
-    if (error !== undefined) {
-      out.set(unit, { ok: false, error });
-      continue;
-    }
-    const deps = [...(discovery.graph.get(id)?.dependencies ?? [])].map((dep) =>
-      resolve(root, FUZZ_ENV, dep.slice(FUZZ_ENV.length + 1)),
-    );
-    const externals = discovery.externals.filter((e) => e.unit === id).map((e) => resolve(root, e.dir));
-    out.set(unit, { ok: true, targets: targetNames(root, [...deps, ...externals]) });
-  }
-  return out;
+  const run = await execa(
+    'prlimit',
+    [`--data=${LIMITS.platctlData}`, '--', process.execPath, platctlSideScript(), root],
+    { reject: false, timeout: LIMITS.timeout, stripFinalNewline: true },
+  );
+  const stopped = capped(run, 'platctl');
+  if (stopped !== undefined) throw new Error(`${stopped} on ${root}`);
+  if (run.exitCode !== 0) throw new Error(`platctl's side failed on ${root}: ${String(run.stderr).slice(-2000)}`);
+  return new Map(Object.entries(JSON.parse(String(run.stdout)) as Record<string, Outcome>));
 }
 
 /** Runs terragrunt with a bounded time; the result, never a throw. */
@@ -94,16 +110,22 @@ async function terragrunt(
   args: readonly string[],
   cwd: string,
   home: string,
-): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const run = await execa(binary, [...args], {
+): Promise<{ exitCode: number; stdout: string; stderr: string; capped: boolean }> {
+  const run = await execa('prlimit', [`--as=${LIMITS.terragruntAddressSpace}`, '--', binary, ...args], {
     cwd,
     env: toolEnv(home),
     extendEnv: false,
     reject: false,
-    timeout: 300_000,
+    timeout: LIMITS.timeout,
     stripFinalNewline: true,
   });
-  return { exitCode: run.exitCode ?? -1, stdout: String(run.stdout), stderr: String(run.stderr) };
+  const stopped = capped(run, 'terragrunt');
+  return {
+    exitCode: run.exitCode ?? -1,
+    stdout: String(run.stdout),
+    stderr: stopped ?? String(run.stderr),
+    capped: stopped !== undefined,
+  };
 }
 
 /** The last error line of a terragrunt run, trimmed of log decoration. */

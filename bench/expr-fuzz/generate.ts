@@ -191,6 +191,14 @@ export function hclString(text: string): string {
   return out.replace(/\$\{/g, '$${').replace(/%\{/g, '%%{') + '"';
 }
 
+/**
+ * Bounds that keep every generated value small (a generated expression once drove `terragrunt render` to 22 GB):
+ * the text of one expression, and how often one local may be referenced (a local holding another twice, held
+ * twice by the next, doubles at each step).
+ */
+const MAX_EXPRESSION = 600;
+const MAX_USES = 2;
+
 /** Builds expressions of a requested kind within a depth budget. */
 class ExpressionBuilder {
   readonly #r: Random;
@@ -199,8 +207,17 @@ class ExpressionBuilder {
   readonly hoisted: string[];
   /** Features of the expression that belong to a documented difference (see ProbeRecord.features). */
   readonly features: Set<string>;
+  /** How often each local has been referenced (shared by the builders of one probe). */
+  readonly #uses: Map<string, number>;
 
-  constructor(random: Random, bindings: Binding[], hoisted: string[], features: Set<string>) {
+  constructor(
+    random: Random,
+    bindings: Binding[],
+    hoisted: string[],
+    features: Set<string>,
+    uses: Map<string, number>,
+  ) {
+    this.#uses = uses;
     this.#r = random;
     this.#bindings = bindings;
     this.hoisted = hoisted;
@@ -221,6 +238,13 @@ class ExpressionBuilder {
     return choice;
   }
 
+  /** Picks a document; one with a number of more than 15 digits marks the expression as needing 512 bits. */
+  #pickLongDigits(options: readonly string[]): string {
+    const choice = this.#r.pick(options);
+    if (/\d{16,}/.test(choice)) this.features.add('float-precision');
+    return choice;
+  }
+
   #hoist(expression: string): string {
     const name = `h${this.hoisted.length}`;
     this.hoisted.push(`${name} = ${expression}\n`);
@@ -230,23 +254,46 @@ class ExpressionBuilder {
   gen(kind: Kind, depth: number): string {
     const r = this.#r;
     const bound = this.#bindings.filter((b) => b.kind === kind || (kind === 'any' && b.kind !== 'any'));
-    if (bound.length > 0 && r.chance(0.3)) return r.pick(bound).ref;
+    if (bound.length > 0 && r.chance(0.3)) return this.#use(r.pick(bound));
     if (depth <= 0 || r.chance(0.15)) return this.leaf(kind);
+    const before = { hoisted: this.hoisted.length, features: [...this.features], uses: new Map(this.#uses) };
+    const expression = this.#compound(kind, depth - 1);
+    // A bound on the text bounds the value too: no form multiplies its arguments' sizes (setproduct takes
+    // literals), so a value stays within a small multiple of the text that builds it. An expression too long is
+    // replaced by a leaf, and what building it recorded is undone.
+    if (expression.length <= MAX_EXPRESSION) return expression;
+    this.hoisted.length = before.hoisted;
+    this.features.clear();
+    for (const feature of before.features) this.features.add(feature);
+    this.#uses.clear();
+    for (const [ref, count] of before.uses) this.#uses.set(ref, count);
+    return this.leaf(kind);
+  }
+
+  /** A reference to a local, or a leaf once the local has been used MAX_USES times (locals nest: l2 may hold l1 twice). */
+  #use(binding: Binding): string {
+    const uses = this.#uses.get(binding.ref) ?? 0;
+    if (uses >= MAX_USES) return this.leaf(binding.kind);
+    this.#uses.set(binding.ref, uses + 1);
+    return binding.ref;
+  }
+
+  #compound(kind: Kind, d: number): string {
     switch (kind) {
       case 'str':
-        return this.str(depth - 1);
+        return this.str(d);
       case 'num':
-        return this.num(depth - 1);
+        return this.num(d);
       case 'bool':
-        return this.bool(depth - 1);
+        return this.bool(d);
       case 'strs':
-        return this.strs(depth - 1);
+        return this.strs(d);
       case 'nums':
-        return this.nums(depth - 1);
+        return this.nums(d);
       case 'obj':
-        return this.obj(depth - 1);
+        return this.obj(d);
       case 'any':
-        return this.any(depth - 1);
+        return this.any(d);
     }
   }
 
@@ -289,7 +336,7 @@ class ExpressionBuilder {
         `replace(${s()}, ${hclString(r.pick(['/[aeiou]/', '/(\\w)(\\w)/', '/\\s+/', '/[[:upper:]]/', '/\\p{L}/']))}, ${hclString(r.pick(['_', '$2$1', '[$0]', '${1}x']))})`,
       () => `format(${hclString(r.pick(['%s-%s', '%q/%s', '%-8s|%5s']))}, ${s()}, ${s()})`,
       () =>
-        `format(${hclString(r.pick(['%d', '%05d', '%x', '%+d', '%o']))}, ${r.pick(['7', '-42', '255', '12345678901234567890', 'floor(' + n() + ')'])})`,
+        `format(${hclString(r.pick(['%d', '%05d', '%x', '%+d', '%o']))}, ${this.#pickMarking(['7', '-42', '255', '12345678901234567890', 'floor(' + n() + ')'], ['12345678901234567890'])})`,
       () => `format(${hclString(r.pick(['%f', '%.2f', '%e', '%g', '%.3g', '%v', '%6.1f']))}, ${n()})`,
       () => `format("%v|%v", ${this.gen('bool', d)}, ${n()})`,
       () => `format("%t", ${this.gen('bool', d)})`,
@@ -329,8 +376,8 @@ class ExpressionBuilder {
       () => `element(split(${hclString(r.pick([',', ' ', '', '.']))}, ${s()}), ${small()})`,
       () => `jsonencode(${this.gen('any', d)})`,
       () => `yamlencode(${this.gen('any', d)})`,
-      () => `jsonencode(jsondecode(${hclString(r.pick(JSON_DOCS))}))`,
-      () => `jsonencode(yamldecode(${hclString(r.pick(YAML_DOCS))}))`,
+      () => `jsonencode(jsondecode(${hclString(this.#pickLongDigits(JSON_DOCS))}))`,
+      () => `jsonencode(yamldecode(${hclString(this.#pickLongDigits(YAML_DOCS))}))`,
       () => `jsonencode(csvdecode(${hclString(r.pick(CSV_DOCS))}))`,
       () => `jsonencode(${this.typed(d)})`,
       () => `include.root.locals.${r.pick(['region', 'name', 'label'])}`,
@@ -366,10 +413,11 @@ class ExpressionBuilder {
         return `log(${r.pick(['8', '100', '2.5'])}, ${r.pick(['2', '10'])})`;
       },
       () =>
-        `parseint(${hclString(r.pick(['ff', 'FF', '-101', '777', 'zz', '7fffffffffffffff', '0x1']))}, ${r.pick(['16', '2', '8', '36'])})`,
+        `parseint(${hclString(this.#pickMarking(['ff', 'FF', '-101', '777', 'zz', '7fffffffffffffff', '0x1'], ['7fffffffffffffff']))}, ${r.pick(['16', '2', '8', '36'])})`,
       () => `length(${this.gen('str', d)})`,
       () => `length(${this.gen(r.pick(['strs', 'nums', 'obj'] as const), d)})`,
-      () => `tonumber(${hclString(r.pick(['12', '1.50', '1e3', '-0', '0x10', ' 3', '12345678901234567890.5']))})`,
+      () =>
+        `tonumber(${hclString(this.#pickMarking(['12', '1.50', '1e3', '-0', '0x10', ' 3', '12345678901234567890.5'], ['12345678901234567890.5']))})`,
       () => `sum(${this.gen('nums', d)})`,
       () => `length(distinct(${this.gen('nums', d)}))`,
       () => `index(${this.gen('strs', d)}, ${this.gen('str', d)})`,
@@ -483,13 +531,13 @@ class ExpressionBuilder {
       () => this.typed(d),
       () => `[${this.gen('any', d)}, ${this.gen('any', d)}]`,
       () => `(${this.gen('bool', d)} ? ${this.gen('any', d)} : ${this.gen('any', d)})`,
-      () => `jsondecode(${hclString(r.pick(JSON_DOCS))})`,
-      () => `yamldecode(${hclString(r.pick(YAML_DOCS))})`,
+      () => `jsondecode(${hclString(this.#pickLongDigits(JSON_DOCS))})`,
+      () => `yamldecode(${hclString(this.#pickLongDigits(YAML_DOCS))})`,
       () => `csvdecode(${hclString(r.pick(CSV_DOCS))})`,
       () => `[{ a = ${this.gen('str', d)} }, { a = ${this.gen('num', d)} }][*].a`,
       () => `merge({ a = ${this.gen('any', d)} }, { b = ${this.gen('any', d)} })`,
       () => `try(${this.gen('any', d)}, null)`,
-      () => `setproduct(${this.gen('strs', d)}, ${this.gen('nums', d)})`,
+      () => `setproduct(${this.leaf('strs')}, ${this.leaf('nums')})`,
       () => `transpose({ a = ${this.gen('strs', d)}, b = ["x"] })`,
       () => `lookup(${this.gen('obj', d)}, "k0", null)`,
       () => `flatten([${this.gen('any', d)}, [${this.gen('any', d)}]])`,
@@ -592,14 +640,15 @@ function probeUnit(r: Random, index: number): { text: string; record: ProbeRecor
   const localCount = r.int(3);
   const hoisted: string[] = [];
   const features = new Set<string>();
+  const uses = new Map<string, number>();
   for (let i = 0; i < localCount; i++) {
     const kind = r.pick(['str', 'num', 'bool', 'strs', 'nums', 'obj', 'any'] as const);
-    const expr = new ExpressionBuilder(r, bindings, hoisted, features).gen(kind, 3);
+    const expr = new ExpressionBuilder(r, bindings, hoisted, features, uses).gen(kind, 3);
     locals.push(`l${i} = ${expr}`);
     bindings.push({ ref: `local.l${i}`, kind });
   }
   const kind = r.pick(['str', 'str', 'num', 'bool', 'strs', 'nums', 'obj', 'any'] as const);
-  const value = new ExpressionBuilder(r, bindings, hoisted, features).gen(kind, 3);
+  const value = new ExpressionBuilder(r, bindings, hoisted, features, uses).gen(kind, 3);
   locals.push(...hoisted);
   const runCmd = r.chance(0.02);
   let text = stringify(r, value, kind);
