@@ -175,7 +175,10 @@ async function terragruntOutcomes(
   for (const probe of silent) {
     const dir = resolve(root, FUZZ_ENV, probe.unit);
     const rendered = await terragrunt(binary, ['render', '--json', '--no-color', '--working-dir', dir], dir, home);
-    if (rendered.exitCode !== 0) out.set(probe.unit, { ok: false, error: errorLine(rendered.stderr) });
+    // render reports some evaluation errors (an unsupported attribute in `dependencies`) and still exits 0 with
+    // the block dropped: an error it logged counts as a refusal.
+    if (rendered.exitCode !== 0 || /\bERROR\s+Error:/.test(rendered.stderr))
+      out.set(probe.unit, { ok: false, error: errorLine(rendered.stderr) });
   }
   return out;
 }

@@ -137,6 +137,8 @@ const NUMBERS = [
 /** YAML documents whose decoding differs between YAML versions and libraries (octal, booleans, tags, floats). */
 /** Number literals float64 cannot hold exactly (OpenTofu keeps 512 bits; see known.ts). */
 const INEXACT = new Set([
+  // Exact itself, but a sum with a fraction (1e21 + 3.14159) needs more than float64's 53 bits.
+  '1e21',
   '12345678901234567890',
   '9007199254740993',
   '100000000000000000000000',

@@ -85,9 +85,16 @@ function num(call: CallInfo, args: Value[], index: number): number {
   return number;
 }
 
+/** 2^63: cty reads whole-number arguments as a Go int, which holds -2^63 .. 2^63-1. */
+const INT64_LIMIT = 9223372036854775808;
+
 function int(call: CallInfo, args: Value[], index: number): number {
   const number = num(call, args, index);
-  if (!Number.isInteger(number)) throw misuse(call, `${ordinal(index)} must be a whole number, got ${number}`);
+  if (!Number.isInteger(number) || number >= INT64_LIMIT || number < -INT64_LIMIT)
+    throw misuse(
+      call,
+      `${ordinal(index)} must be a whole number, between -9223372036854775808 and 9223372036854775807, got ${formatNumber(number)}`,
+    );
   return number;
 }
 
@@ -846,6 +853,11 @@ const collectionFunctions: Record<string, HclFunction> = {
   slice: shallow((args, call) => {
     arity(call, args, 3);
     const items = list(call, args, 0);
+    if (collectionKind(items) === 'set')
+      throw misuse(
+        call,
+        'cannot slice a set, because its elements do not have indices; convert it with tolist() if the order of the result does not matter',
+      );
     const start = int(call, args, 1);
     const end = int(call, args, 2);
     if (start < 0 || end > items.length || start > end) {

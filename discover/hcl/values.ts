@@ -132,6 +132,8 @@ export function compareStrings(a: string, b: string): number {
 export function formatNumber(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
+  // cty keeps the sign of zero (0 * -1, tonumber("-0") and -0.0 in JSON print as "-0").
+  if (Object.is(n, -0)) return '-0';
   if (Number.isInteger(n)) {
     if (Math.abs(n) < 1e21) return String(n);
     // A float64 prints as its shortest round-tripping digits, zero-padded (Go's Text('f', -1) at 53 bits): 1e21

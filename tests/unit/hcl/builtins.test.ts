@@ -126,6 +126,10 @@ describe('collections', () => {
     ['one(["x"])', 'x'],
     ['sum([1, 2, 3.5])', 6.5],
     ['sum([1, "2"])', 3],
+    // cty keeps the sign of zero.
+    ['tostring(0 * -1)', '-0'],
+    ['jsonencode(jsondecode("-0.0"))', '-0'],
+    ['format("%v", tonumber("-0"))', '-0'],
     ['alltrue([true, "true"])', true],
     ['anytrue([false])', false],
     ['coalesce(null, "", "x", "y")', 'x'],
@@ -178,6 +182,7 @@ describe('collections', () => {
       'merge(): argument 2 must be a map or object, got tuple',
     );
     expect(failure(() => run('slice([1], 0, 2)')).message).toContain('cannot slice [0:2] from a list of 1');
+    expect(failure(() => run('slice(toset(["a", "b"]), 0, 1)')).message).toContain('cannot slice a set');
     expect(failure(() => run('range(0, 1, 0)')).message).toContain('step must not be zero');
     expect(failure(() => run('range(2000)')).message).toContain('more than 1024');
     expect(failure(() => run('coalesce(null, "")')).message).toContain('no non-null, non-empty-string argument');
@@ -189,6 +194,10 @@ describe('collections', () => {
       'given sets must all have compatible element types',
     );
     expect(failure(() => run('sum([1, null])')).message).toContain('element 1 is null');
+    // Whole-number arguments are Go ints in cty: beyond int64 is an error, not a wrap or a float.
+    expect(failure(() => run('signum(1e21)')).message).toContain(
+      'between -9223372036854775808 and 9223372036854775807',
+    );
   });
 });
 
