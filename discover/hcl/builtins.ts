@@ -35,6 +35,7 @@ import {
   collectionKind,
   convert,
   equals as valuesEqual,
+  typeLabel,
   typeOf,
   unify,
 } from './types.js';
@@ -192,11 +193,12 @@ const numberFunctions: Record<string, HclFunction> = {
   }),
   ceil: pure((args, call) => {
     arity(call, args, 1);
-    return Math.ceil(num(call, args, 0));
+    // cty rounds to a whole big.Int, which has no negative zero: ceil(-0.5) is 0.
+    return Math.ceil(num(call, args, 0)) + 0;
   }),
   floor: pure((args, call) => {
     arity(call, args, 1);
-    return Math.floor(num(call, args, 0));
+    return Math.floor(num(call, args, 0)) + 0;
   }),
   max: pure((args, call) => {
     arity(call, args, 1, Infinity);
@@ -667,10 +669,13 @@ const stringFunctions: Record<string, HclFunction> = {
     const text = graphemes(str(call, args, 0));
     let offset = int(call, args, 1);
     const length = int(call, args, 2);
-    if (offset < 0) offset = Math.max(0, text.length + offset);
-    if (offset > text.length) throw misuse(call, `offset ${offset} is beyond the string's ${text.length} characters`);
-    const end = length < 0 ? text.length : Math.min(text.length, offset + length);
-    return text.slice(offset, end).join('');
+    // cty's rules, as Terragrunt v1.1.3 runs them: a negative offset counts from the end (clamped to the start) and
+    // then a length of 0 reads to the end, like a negative length; an offset past the end gives "".
+    const fromEnd = offset < 0;
+    if (fromEnd) offset = Math.max(0, text.length + offset);
+    else if (length === 0) return '';
+    const end = length < 0 || (fromEnd && length === 0) ? text.length : Math.min(text.length, offset + length);
+    return text.slice(Math.min(offset, text.length), end).join('');
   }),
   chomp: pure((args, call) => {
     arity(call, args, 1);
@@ -811,6 +816,18 @@ const collectionFunctions: Record<string, HclFunction> = {
     arity(call, args, 2, 3);
     const map = object(call, args, 0);
     const key = str(call, args, 1);
+    // A map's default converts to the map's element type (lookup(tomap({ a = 1 }), "b", "x") is an error).
+    const type = typeOf(map);
+    const element = typeof type === 'object' && 'map' in type ? type.map : 'dynamic';
+    if (args.length === 3 && element !== 'dynamic' && !(args[2] instanceof Unknown) && args[2] !== null) {
+      try {
+        args[2] = convert(args[2] as Value, element);
+      } catch (error) {
+        if (error instanceof ConversionError)
+          throw misuse(call, 'the default value must have the same type as the map elements');
+        throw error;
+      }
+    }
     if (hasKey(map, key)) return map[key] as Value;
     if (args.length === 3) return args[2] as Value;
     throw misuse(call, `key ${JSON.stringify(key)} not found and no default given`);
@@ -963,6 +980,17 @@ const collectionFunctions: Record<string, HclFunction> = {
     arity(call, args, 1);
     const items = list(call, args, 0);
     if (items.length === 0) throw misuse(call, 'cannot sum an empty list');
+    // A tuple's elements convert one by one; a list or set of anything but numbers makes OpenTofu's sum fail (it
+    // panics on the first element).
+    const type = typeOf(items);
+    const element =
+      typeof type === 'object' && 'list' in type
+        ? type.list
+        : typeof type === 'object' && 'set' in type
+          ? type.set
+          : undefined;
+    if (element !== undefined && element !== 'number' && element !== 'dynamic')
+      throw misuse(call, `cannot sum a ${typeLabel(type)}: convert the elements with tonumber() first`);
     // Each element converts to a number ("2" is 2), as OpenTofu's sum converts them; null is an error.
     return items.reduce<number>((total, item, i) => {
       if (item === null) throw misuse(call, `element ${i} is null; sum needs numbers`);
@@ -1027,7 +1055,9 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   chunklist: shallow((args, call) => {
     arity(call, args, 2);
-    const items = list(call, args, 0);
+    // The parameter is a list: a tuple converts to one (its elements unify; a number and a bool do not).
+    list(call, args, 0);
+    const items = converted(call, args, 0, { list: 'dynamic' }) as Value[];
     const size = int(call, args, 1);
     if (size < 0) throw misuse(call, 'the chunk size must not be negative');
     if (size === 0) return [items];

@@ -55,6 +55,13 @@ describe('strings', () => {
     ['substr("hello world", 1, 4)', 'ello'],
     ['substr("hello", -3, -1)', 'llo'],
     ['substr("héllo", 1, 1)', 'é'],
+    // What terragrunt render printed for the same calls.
+    ['substr("abcd", -2, 0)', 'cd'],
+    ['substr("abcd", 1, 0)', ''],
+    ['substr("abc", -5, 1)', 'a'],
+    ['substr("abc", -5, 0)', 'abc'],
+    ['substr("abc", 1, -2)', 'bc'],
+    ['substr("7", 2, 1)', ''],
     ['replace("a-b-c", "-", "_")', 'a_b_c'],
     // In HCL source Go's "${1}" must be written "$${1}"; a bare "${1}" would be an interpolation.
     ['replace("hello world", "/w(or)ld/", "$1 $${1} $$")', 'hello or or $'],
@@ -128,6 +135,9 @@ describe('collections', () => {
     ['sum([1, "2"])', 3],
     // cty keeps the sign of zero.
     ['tostring(0 * -1)', '-0'],
+    ['tostring(floor(tonumber("-0")))', '0'],
+    ['tostring(ceil(-0.5))', '0'],
+    ['lookup(tomap({ a = 1 }), "b", "2")', 2],
     ['jsonencode(jsondecode("-0.0"))', '-0'],
     ['format("%v", tonumber("-0"))', '-0'],
     ['alltrue([true, "true"])', true],
@@ -170,6 +180,7 @@ describe('collections', () => {
     ['setunion(["a"], [1])', ['1', 'a']],
     ['setintersection(tolist([1, 2]), [])', []],
     ['chunklist(["a", "b", "c"], 2)', [['a', 'b'], ['c']]],
+    ['chunklist(["a", 0], 2)', [['a', '0']]],
   ])('%s', (source, value) => {
     expect(run(source)).toEqual(value);
   });
@@ -194,6 +205,12 @@ describe('collections', () => {
       'given sets must all have compatible element types',
     );
     expect(failure(() => run('sum([1, null])')).message).toContain('element 1 is null');
+    expect(failure(() => run('lookup(tomap({ a = 0.1 }), "b", "x")')).message).toContain(
+      'the default value must have the same type as the map elements',
+    );
+    // Both as terragrunt v1.1.3 does: sum panics on a list of strings, chunklist's list needs one element type.
+    expect(failure(() => run('sum(sort([0, 2.5]))')).message).toContain('cannot sum a list of string');
+    expect(failure(() => run('chunklist([3.5, true], 2)')).message).toContain('chunklist()');
     // Whole-number arguments are Go ints in cty: beyond int64 is an error, not a wrap or a float.
     expect(failure(() => run('signum(1e21)')).message).toContain(
       'between -9223372036854775808 and 9223372036854775807',
