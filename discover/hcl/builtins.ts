@@ -8,10 +8,11 @@
  */
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { evaluateExpression } from './evaluate.js';
 import type { CallInfo, HclFunction, Scope } from './evaluate.js';
 import { parseTemplate } from './parser.js';
+import { YamlDecodeError, decodeYaml } from './yaml.js';
+import { YamlEncodeError, encodeYaml } from './yaml-encode.js';
 import {
   HclEvalError,
   Unknown,
@@ -26,8 +27,19 @@ import {
   toBool,
   toNumber,
   typeName,
-  valuesEqual,
 } from './values.js';
+import {
+  ConversionError,
+  asList,
+  asMap,
+  collectionKind,
+  convert,
+  equals as valuesEqual,
+  typeLabel,
+  typeOf,
+  unify,
+} from './types.js';
+import type { Type } from './types.js';
 import type { Value, ValueObject } from './values.js';
 
 type Impl = (args: Value[], call: CallInfo) => Value;
@@ -74,9 +86,16 @@ function num(call: CallInfo, args: Value[], index: number): number {
   return number;
 }
 
+/** 2^63: cty reads whole-number arguments as a Go int, which holds -2^63 .. 2^63-1. */
+const INT64_LIMIT = 9223372036854775808;
+
 function int(call: CallInfo, args: Value[], index: number): number {
   const number = num(call, args, index);
-  if (!Number.isInteger(number)) throw misuse(call, `${ordinal(index)} must be a whole number, got ${number}`);
+  if (!Number.isInteger(number) || number >= INT64_LIMIT || number < -INT64_LIMIT)
+    throw misuse(
+      call,
+      `${ordinal(index)} must be a whole number, between -9223372036854775808 and 9223372036854775807, got ${formatNumber(number)}`,
+    );
   return number;
 }
 
@@ -97,6 +116,36 @@ function object(call: CallInfo, args: Value[], index: number): ValueObject {
   const value = present(call, args, index);
   if (!isObject(value)) throw misuse(call, `${ordinal(index)} must be a map or object, got ${typeName(value)}`);
   return value;
+}
+
+/** An argument converted to a parameter type, as OpenTofu converts arguments before calling a function. */
+function converted(call: CallInfo, args: Value[], index: number, type: Type): Value {
+  try {
+    return convert(present(call, args, index), type);
+  } catch (error) {
+    if (error instanceof ConversionError) throw misuse(call, `${ordinal(index)}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** An argument as a list of the unified element type (a `list(any)` parameter). */
+function asListArg(call: CallInfo, args: Value[], index: number): Value[] {
+  return converted(call, args, index, { list: 'dynamic' }) as Value[];
+}
+
+/** The element type of a list, set or map value ('dynamic' when not known). */
+function elementType(value: Value): Type {
+  const type = typeOf(value);
+  if (typeof type === 'object' && ('list' in type || 'set' in type || 'map' in type)) {
+    return 'list' in type ? type.list : 'set' in type ? type.set : type.map;
+  }
+  return 'dynamic';
+}
+
+/** A result shaped like an input sequence: a list stays a list (of the same elements), a tuple a tuple. */
+function sameSequence(source: Value, items: Value[]): Value[] {
+  const kind = collectionKind(source);
+  return kind === 'list' || kind === 'set' ? asList(items, elementType(source)) : items;
 }
 
 function describeArg(value: Value): string {
@@ -144,11 +193,12 @@ const numberFunctions: Record<string, HclFunction> = {
   }),
   ceil: pure((args, call) => {
     arity(call, args, 1);
-    return Math.ceil(num(call, args, 0));
+    // cty rounds to a whole big.Int, which has no negative zero: ceil(-0.5) is 0.
+    return Math.ceil(num(call, args, 0)) + 0;
   }),
   floor: pure((args, call) => {
     arity(call, args, 1);
-    return Math.floor(num(call, args, 0));
+    return Math.floor(num(call, args, 0)) + 0;
   }),
   max: pure((args, call) => {
     arity(call, args, 1, Infinity);
@@ -160,11 +210,14 @@ const numberFunctions: Record<string, HclFunction> = {
   }),
   pow: pure((args, call) => {
     arity(call, args, 2);
-    return num(call, args, 0) ** num(call, args, 1);
+    const result = Math.pow(num(call, args, 0), num(call, args, 1));
+    if (Number.isNaN(result)) throw misuse(call, 'the result is not a number');
+    return result;
   }),
   signum: pure((args, call) => {
     arity(call, args, 1);
-    return Math.sign(num(call, args, 0));
+    // cty's signum reads its argument as a Go int: a fraction is an error.
+    return Math.sign(int(call, args, 0));
   }),
   log: pure((args, call) => {
     arity(call, args, 2);
@@ -198,8 +251,108 @@ function isSeparator(char: string): boolean {
   return /\s/u.test(char);
 }
 
+const graphemeSegmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * A string's user-perceived characters (grapheme clusters), which is what length(), substr() and strrev() count,
+ * as cty does: "e" plus a combining accent, or a flag emoji, is one character.
+ */
+function graphemes(text: string): string[] {
+  return Array.from(graphemeSegmenter.segment(text), (part) => part.segment);
+}
+
+/**
+ * Go's strings.ToUpper/ToLower: each code point mapped on its own by Unicode's simple case mapping, so "ß" stays
+ * "ß" and "ﬁ" stays "ﬁ" (JavaScript's full mapping would give "SS" and "FI"), and no final-sigma context rule.
+ */
+function simpleCase(text: string, upper: boolean): string {
+  let out = '';
+  for (const char of text) {
+    const mapped = upper ? char.toUpperCase() : char.toLowerCase();
+    if (mapped.length === char.length || [...mapped].length === 1) out += mapped;
+    else if (!upper && char === '\u0130') out += 'i';
+    else out += char;
+  }
+  return out;
+}
+
+/** The letters whose title case differs from their upper case (the Latin digraphs): Go's unicode.ToTitle. */
+const TITLE_CASE: Readonly<Record<string, string>> = {
+  Ǆ: 'ǅ',
+  ǅ: 'ǅ',
+  ǆ: 'ǅ',
+  Ǉ: 'ǈ',
+  ǈ: 'ǈ',
+  ǉ: 'ǈ',
+  Ǌ: 'ǋ',
+  ǋ: 'ǋ',
+  ǌ: 'ǋ',
+  Ǳ: 'ǲ',
+  ǲ: 'ǲ',
+  ǳ: 'ǲ',
+};
+
 function chars(text: string): string[] {
   return [...text];
+}
+
+/** RE2's ASCII classes (`[[:upper:]]`), which JavaScript lacks, as the ranges they stand for inside a class. */
+const POSIX_CLASSES: Readonly<Record<string, string>> = {
+  alnum: '0-9A-Za-z',
+  alpha: 'A-Za-z',
+  ascii: '\\x00-\\x7F',
+  blank: '\\t ',
+  cntrl: '\\x00-\\x1F\\x7F',
+  digit: '0-9',
+  graph: '!-~',
+  lower: 'a-z',
+  print: ' -~',
+  punct: '!-\\/:-@\\[-`{-~',
+  space: '\\t\\n\\v\\f\\r ',
+  upper: 'A-Z',
+  word: '0-9A-Za-z_',
+  xdigit: '0-9A-Fa-f',
+};
+
+/**
+ * RE2's character classes in JavaScript's syntax: `[:upper:]` inside a class becomes its ASCII range, and `\s` is
+ * RE2's ASCII whitespace (JavaScript's `\s` also matches Unicode spaces).
+ */
+function re2Classes(pattern: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i] as string;
+    if (char === '\\') {
+      const next = pattern[i + 1] ?? '';
+      out += next === 's' ? (inClass ? '\\t\\n\\f\\r ' : '[\\t\\n\\f\\r ]') : char + next;
+      i += 1;
+      continue;
+    }
+    if (inClass && char === '[') {
+      const posix = /^\[:([a-z]+):\]/.exec(pattern.slice(i));
+      const range = posix ? POSIX_CLASSES[posix[1] ?? ''] : undefined;
+      if (posix && range !== undefined) {
+        out += range;
+        i += posix[0].length - 1;
+        continue;
+      }
+    }
+    if (!inClass && char === '[') {
+      inClass = true;
+      out += char;
+      // A "]" right after "[" or "[^" is a literal member of the class.
+      if (pattern[i + 1] === '^') out += pattern[++i];
+      if (pattern[i + 1] === ']') {
+        out += '\\]';
+        i += 1;
+      }
+      continue;
+    }
+    if (inClass && char === ']') inClass = false;
+    out += char;
+  }
+  return out;
 }
 
 /**
@@ -217,7 +370,7 @@ function compileRegex(call: CallInfo, pattern: string, global: boolean): RegExp 
     }
     source = source.slice(inline[0].length);
   }
-  source = source
+  source = re2Classes(source)
     .replace(/\(\?P</g, '(?<')
     .replace(/\\A/g, '^')
     .replace(/\\z/g, '$(?![\\s\\S])');
@@ -416,7 +569,7 @@ const stringFunctions: Record<string, HclFunction> = {
     arity(call, args, 2);
     const separator = str(call, args, 0);
     const text = str(call, args, 1);
-    return separator === '' ? chars(text) : text.split(separator);
+    return asList(separator === '' ? chars(text) : text.split(separator), 'string');
   }),
   replace: pure((args, call) => {
     arity(call, args, 3);
@@ -450,18 +603,18 @@ const stringFunctions: Record<string, HclFunction> = {
   }),
   lower: pure((args, call) => {
     arity(call, args, 1);
-    return str(call, args, 0).toLowerCase();
+    return simpleCase(str(call, args, 0), false);
   }),
   upper: pure((args, call) => {
     arity(call, args, 1);
-    return str(call, args, 0).toUpperCase();
+    return simpleCase(str(call, args, 0), true);
   }),
   title: pure((args, call) => {
     arity(call, args, 1);
     let previous = ' ';
     let out = '';
     for (const char of str(call, args, 0)) {
-      out += isSeparator(previous) ? char.toUpperCase() : char;
+      out += isSeparator(previous) ? (TITLE_CASE[char] ?? simpleCase(char, true)) : char;
       previous = char;
     }
     return out;
@@ -492,6 +645,7 @@ const stringFunctions: Record<string, HclFunction> = {
     const suffix = str(call, args, 1);
     return suffix !== '' && text.endsWith(suffix) ? text.slice(0, -suffix.length) : text;
   }),
+  // startswith, endswith and strcontains compare bytes, as Go's strings package does (cty strings are NFC already).
   startswith: pure((args, call) => {
     arity(call, args, 2);
     return str(call, args, 0).startsWith(str(call, args, 1));
@@ -506,19 +660,22 @@ const stringFunctions: Record<string, HclFunction> = {
   }),
   strrev: pure((args, call) => {
     arity(call, args, 1);
-    return chars(str(call, args, 0))
+    return graphemes(str(call, args, 0))
       .reverse()
       .join('');
   }),
   substr: pure((args, call) => {
     arity(call, args, 3);
-    const text = chars(str(call, args, 0));
+    const text = graphemes(str(call, args, 0));
     let offset = int(call, args, 1);
     const length = int(call, args, 2);
-    if (offset < 0) offset = Math.max(0, text.length + offset);
-    if (offset > text.length) throw misuse(call, `offset ${offset} is beyond the string's ${text.length} characters`);
-    const end = length < 0 ? text.length : Math.min(text.length, offset + length);
-    return text.slice(offset, end).join('');
+    // cty's rules, as Terragrunt v1.1.3 runs them: a negative offset counts from the end (clamped to the start) and
+    // then a length of 0 reads to the end, like a negative length; an offset past the end gives "".
+    const fromEnd = offset < 0;
+    if (fromEnd) offset = Math.max(0, text.length + offset);
+    else if (length === 0) return '';
+    const end = length < 0 || (fromEnd && length === 0) ? text.length : Math.min(text.length, offset + length);
+    return text.slice(Math.min(offset, text.length), end).join('');
   }),
   chomp: pure((args, call) => {
     arity(call, args, 1);
@@ -552,20 +709,28 @@ function distinctValues(items: Value[]): Value[] {
   return out;
 }
 
-function isNumberList(items: Value[]): items is number[] {
-  return items.every((item) => typeof item === 'number');
+/** A set of the items' unified type, in cty's order (mixed primitives become strings). */
+function setOf(call: CallInfo, items: Value[]): Value[] {
+  try {
+    return convert(items, { set: 'dynamic' }) as Value[];
+  } catch (error) {
+    if (error instanceof ConversionError) throw misuse(call, error.message);
+    throw error;
+  }
 }
 
-/** A set's elements in cty's order: strings lexically, numbers numerically; mixed primitives become strings. */
-function setOf(items: Value[]): Value[] {
-  const unique = distinctValues(items);
-  if (isNumberList(unique)) return unique.sort((a, b) => a - b);
-  if (unique.every((item) => item !== null && typeof item !== 'object')) {
-    return distinctValues(unique.map((item) => primitiveToString(item) ?? '')).sort((a, b) =>
-      compareStrings(a as string, b as string),
-    );
-  }
-  return unique;
+/**
+ * setunion, setintersection and setsubtract as cty runs them: every argument becomes a set, the element types of
+ * the non-empty ones unify (a set of numbers and one of bools do not: an error), every set is converted to that
+ * element type, then `op` combines their elements into the result set.
+ */
+function setOperation(call: CallInfo, args: Value[], op: (sets: Value[][]) => Value[]): Value[] {
+  const sets = args.map((_, i) => setOf(call, list(call, args, i)));
+  const types = sets.filter((set) => set.length > 0).map((set) => (typeOf(set) as { set: Type }).set);
+  const element = types.length === 0 ? 'dynamic' : unify(types, true);
+  if (element === undefined) throw misuse(call, 'given sets must all have compatible element types');
+  const typed = sets.map((set) => converted(call, [set], 0, { set: element }) as Value[]);
+  return converted(call, [op(typed)], 0, { set: element }) as Value[];
 }
 
 function flattenInto(items: Value[], out: Value[]): void {
@@ -579,14 +744,23 @@ const collectionFunctions: Record<string, HclFunction> = {
   length: shallow((args, call) => {
     arity(call, args, 1);
     const value = present(call, args, 0);
-    if (typeof value === 'string') return chars(value).length;
+    if (typeof value === 'string') return graphemes(value).length;
     if (Array.isArray(value)) return value.length;
     if (isObject(value)) return Object.keys(value).length;
     throw misuse(call, `argument 1 must be a string, list or map, got ${typeName(value)}`);
   }),
   concat: shallow((args, call) => {
+    arity(call, args, 1, Infinity);
     const out: Value[] = [];
-    args.forEach((_, i) => out.push(...list(call, args, i)));
+    args.forEach((arg, i) => {
+      const kind = collectionKind(present(call, args, i));
+      if (kind !== 'list' && kind !== 'tuple') {
+        throw misuse(call, `all arguments must be lists or tuples; ${ordinal(i)} is a ${kind ?? typeName(arg)}`);
+      }
+      out.push(...(arg as Value[]));
+    });
+    // Lists only: a list of their unified type; otherwise a tuple.
+    if (args.every((arg) => collectionKind(arg) === 'list')) return converted(call, [out], 0, { list: 'dynamic' });
     return out;
   }),
   contains: shallow((args, call) => {
@@ -602,15 +776,17 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   distinct: pure((args, call) => {
     arity(call, args, 1);
-    return distinctValues(list(call, args, 0));
+    const items = asListArg(call, args, 0);
+    return asList(distinctValues(items), elementType(items));
   }),
   element: shallow((args, call) => {
     arity(call, args, 2);
     const items = list(call, args, 0);
     const position = int(call, args, 1);
-    if (items.length === 0) throw misuse(call, 'cannot take an element of an empty list');
-    if (position < 0) throw misuse(call, `index must not be negative, got ${position}`);
-    return items[position % items.length] as Value;
+    if (items.length === 0) throw misuse(call, 'cannot use element function with an empty list');
+    // The index wraps around, negative ones too (cty: index % length, plus length when negative).
+    const wrapped = position % items.length;
+    return items[wrapped < 0 ? wrapped + items.length : wrapped] as Value;
   }),
   flatten: pure((args, call) => {
     arity(call, args, 1);
@@ -627,17 +803,31 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   keys: shallow((args, call) => {
     arity(call, args, 1);
-    return sortedKeys(object(call, args, 0));
+    const map = object(call, args, 0);
+    return collectionKind(map) === 'map' ? asList(sortedKeys(map), 'string') : sortedKeys(map);
   }),
   values: shallow((args, call) => {
     arity(call, args, 1);
     const map = object(call, args, 0);
-    return sortedKeys(map).map((key) => map[key] as Value);
+    const items = sortedKeys(map).map((key) => map[key] as Value);
+    return collectionKind(map) === 'map' ? asList(items, elementType(map)) : items;
   }),
   lookup: shallow((args, call) => {
     arity(call, args, 2, 3);
     const map = object(call, args, 0);
     const key = str(call, args, 1);
+    // A map's default converts to the map's element type (lookup(tomap({ a = 1 }), "b", "x") is an error).
+    const type = typeOf(map);
+    const element = typeof type === 'object' && 'map' in type ? type.map : 'dynamic';
+    if (args.length === 3 && element !== 'dynamic' && !(args[2] instanceof Unknown) && args[2] !== null) {
+      try {
+        args[2] = convert(args[2] as Value, element);
+      } catch (error) {
+        if (error instanceof ConversionError)
+          throw misuse(call, 'the default value must have the same type as the map elements');
+        throw error;
+      }
+    }
     if (hasKey(map, key)) return map[key] as Value;
     if (args.length === 3) return args[2] as Value;
     throw misuse(call, `key ${JSON.stringify(key)} not found and no default given`);
@@ -649,6 +839,11 @@ const collectionFunctions: Record<string, HclFunction> = {
       const map = object(call, args, i);
       for (const key of Object.keys(map)) setKey(out, key, map[key] as Value);
     });
+    // Maps only: a map of their unified element type; any object makes the result an object.
+    const maps = args.filter((arg) => arg !== null);
+    if (maps.length > 0 && maps.every((arg) => collectionKind(arg) === 'map')) {
+      return converted(call, [out], 0, { map: 'dynamic' });
+    }
     return out;
   }),
   range: pure((args, call) => {
@@ -669,37 +864,47 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   reverse: shallow((args, call) => {
     arity(call, args, 1);
-    return [...list(call, args, 0)].reverse();
+    const items = list(call, args, 0);
+    return sameSequence(items, [...items].reverse());
   }),
   slice: shallow((args, call) => {
     arity(call, args, 3);
     const items = list(call, args, 0);
+    if (collectionKind(items) === 'set')
+      throw misuse(
+        call,
+        'cannot slice a set, because its elements do not have indices; convert it with tolist() if the order of the result does not matter',
+      );
     const start = int(call, args, 1);
     const end = int(call, args, 2);
     if (start < 0 || end > items.length || start > end) {
       throw misuse(call, `cannot slice [${start}:${end}] from a list of ${items.length}`);
     }
-    return items.slice(start, end);
+    return sameSequence(items, items.slice(start, end));
   }),
   sort: pure((args, call) => {
     arity(call, args, 1);
-    return list(call, args, 0)
-      .map((item, i) => elementString(call, item, `element ${i}`))
-      .sort(compareStrings);
+    return asList(
+      list(call, args, 0)
+        .map((item, i) => elementString(call, item, `element ${i}`))
+        .sort(compareStrings),
+      'string',
+    );
   }),
   toset: pure((args, call) => {
     arity(call, args, 1);
-    return setOf(list(call, args, 0));
+    if (args[0] === null) return null;
+    return converted(call, args, 0, { set: 'dynamic' });
   }),
   tolist: shallow((args, call) => {
     arity(call, args, 1);
     if (args[0] === null) return null;
-    return list(call, args, 0);
+    return converted(call, args, 0, { list: 'dynamic' });
   }),
   tomap: shallow((args, call) => {
     arity(call, args, 1);
     if (args[0] === null) return null;
-    return object(call, args, 0);
+    return converted(call, args, 0, { map: 'dynamic' });
   }),
   tostring: shallow((args, call) => {
     arity(call, args, 1);
@@ -714,14 +919,21 @@ const collectionFunctions: Record<string, HclFunction> = {
   tobool: shallow((args, call) => {
     arity(call, args, 1);
     if (args[0] === null) return null;
-    return bool(call, args, 0);
+    return converted(call, args, 0, 'bool');
   }),
   coalesce: seesUnknown((args, call) => {
     arity(call, args, 1, Infinity);
+    // The arguments are converted to the type they unify to (coalesce(1, "a") is "1"), then the first that is
+    // neither null nor "" wins.
+    const known = args.filter((arg) => arg !== null && !(arg instanceof Unknown));
+    const type = known.length > 0 ? unify(known.map(typeOf), true) : 'dynamic';
+    if (type === undefined) throw misuse(call, 'all arguments must have the same type');
     for (const arg of args) {
       // An unknown argument might be null or empty: the result is as unknown as it is.
       if (arg instanceof Unknown) return arg;
-      if (arg !== null && arg !== '') return arg;
+      if (arg === null) continue;
+      const value = converted(call, [arg], 0, type);
+      if (value !== '') return value;
     }
     throw misuse(call, 'no non-null, non-empty-string argument');
   }),
@@ -736,9 +948,12 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   compact: pure((args, call) => {
     arity(call, args, 1);
-    return list(call, args, 0)
-      .filter((item) => item !== null && item !== '')
-      .map((item, i) => elementString(call, item, `element ${i}`));
+    return asList(
+      list(call, args, 0)
+        .filter((item) => item !== null && item !== '')
+        .map((item, i) => elementString(call, item, `element ${i}`)),
+      'string',
+    );
   }),
   zipmap: shallow((args, call) => {
     arity(call, args, 2);
@@ -751,7 +966,8 @@ const collectionFunctions: Record<string, HclFunction> = {
     }
     const out: ValueObject = {};
     keys.forEach((key, i) => setKey(out, elementString(call, key, `key ${i}`), values[i] as Value));
-    return out;
+    // A list of values makes a map of their type; a tuple an object.
+    return collectionKind(values) === 'list' ? asMap(out, elementType(values)) : out;
   }),
   one: shallow((args, call) => {
     arity(call, args, 1);
@@ -764,7 +980,52 @@ const collectionFunctions: Record<string, HclFunction> = {
     arity(call, args, 1);
     const items = list(call, args, 0);
     if (items.length === 0) throw misuse(call, 'cannot sum an empty list');
-    return items.reduce<number>((total, item, i) => total + num(call, items, i), 0);
+    // A tuple's elements convert one by one; a list or set of anything but numbers makes OpenTofu's sum fail (it
+    // panics on the first element).
+    const type = typeOf(items);
+    const element =
+      typeof type === 'object' && 'list' in type
+        ? type.list
+        : typeof type === 'object' && 'set' in type
+          ? type.set
+          : undefined;
+    if (element !== undefined && element !== 'number' && element !== 'dynamic')
+      throw misuse(call, `cannot sum a ${typeLabel(type)}: convert the elements with tonumber() first`);
+    // Each element converts to a number ("2" is 2), as OpenTofu's sum converts them; null is an error.
+    return items.reduce<number>((total, item, i) => {
+      if (item === null) throw misuse(call, `element ${i} is null; sum needs numbers`);
+      const number = toNumber(item);
+      if (number === undefined) throw misuse(call, `element ${i} must be a number, got ${typeName(item)}`);
+      return total + number;
+    }, 0);
+  }),
+  setproduct: pure((args, call) => {
+    arity(call, args, 1, Infinity);
+    // Lists give a list of tuples, sets a set; a tuple argument makes the result a list of tuples too.
+    const sequences = args.map((_, i) => list(call, args, i));
+    let rows: Value[][] = [[]];
+    for (const items of sequences) rows = rows.flatMap((row) => items.map((item) => [...row, item]));
+    if (sequences.some((items) => items.length === 0)) rows = [];
+    if (args.every((arg) => collectionKind(arg) === 'set')) return setOf(call, rows);
+    return asList(rows);
+  }),
+  transpose: pure((args, call) => {
+    arity(call, args, 1);
+    const map = object(call, args, 0);
+    const out = new Map<string, string[]>();
+    for (const key of sortedKeys(map)) {
+      const items = map[key];
+      if (!Array.isArray(items)) throw misuse(call, `the value of ${JSON.stringify(key)} must be a list of strings`);
+      items.forEach((item, i) => {
+        const name = elementString(call, item, `element ${i} of ${JSON.stringify(key)}`);
+        const list = out.get(name);
+        if (list) list.push(key);
+        else out.set(name, [key]);
+      });
+    }
+    const result: ValueObject = {};
+    for (const [name, keys] of out) setKey(result, name, asList(keys, 'string'));
+    return asMap(result, { list: 'string' });
   }),
   alltrue: pure((args, call) => {
     arity(call, args, 1);
@@ -778,27 +1039,31 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   setunion: pure((args, call) => {
     arity(call, args, 1, Infinity);
-    return setOf(args.flatMap((_, i) => list(call, args, i)));
+    return setOperation(call, args, (sets) => sets.flat());
   }),
   setintersection: pure((args, call) => {
     arity(call, args, 1, Infinity);
-    const [first = [], ...rest] = args.map((_, i) => list(call, args, i));
-    return setOf(first.filter((item) => rest.every((other) => other.some((o) => valuesEqual(o, item) === true))));
+    return setOperation(call, args, ([first = [], ...rest]) =>
+      first.filter((item) => rest.every((other) => other.some((o) => valuesEqual(o, item) === true))),
+    );
   }),
   setsubtract: pure((args, call) => {
     arity(call, args, 2);
-    const remove = list(call, args, 1);
-    return setOf(list(call, args, 0).filter((item) => !remove.some((o) => valuesEqual(o, item) === true)));
+    return setOperation(call, args, ([from = [], remove = []]) =>
+      from.filter((item) => !remove.some((o) => valuesEqual(o, item) === true)),
+    );
   }),
   chunklist: shallow((args, call) => {
     arity(call, args, 2);
-    const items = list(call, args, 0);
+    // The parameter is a list: a tuple converts to one (its elements unify; a number and a bool do not).
+    list(call, args, 0);
+    const items = converted(call, args, 0, { list: 'dynamic' }) as Value[];
     const size = int(call, args, 1);
     if (size < 0) throw misuse(call, 'the chunk size must not be negative');
     if (size === 0) return [items];
     const out: Value[] = [];
-    for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-    return out;
+    for (let i = 0; i < items.length; i += size) out.push(asList(items.slice(i, i + size), elementType(items)));
+    return asList(out);
   }),
   sensitive: shallow((args, call) => {
     arity(call, args, 1);
@@ -856,6 +1121,83 @@ function fromData(data: unknown): Value {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Whether a CSV record ends at `i` (a newline, or a carriage return before one). */
+function recordEnd(text: string, i: number): boolean {
+  return text[i] === '\n' || (text[i] === '\r' && text[i + 1] === '\n');
+}
+
+/**
+ * CSV records as Go's encoding/csv reads them (RFC 4180): `"` quotes a field and `""` is a quote inside one, a bare
+ * `"` in an unquoted field is an error, blank lines are skipped, `\r\n` ends a record like `\n`.
+ */
+function csvRecords(call: CallInfo, text: string): string[][] {
+  const records: string[][] = [];
+  let line = 1;
+  let i = 0;
+  const error = (what: string): HclEvalError => misuse(call, `CSV parse error on line ${line}: ${what}`);
+  while (i < text.length) {
+    if (recordEnd(text, i)) {
+      i += text[i] === '\r' ? 2 : 1;
+      line += 1;
+      continue;
+    }
+    const record: string[] = [];
+    for (;;) {
+      let field = '';
+      if (text[i] === '"') {
+        i += 1;
+        for (;;) {
+          if (i >= text.length) throw error('extraneous or missing " in quoted-field');
+          if (text[i] === '"' && text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+          } else if (text[i] === '"') {
+            i += 1;
+            break;
+          } else {
+            if (text[i] === '\n') line += 1;
+            field += text[i];
+            i += 1;
+          }
+        }
+        if (i < text.length && text[i] !== ',' && !recordEnd(text, i)) {
+          throw error('extraneous or missing " in quoted-field');
+        }
+      } else {
+        while (i < text.length && text[i] !== ',' && !recordEnd(text, i)) {
+          if (text[i] === '"') throw error('bare " in non-quoted-field');
+          field += text[i];
+          i += 1;
+        }
+      }
+      record.push(field);
+      if (text[i] !== ',') break;
+      i += 1;
+    }
+    records.push(record);
+  }
+  return records;
+}
+
+/** csvdecode(): a list of objects keyed by the header row, every value a string. */
+function csvDecode(call: CallInfo, text: string): Value {
+  const [headers, ...rows] = csvRecords(call, text);
+  if (!headers) throw misuse(call, 'missing header line');
+  const seen = new Set<string>();
+  for (const name of headers) {
+    if (seen.has(name)) throw misuse(call, `duplicate column name ${JSON.stringify(name)}`);
+    seen.add(name);
+  }
+  const element: Type = { object: Object.fromEntries(headers.map((name) => [name, 'string' as const])) };
+  const objects = rows.map((row, r) => {
+    if (row.length !== headers.length) throw misuse(call, `CSV parse error on line ${r + 2}: wrong number of fields`);
+    const out: ValueObject = {};
+    headers.forEach((name, c) => setKey(out, name, row[c] as string));
+    return out;
+  });
+  return asList(objects, element);
+}
+
 function hashFunction(algorithm: string, encoding: 'hex' | 'base64'): HclFunction {
   return pure((args, call) => {
     arity(call, args, 1);
@@ -881,14 +1223,25 @@ const encodingFunctions: Record<string, HclFunction> = {
   }),
   yamldecode: pure((args, call) => {
     arity(call, args, 1);
-    const documents = parseAllDocuments(str(call, args, 0), { merge: true });
-    if (!Array.isArray(documents)) return null;
-    if (documents.length > 1) throw misuse(call, 'the YAML holds more than one document');
-    const [document] = documents;
-    if (!document) return null;
-    const [problem] = document.errors;
-    if (problem) throw misuse(call, `invalid YAML: ${problem.message}`);
-    return fromData(document.toJS({ maxAliasCount: 1000 }));
+    try {
+      return decodeYaml(str(call, args, 0));
+    } catch (error) {
+      if (error instanceof YamlDecodeError) throw misuse(call, `invalid YAML: ${error.message}`);
+      throw error;
+    }
+  }),
+  yamlencode: pure((args, call) => {
+    arity(call, args, 1);
+    try {
+      return encodeYaml(args[0] as Value);
+    } catch (error) {
+      if (error instanceof YamlEncodeError) throw misuse(call, error.message);
+      throw error;
+    }
+  }),
+  csvdecode: pure((args, call) => {
+    arity(call, args, 1);
+    return csvDecode(call, str(call, args, 0));
   }),
   base64encode: pure((args, call) => {
     arity(call, args, 1);
@@ -915,7 +1268,6 @@ const encodingFunctions: Record<string, HclFunction> = {
   uuid: needsRun('is random: a new value every run'),
   bcrypt: needsRun('is salted randomly: a new value every run'),
   timestamp: needsRun('reads the clock at apply time'),
-  plantimestamp: needsRun('reads the clock at plan time'),
 };
 
 // --- paths ---------------------------------------------------------------------------------------------

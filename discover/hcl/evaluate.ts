@@ -25,8 +25,8 @@ import {
   toBool,
   toNumber,
   typeName,
-  valuesEqual,
 } from './values.js';
+import { ConversionError, asList, collectionKind, convert, equals, typeLabel, typeOf, unify } from './types.js';
 import type { HclErrorReason, Value, ValueObject } from './values.js';
 
 /** What a function call knows about itself. */
@@ -154,8 +154,25 @@ function evaluateJsonIn(value: unknown, ctx: Context): Value {
 
 function evaluateJsonString(text: string, ctx: Context): Value {
   // Every template sequence (`${`, `%{`, and their escapes) contains "{": most strings skip the parser.
-  if (!text.includes('{')) return text;
+  if (!text.includes('{')) return nfc(text);
   return evaluate(parsedOrThrow(parseTemplate(text), text), ctx);
+}
+
+/** cty keeps every string in Unicode normal form C (a string becomes a value through NFC normalisation). */
+function nfc(text: string): string {
+  // Printable ASCII is always normalised: skip the call for the common case.
+  return /^[ -~]*$/.test(text) ? text : text.normalize('NFC');
+}
+
+/** A function's result with its strings (and a sequence's string elements) in normal form C. */
+function normalized(value: Value): Value {
+  if (typeof value === 'string') return nfc(value);
+  if (Array.isArray(value) && value.some((item) => typeof item === 'string' && item !== nfc(item))) {
+    const kind = collectionKind(value);
+    const items = value.map((item) => (typeof item === 'string' ? nfc(item) : item));
+    return kind === 'list' ? asList(items, typeOf(value) === 'dynamic' ? undefined : 'string') : items;
+  }
+  return value;
 }
 
 function objectKeyString(key: Value, what: string): string {
@@ -198,9 +215,11 @@ function variableValue(variables: Record<string, LazyValue>, name: string): Valu
 function evaluate(node: Expression, ctx: Context): Value {
   switch (node.type) {
     case 'literal':
-      return node.value;
-    case 'template':
-      return evaluateParts(node.parts, ctx);
+      return typeof node.value === 'string' ? nfc(node.value) : node.value;
+    case 'template': {
+      const text = evaluateParts(node.parts, ctx);
+      return typeof text === 'string' ? nfc(text) : text;
+    }
     case 'tuple':
       return node.items.map((item) => evaluate(item, ctx));
     case 'object':
@@ -212,11 +231,14 @@ function evaluate(node: Expression, ctx: Context): Value {
     case 'index':
       return index(node.object, node.key, node, ctx);
     case 'splat': {
+      // A splat over a list (or set) is a list, over a tuple a tuple; a single value becomes a one-element tuple.
       const source = evaluate(node.source, ctx);
       if (source instanceof Unknown) return source;
       if (source === null) return [];
       const items = Array.isArray(source) ? source : [source];
-      return items.map((item) => evaluate(node.each, { ...ctx, splat: item }));
+      const result = items.map((item) => evaluate(node.each, { ...ctx, splat: item }));
+      const kind = collectionKind(source);
+      return kind === 'list' || kind === 'set' ? asList(result) : result;
     }
     case 'splat-item':
       return ctx.splat ?? null;
@@ -228,12 +250,8 @@ function evaluate(node: Expression, ctx: Context): Value {
       return unary(node, ctx);
     case 'binary':
       return binary(node, ctx);
-    case 'conditional': {
-      const condition = evaluate(node.condition, ctx);
-      if (condition instanceof Unknown) return condition;
-      const chosen = requireBool(condition, node.condition, 'the condition');
-      return evaluate(chosen ? node.trueResult : node.falseResult, ctx);
-    }
+    case 'conditional':
+      return conditional(node, ctx);
     case 'for':
       return forExpression(node, ctx);
   }
@@ -396,7 +414,7 @@ function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
   const left = evaluate(node.left, ctx);
   const right = evaluate(node.right, ctx);
   if (operator === '==' || operator === '!=') {
-    const equal = valuesEqual(left, right);
+    const equal = equals(left, right);
     if (equal instanceof Unknown) return equal;
     return operator === '==' ? equal : !equal;
   }
@@ -425,6 +443,49 @@ function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
     case '%':
       if (b === 0) return fail(`modulo by zero in ${describe(node)}`, node, 'evaluation-error');
       return a % b;
+  }
+}
+
+/**
+ * `c ? a : b`, as HCL evaluates it: the result has the type both branches unify to (`true ? 1 : "x"` is the string
+ * "1"), so the branch not taken is evaluated too, for its type; its errors are not reported (HCL drops them), and
+ * a branch that fails or is unknown or null imposes no type.
+ */
+function conditional(node: Expression & { type: 'conditional' }, ctx: Context): Value {
+  const condition = evaluate(node.condition, ctx);
+  if (condition instanceof Unknown) return condition;
+  const chosen = requireBool(condition, node.condition, 'the condition');
+  const resultNode = chosen ? node.trueResult : node.falseResult;
+  const result = evaluate(resultNode, ctx);
+  if (result === null || result instanceof Unknown) return result;
+  let other: Value;
+  try {
+    other = evaluate(chosen ? node.falseResult : node.trueResult, ctx);
+  } catch (error) {
+    if (error instanceof HclEvalError) return result;
+    throw error;
+  }
+  if (other === null || other instanceof Unknown) return result;
+  const types = chosen ? [typeOf(result), typeOf(other)] : [typeOf(other), typeOf(result)];
+  const unified = unify(types, true);
+  if (unified === undefined) {
+    return fail(
+      `inconsistent conditional result types: the true result is ${typeLabel(types[0] ?? 'dynamic')}, the false result ${typeLabel(types[1] ?? 'dynamic')}`,
+      node,
+      'type-mismatch',
+    );
+  }
+  try {
+    return convert(result, unified);
+  } catch (error) {
+    if (error instanceof ConversionError) {
+      return fail(
+        `the ${chosen ? 'true' : 'false'} result has the wrong type: ${error.message}`,
+        resultNode,
+        'type-mismatch',
+      );
+    }
+    throw error;
   }
 }
 
@@ -589,7 +650,7 @@ function call(node: Expression & { type: 'call' }, ctx: Context): Value {
     if (unknown) return unknown;
   }
   try {
-    return fn(args, { name, scope: ctx.scope });
+    return normalized(fn(args, { name, scope: ctx.scope }));
   } catch (error) {
     if (error instanceof Unknown) return error;
     if (error instanceof HclEvalError && !error.range) {

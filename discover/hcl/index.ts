@@ -48,10 +48,11 @@ export {
   typeName,
   findUnknown,
   isWhollyKnown,
-  valuesEqual,
   formatNumber,
   primitiveToString,
 } from './values.js';
+export type { Type } from './types.js';
+export { equals as valuesEqual, typeOf, convert, unify, asList, asMap, asSetValue, collectionKind } from './types.js';
 
 export type { Token, TokenType, LexMode } from './lexer.js';
 export { tokenize, lineColumn } from './lexer.js';

@@ -1,8 +1,9 @@
 /**
  * The values HCL expressions evaluate to, plus the conversions and comparisons HCL applies to them.
  *
- * HCL (cty) distinguishes lists, tuples and sets, and maps and objects. Discovery only needs their shape, so a
- * JavaScript array stands for all three sequence types and a plain object for both mapping types. What cannot be
+ * HCL (cty) distinguishes lists, tuples and sets, and maps and objects. A JavaScript array stands for all three
+ * sequence types and a plain object for both mapping types; types.ts registers which arrays are lists or sets and
+ * which objects are maps, and holds cty's rules for equality, conversion and unification. What cannot be
  * known offline (command output, dependency outputs, the clock) is an {@link Unknown}, which flows through every
  * operation instead of failing it.
  */
@@ -131,9 +132,13 @@ export function compareStrings(a: string, b: string): number {
 export function formatNumber(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
+  // cty keeps the sign of zero (0 * -1, tonumber("-0") and -0.0 in JSON print as "-0").
+  if (Object.is(n, -0)) return '-0';
   if (Number.isInteger(n)) {
     if (Math.abs(n) < 1e21) return String(n);
-    return BigInt(n).toString();
+    // A float64 prints as its shortest round-tripping digits, zero-padded (Go's Text('f', -1) at 53 bits): 1e21
+    // is "1000000000000000000000", not the binary value's exact expansion.
+    return expandExponent(String(n).replace('e+', 'e'));
   }
   const short = String(n);
   if (!short.includes('e') && significantDigits(short) <= 15) return short;
@@ -152,7 +157,7 @@ function trimFraction(text: string): string {
 }
 
 function expandExponent(text: string): string {
-  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]?\d+)$/.exec(text);
   if (!match) return text;
   const [, sign = '', lead = '', fraction = '', exponentText = '0'] = match;
   const digits = lead + fraction;
@@ -171,7 +176,7 @@ export function primitiveToString(value: Value): string | undefined {
   return undefined;
 }
 
-const NUMBER_SYNTAX = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const NUMBER_SYNTAX = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** A number from a number or a numeric string, as HCL converts (undefined when not convertible). */
 export function toNumber(value: Value): number | undefined {
@@ -183,11 +188,11 @@ export function toNumber(value: Value): number | undefined {
   return undefined;
 }
 
-/** A bool from a bool or "true"/"false", as HCL converts (undefined when not convertible). */
+/** A bool from a bool or "true"/"false"/"1"/"0", as cty converts (undefined when not convertible). */
 export function toBool(value: Value): boolean | undefined {
   if (typeof value === 'boolean') return value;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
   return undefined;
 }
 
@@ -213,39 +218,6 @@ export function findUnknown(value: Value): Unknown | undefined {
 /** True when no Unknown is anywhere inside the value. */
 export function isWhollyKnown(value: Value): boolean {
   return findUnknown(value) === undefined;
-}
-
-/**
- * HCL's `==`: structural, without type conversion (`1 == "1"` is false). Unknown when an Unknown decides it.
- */
-export function valuesEqual(a: Value, b: Value): boolean | Unknown {
-  if (a instanceof Unknown) return a;
-  if (b instanceof Unknown) return b;
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    let pending: Unknown | undefined;
-    for (let i = 0; i < a.length; i++) {
-      const equal = valuesEqual(a[i] as Value, b[i] as Value);
-      if (equal === false) return false;
-      if (equal instanceof Unknown) pending ??= equal;
-    }
-    return pending ?? true;
-  }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    let pending: Unknown | undefined;
-    for (const key of keys) {
-      if (!hasKey(b, key)) return false;
-      const equal = valuesEqual(a[key] as Value, b[key] as Value);
-      if (equal === false) return false;
-      if (equal instanceof Unknown) pending ??= equal;
-    }
-    return pending ?? true;
-  }
-  return false;
 }
 
 /** A short rendering of a value for error messages. */
