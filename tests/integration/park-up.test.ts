@@ -1,0 +1,241 @@
+/**
+ * platctl up through the CLI, the parts beyond the record: re-applying configured units through the engine's
+ * Terragrunt executor (the fake terragrunt records every call; its `exec` does what the apply would), and the steps
+ * after Karpenter (Kyverno, rollouts, database clients, pod readiness) against the loopback Kubernetes API.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { stripForRecord } from '../../park/kube-helpers.js';
+import type { AwsProxy } from '../helpers/aws-proxy.js';
+import { startAwsProxy } from '../helpers/aws-proxy.js';
+import type { KubeApiServer, KubeFixtureObject } from '../helpers/kube-api.js';
+import { KEYS, fixtureEC2NodeClass, fixtureNodePool } from '../helpers/kube-api.js';
+import { useMoto } from '../helpers/moto.js';
+import {
+  PARK_CLUSTER,
+  PARK_SIZES,
+  nodeGroupSizes,
+  parkConfig,
+  s3ParkRecord,
+  seedParkAws,
+  startParkKube,
+} from '../helpers/park-fixture.js';
+import { runCli } from '../helpers/run-cli.js';
+import type { Call, UnitBehaviour } from './engine-helpers.js';
+import { ENGINE_FIXTURES, REPO_ROOT } from './engine-helpers.js';
+
+const FAKE_TG = join(ENGINE_FIXTURES, 'fake-terragrunt.mjs');
+const FAKE_TOFU = join(ENGINE_FIXTURES, 'fake-tofu.sh');
+const APPLY_EFFECT = join(REPO_ROOT, 'tests', 'fixtures', 'park', 'apply-effect.mjs');
+const UNITS = ['eks-nodes', 'karpenter', 'cross-vpc-dns'];
+const REPLACE = ['kubectl_manifest.nodepool["default"]', 'kubectl_manifest.ec2nodeclass["default"]'];
+
+const UNITS_CONFIG = parkConfig(
+  `    node_group_units: [platform/eks-nodes]
+    reconnect_units: [platform/cross-vpc-dns]
+`,
+  `{ nodeclaim_timeout: 2s, unit: platform/karpenter, replace: ['${REPLACE[0]}', '${REPLACE[1]}'] }`,
+);
+
+describe('platctl up', { timeout: 240_000 }, () => {
+  const moto = useMoto();
+  let proxy: AwsProxy;
+  let kube: KubeApiServer;
+  let root: string;
+
+  beforeAll(async () => {
+    proxy = await startAwsProxy(moto.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  const record = () => join(root, 'calls.ndjson');
+  const control = (units: Record<string, UnitBehaviour & { exec?: string[] }>): void =>
+    writeFileSync(join(root, 'control.json'), JSON.stringify({ default: {}, units }));
+  const calls = (): Call[] =>
+    readFileSync(record(), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Call);
+  const cli = (args: string[]) =>
+    runCli([...args, '--config', join(root, '.platctl.yaml')], {
+      cwd: root,
+      env: {
+        ...moto.env,
+        PATH: process.env.PATH,
+        AWS_ENDPOINT_URL: proxy.endpoint,
+        HOME: join(root, 'home'),
+        KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
+        PLATCTL_TERRAGRUNT: FAKE_TG,
+        PLATCTL_TF_PATH: FAKE_TOFU,
+        FAKE_TG_RECORD: record(),
+        FAKE_TG_CONTROL: join(root, 'control.json'),
+      },
+    });
+  /** An `exec` for the fake terragrunt: the apply sets these node-group sizes and creates these objects. */
+  const effect = (
+    name: string,
+    spec: { groups?: Record<string, { min: number; max: number; desired: number }>; create?: KubeFixtureObject[] },
+  ): string[] => {
+    const file = join(root, `${name}.json`);
+    const kinds: Record<string, string> = {
+      NodePool: '/apis/karpenter.sh/v1/nodepools',
+      EC2NodeClass: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses',
+    };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...(spec.groups ? { eks: { endpoint: moto.endpoint, cluster: PARK_CLUSTER, groups: spec.groups } } : {}),
+        ...(spec.create
+          ? {
+              kube: {
+                server: kube.url,
+                create: spec.create.map((body) => ({ path: kinds[body.kind as string], body })),
+              },
+            }
+          : {}),
+      }),
+    );
+    return [process.execPath, APPLY_EFFECT, file];
+  };
+  const RECORDED = { system: { min: 2, max: 4, desired: 3 }, workers: { min: 1, max: 6, desired: 2 } };
+  const argv = (unit: string, ...tfArgs: string[]) => [
+    'run',
+    '--working-dir',
+    join(root, 'live', 'platform', unit),
+    '--non-interactive',
+    '--tf-path',
+    FAKE_TOFU,
+    '--',
+    'apply',
+    '-auto-approve',
+    '-input=false',
+    ...tfArgs,
+  ];
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'platctl-park-up-'));
+    for (const unit of UNITS) {
+      mkdirSync(join(root, 'live', 'platform', unit), { recursive: true });
+      writeFileSync(join(root, 'live', 'platform', unit, 'terragrunt.hcl'), '# a unit\n');
+    }
+    mkdirSync(join(root, 'home'), { recursive: true });
+    writeFileSync(join(root, '.platctl.yaml'), UNITS_CONFIG);
+    writeFileSync(record(), '');
+    control({});
+    proxy.calls.length = 0;
+    await seedParkAws(moto.endpoint);
+    kube = await startParkKube();
+  }, 90_000);
+
+  afterEach(async () => {
+    await kube.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('re-applies the node-group, Karpenter (-replace) and reconnect units through terragrunt, then checks the record', async () => {
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    expect(calls()).toEqual([]);
+    const parked = await s3ParkRecord(moto.endpoint);
+    expect(parked?.node_groups).toEqual(RECORDED);
+
+    const dry = await cli(['up', '--dry-run']);
+    expect(dry.stderr).toBe('');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      `apply platform/eks-nodes: ${FAKE_TG} run --working-dir ${join(root, 'live/platform/eks-nodes')} --non-interactive --tf-path ${FAKE_TOFU} -- apply -auto-approve -input=false`,
+    );
+    expect(dry.stdout).toContain(`'-replace=${REPLACE[0]}' '-replace=${REPLACE[1]}'`);
+    expect(dry.stdout).toContain('workers: 0/6/0 -> 1/6/2 (min/max/desired)');
+    expect(calls()).toEqual([]);
+
+    // The units' Terraform holds the sizes of before (IaC is the truth) and the Karpenter objects.
+    const pool = stripForRecord(fixtureNodePool('default'));
+    const nodeClass = stripForRecord(fixtureEC2NodeClass('default'));
+    control({
+      'platform/eks-nodes': { exec: effect('nodes', { groups: RECORDED }) },
+      'platform/karpenter': { exec: effect('karpenter', { create: [nodeClass, pool] }) },
+    });
+    proxy.calls.length = 0;
+    const up = await cli(['up']);
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(calls().map((c) => [c.unit, c.argv])).toEqual([
+      ['platform/eks-nodes', argv('eks-nodes')],
+      ['platform/karpenter', argv('karpenter', `-replace=${REPLACE[0]}`, `-replace=${REPLACE[1]}`)],
+      ['platform/cross-vpc-dns', argv('cross-vpc-dns')],
+    ]);
+    // Through the unit, not from the record: platctl itself never called UpdateNodegroupConfig.
+    expect(proxy.calls.filter((c) => c.path.endsWith('/update-config'))).toEqual([]);
+    expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
+    expect(up.stdout).toMatch(/✓ node-groups +system 2\/4\/3, workers 1\/6\/2 \(applying platform\/eks-nodes\)/);
+    expect(up.stdout).toMatch(/✓ karpenter +applied platform\/karpenter replacing kubectl_manifest/);
+    expect(up.stdout).toMatch(/✓ reconnect +applied platform\/cross-vpc-dns/);
+    expect(kube.objects(KEYS.nodepools).map((p) => p.metadata?.name)).toEqual(['default']);
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
+    const logs = readdirSync(join(root, '.platctl-logs')).filter((d) => d.startsWith('park-up-'));
+    expect(logs).toHaveLength(1);
+    const log = readFileSync(join(root, '.platctl-logs', logs[0]!, 'platform__eks-nodes.log'), 'utf8');
+    expect(log).toContain('aws_eks_node_group.workers: Modifications complete');
+    expect(log).toContain('# result:   completed');
+  });
+
+  it('sizes the units do not bring back, and a failed apply, fail with what and where; --resume continues', async () => {
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    // Terraform that ignores desired_size leaves workers at desired 0.
+    control({
+      'platform/eks-nodes': {
+        exec: effect('nodes', { groups: { ...RECORDED, workers: { min: 1, max: 6, desired: 0 } } }),
+      },
+    });
+    const mismatch = await cli(['up']);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stdout).toContain(
+      'node groups not at their recorded sizes (min/max/desired) after applying platform/eks-nodes: workers is 1/6/0, recorded 1/6/2',
+    );
+    expect(mismatch.stdout).toContain('drop park.platform.node_group_units to restore from the record');
+    expect(mismatch.stdout).toContain('platform: up failed at step node-groups');
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'parked' });
+
+    control({
+      'platform/eks-nodes': { exec: effect('nodes', { groups: RECORDED }) },
+      'platform/karpenter': { fail: true, exit_code: 3 },
+    });
+    const failed = await cli(['up', '--resume']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(
+      /✗ karpenter +terragrunt apply of platform\/karpenter failed: exit code 3: Error: simulated failure in platform\/karpenter \(log: \.platctl-logs\/park-up-[^/]+\/platform__karpenter\.log\)/,
+    );
+    expect(failed.stdout).toContain('hint: read the log, fix platform/karpenter, then run platctl up --resume');
+    expect(failed.stdout).toContain('Resume with: platctl up --resume');
+
+    const pool = stripForRecord(fixtureNodePool('default'));
+    control({ 'platform/karpenter': { exec: effect('karpenter', { create: [pool] }) } });
+    const resumed = await cli(['up', '--resume']);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/- node-groups +done in an earlier run/);
+    expect(calls().map((c) => c.unit)).toEqual([
+      'platform/eks-nodes',
+      'platform/eks-nodes',
+      'platform/karpenter',
+      'platform/karpenter',
+      'platform/cross-vpc-dns',
+    ]);
+    expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
+  });
+
+  it('a configured unit that does not exist is a configuration error (exit 2, file:line) before anything runs', async () => {
+    writeFileSync(join(root, '.platctl.yaml'), UNITS_CONFIG.replace('platform/cross-vpc-dns', 'platform/cross-vpc'));
+    const up = await cli(['up']);
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain(
+      `.platctl.yaml:15:23: park.platform.reconnect_units[0]: platform/cross-vpc is not a unit: ${join(root, 'live/platform/cross-vpc/terragrunt.hcl')} does not exist`,
+    );
+    expect(proxy.calls).toEqual([]);
+    expect(existsSync(join(root, '.platctl-park'))).toBe(false);
+  });
+});
