@@ -11,7 +11,17 @@ import { stripForRecord } from '../../park/kube-helpers.js';
 import type { AwsProxy } from '../helpers/aws-proxy.js';
 import { startAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer, KubeFixtureObject } from '../helpers/kube-api.js';
-import { KEYS, fixtureEC2NodeClass, fixtureNodePool } from '../helpers/kube-api.js';
+import {
+  KEYS,
+  fixtureCnpgCluster,
+  fixtureDeployment,
+  fixtureEC2NodeClass,
+  fixtureKyvernoWebhook,
+  fixtureNode,
+  fixtureNodePool,
+  fixturePod,
+  rolloutController,
+} from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
 import {
   PARK_CLUSTER,
@@ -237,5 +247,104 @@ describe('platctl up', { timeout: 240_000 }, () => {
     );
     expect(proxy.calls).toEqual([]);
     expect(existsSync(join(root, '.platctl-park'))).toBe(false);
+  });
+  it('recovers Kyverno (bounded), restarts rollouts and early DB clients, and judges by pod readiness', async () => {
+    writeFileSync(
+      join(root, '.platctl.yaml'),
+      parkConfig(`    kyverno: { namespace: kyverno }
+    rollouts:
+      - { namespace: argocd, kind: statefulset, name: argocd-application-controller }
+      - { namespace: apps, name: web }
+    db_clients:
+      - { namespace: apps, deployment: api, database: pg }
+      - { namespace: apps, deployment: worker, database: pg }
+    db_clients_timeout: 5s
+    ready_namespaces: [apps, kyverno]
+    ready_timeout: 3s
+`),
+    );
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+
+    // The morning after: Kyverno's webhook fails closed with no ready pod behind it, the database became ready after
+    // the api's pod started, a node is not Ready (not what up judges by), a pod elsewhere is not ready either.
+    const dbReady = Date.now() - 600_000;
+    const at = (ms: number) => new Date(ms).toISOString();
+    kube.objects(KEYS.validatingWebhooks).push(fixtureKyvernoWebhook('validating'));
+    kube.objects(KEYS.mutatingWebhooks).push(fixtureKyvernoWebhook('mutating'));
+    kube
+      .objects(KEYS.deployments)
+      .push(
+        fixtureDeployment('kyverno', 'kyverno-admission-controller', { labels: { app: 'kyverno' } }),
+        fixtureDeployment('apps', 'web'),
+        fixtureDeployment('apps', 'api'),
+        fixtureDeployment('apps', 'worker'),
+      );
+    kube.objects(KEYS.statefulsets).push({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'argocd-application-controller', namespace: 'argocd' },
+      spec: { template: { metadata: { annotations: {} } } },
+    });
+    kube.objects(KEYS.cnpg).push(fixtureCnpgCluster('apps', 'pg', at(dbReady)));
+    kube
+      .objects(KEYS.pods)
+      .push(
+        fixturePod('kyverno', 'kyverno-admission-1', { labels: { app: 'kyverno' }, ready: false }),
+        fixturePod('apps', 'web-1', { labels: { app: 'web' }, ready: false }),
+        fixturePod('apps', 'api-1', { labels: { app: 'api' }, startTime: at(dbReady - 60_000) }),
+        fixturePod('apps', 'worker-1', { labels: { app: 'worker' }, startTime: at(dbReady + 60_000) }),
+        fixturePod('batch', 'report-1', { ready: false }),
+      );
+    kube.objects(KEYS.nodes).push(fixtureNode('sick-1', false));
+
+    // Kyverno never comes back: the step deletes the fail-closed webhooks, restarts Kyverno and gives up in time.
+    const started = Date.now();
+    const stuck = await cli(['up']);
+    expect(stuck.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(stuck.stdout).toContain('✗ kyverno');
+    expect(stuck.stdout).toContain('no Kyverno pod ready in kyverno after 3s (1 pods)');
+    expect(stuck.stdout).toContain('platform: up failed at step kyverno');
+    expect(kube.objects(KEYS.validatingWebhooks)).toEqual([]);
+    expect(kube.objects(KEYS.mutatingWebhooks)).toEqual([]);
+    expect(kube.writes()).toContain('PATCH /apis/apps/v1/namespaces/kyverno/deployments/kyverno-admission-controller');
+
+    // A restart now brings pods back ready; one pod of a readiness namespace never gets ready.
+    kube.controllers.push(rolloutController());
+    kube.objects(KEYS.pods).push(fixturePod('apps', 'stuck-1', { ready: false }));
+    const notReady = await cli(['up', '--resume']);
+    expect(notReady.code).toBe(1);
+    expect(notReady.stdout).toMatch(/✓ kyverno +restarted kyverno\/kyverno-admission-controller; Kyverno ready/);
+    expect(notReady.stdout).toMatch(/✓ rollouts +restarted argocd\/argocd-application-controller, apps\/web/);
+    expect(notReady.stdout).toMatch(
+      /✓ db-clients +restarted apps\/api \(1 pods started before pg\); fine: apps\/worker/,
+    );
+    expect(notReady.stdout).toContain('pods not ready after 3s: apps/stuck-1');
+    expect(notReady.stdout).not.toContain('report-1');
+    expect(notReady.stdout).toContain('platform: up failed at step pods-ready');
+    const restartedAt = (key: string, name: string) =>
+      (
+        kube.objects(key).find((o) => o.metadata?.name === name)?.spec as {
+          template: { metadata: { annotations: Record<string, string | undefined> } };
+        }
+      ).template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
+    expect(restartedAt(KEYS.statefulsets, 'argocd-application-controller')).toBeDefined();
+    expect(restartedAt(KEYS.deployments, 'web')).toBeDefined();
+    expect(restartedAt(KEYS.deployments, 'api')).toBeDefined();
+    expect(restartedAt(KEYS.deployments, 'worker')).toBeUndefined();
+
+    const pods = kube.objects(KEYS.pods);
+    pods.splice(
+      pods.findIndex((p) => p.metadata?.name === 'stuck-1'),
+      1,
+    );
+    const up = await cli(['up', '--resume']);
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(/✓ pods-ready +4 pods ready in apps, kyverno/);
+    expect(up.stdout).toContain('platform: up and ready');
+    // Judged by pods: the node that is not Ready did not hold up.
+    expect(kube.objects(KEYS.nodes).find((n) => n.metadata?.name === 'sick-1')).toBeDefined();
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
   });
 });
