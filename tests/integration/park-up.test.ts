@@ -3,7 +3,16 @@
  * Terragrunt executor (the fake terragrunt records every call; its `exec` does what the apply would), and the steps
  * after Karpenter (Kyverno, rollouts, database clients, pod readiness) against the loopback Kubernetes API.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -137,6 +146,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
     writeFileSync(record(), '');
     control({});
     proxy.calls.length = 0;
+    proxy.inject = undefined;
     await seedParkAws(moto.endpoint);
     kube = await startParkKube();
   }, 90_000);
@@ -346,5 +356,55 @@ describe('platctl up', { timeout: 240_000 }, () => {
     // Judged by pods: the node that is not Ready did not hold up.
     expect(kube.objects(KEYS.nodes).find((n) => n.metadata?.name === 'sick-1')).toBeDefined();
     expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
+  });
+  it('bootstrap reads the shared record; a teardown of the whole parked environment removes it (S3 and local)', async () => {
+    const recordPath = '/park-state-platform/platctl/park/platform.json';
+    // S3 speaks XML: an expired token as S3 answers it.
+    const expired = {
+      status: 400,
+      headers: { 'content-type': 'application/xml' },
+      body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>',
+    };
+    proxy.inject = (call) => (call.path === recordPath ? expired : undefined);
+    const unknown = await cli(['bootstrap', '--env', 'platform']);
+    proxy.inject = undefined;
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain('refused: cannot tell whether platform is parked: AWS rejected the credentials');
+    expect(unknown.stderr).toContain('or pass --force to bootstrap without this check');
+
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    // Parked by another runner: only the shared record knows.
+    const local = join(root, '.platctl-park', 'platform.json');
+    renameSync(local, `${local}.away`);
+    const refused = await cli(['bootstrap', '--env', 'platform']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/platform is parked since .*; run `platctl up --env platform` first/);
+    renameSync(`${local}.away`, local);
+
+    // Part of the environment destroyed: still parked.
+    const partial = await cli(['teardown', '--unit', 'platform/cross-vpc-dns', '--yes']);
+    expect(partial.code).toBe(0);
+    expect(partial.stdout).not.toContain('Park record');
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'parked' });
+
+    const teardown = await cli(['teardown', '--yes']);
+    expect(teardown.stderr).toBe('');
+    expect(teardown.code).toBe(0);
+    expect(teardown.stdout).toContain(
+      `Park record of platform removed: s3://park-state-platform/platctl/park/platform.json, ${local}`,
+    );
+    expect(await s3ParkRecord(moto.endpoint)).toBeUndefined();
+    expect(existsSync(local)).toBe(false);
+    expect(
+      proxy
+        .writes()
+        .filter((c) => c.method === 'DELETE')
+        .map((c) => c.path),
+    ).toEqual([recordPath]);
+    expect(calls().filter((c) => c.command === 'destroy')).toHaveLength(4);
+
+    const bootstrap = await cli(['bootstrap', '--env', 'platform']);
+    expect(bootstrap.stderr).not.toContain('parked');
+    expect(bootstrap.code).toBe(0);
   });
 });
