@@ -8,7 +8,7 @@ import type { KubeJson, KubeWriter } from '../cloud/kube-writer.js';
 import { KINDS } from '../cloud/kube-writer.js';
 import type { CloudResult } from '../cloud/result.js';
 import { ok } from '../cloud/result.js';
-import type { ParkContext, ParkStep, StepResult } from './context.js';
+import type { ParkContext, ParkStep, StepFailure, StepResult } from './context.js';
 import { applyUnit, done, failed, formatDuration, fromCloud, listSome, pollUntil, waitOptions } from './context.js';
 import { waitForState } from './down.js';
 import { RESTARTED_AT, condition, isReady, nameOf, podPhase, qualified } from './kube-helpers.js';
@@ -193,7 +193,14 @@ const karpenterStep: ParkStep = {
         [KINDS.nodepools, nodepools],
       ] as const) {
         for (const object of objects) {
-          const created = await kube.create(ref, object);
+          let created = await kube.create(ref, object);
+          if (created.ok && created.value === 'exists') {
+            // One that down deleted may still be terminating (Karpenter holds an EC2NodeClass until its last
+            // NodeClaim is gone): it would vanish right after counting as there. Wait for it, then create it.
+            const gone = await waitUntilGone(ctx, kube, ref, nameOf(object));
+            if (!gone.ok) return gone;
+            if (gone.value) created = await kube.create(ref, object);
+          }
           if (!created.ok) return fromCloud(created);
           notes.push(`${nameOf(object)}${created.value === 'exists' ? ' (already there)' : ''}`);
         }
@@ -246,6 +253,39 @@ const reconnectStep: ParkStep = {
     return done(`applied ${ctx.park.reconnect_units.join(', ')}`);
   },
 };
+
+/**
+ * Whether `name` was terminating and is gone now (false: it exists and is not being deleted). Bounded by
+ * `ready_timeout`; past it, fails naming the object and the finalizers that hold it.
+ */
+async function waitUntilGone(
+  ctx: ParkContext,
+  kube: KubeWriter,
+  ref: (typeof KINDS)[keyof typeof KINDS],
+  name: string,
+): Promise<StepFailure | { ok: true; value: boolean }> {
+  let terminating = false;
+  const waited = await pollUntil(
+    ctx,
+    ctx.park.ready_timeout,
+    async () => {
+      const now = await kube.get(ref, name);
+      if (!now.ok) return now.reason === 'not-found' ? ok({ done: true, value: undefined }) : now;
+      if (now.value.metadata?.deletionTimestamp === undefined) return ok({ done: true, value: now.value });
+      terminating = true;
+      return ok({ done: false, value: now.value });
+    },
+    (last) =>
+      failed(
+        'stuck',
+        `${last?.kind ?? ref.plural} ${name} is still being deleted after ${formatDuration(ctx.park.ready_timeout)} ` +
+          `(finalizers: ${(last?.metadata?.finalizers ?? []).join(', ') || 'none'}), so it cannot be created again`,
+        'Karpenter removes its finalizer once no NodeClaim uses it: check that the controller runs, then platctl up --resume',
+      ),
+  );
+  if (!waited.ok) return waited;
+  return { ok: true, value: terminating || waited.value === undefined };
+}
 
 const karpenterReadyStep: ParkStep = {
   name: 'karpenter-ready',

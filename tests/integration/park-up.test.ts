@@ -29,6 +29,7 @@ import {
   fixtureNode,
   fixtureNodePool,
   fixturePod,
+  karpenterController,
   rolloutController,
 } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
@@ -406,5 +407,29 @@ describe('platctl up', { timeout: 240_000 }, () => {
     const bootstrap = await cli(['bootstrap', '--env', 'platform']);
     expect(bootstrap.stderr).not.toContain('parked');
     expect(bootstrap.code).toBe(0);
+  });
+  it('up waits for an EC2NodeClass that is still being deleted before creating it again, bounded', async () => {
+    writeFileSync(join(root, '.platctl.yaml'), parkConfig('    ready_timeout: 3s\n'));
+    kube.controllers.length = 0;
+    kube.controllers.push(karpenterController({ holdClasses: true }));
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    expect(kube.objects(KEYS.ec2nodeclasses)[0]?.metadata?.deletionTimestamp).toBeDefined();
+
+    const held = await cli(['up']);
+    expect(held.code).toBe(1);
+    expect(held.stdout).toContain(
+      'EC2NodeClass default is still being deleted after 3s (finalizers: karpenter.k8s.aws/termination), so it cannot be created again',
+    );
+    expect(held.stdout).toContain('platform: up failed at step karpenter');
+    expect(kube.objects(KEYS.nodepools)).toEqual([]);
+
+    kube.controllers.length = 0;
+    kube.controllers.push(karpenterController());
+    const up = await cli(['up', '--resume']);
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(/✓ karpenter +created default, default/);
+    expect(kube.objects(KEYS.ec2nodeclasses).map((c) => [c.metadata?.name, c.metadata?.deletionTimestamp])).toEqual([
+      ['default', undefined],
+    ]);
   });
 });
