@@ -31,6 +31,7 @@ import {
 } from '../engine/terragrunt.js';
 import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
+import type { RunState } from '../engine/state.js';
 import { checkWorktree } from '../engine/worktree.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
@@ -40,6 +41,7 @@ import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import { walkPhases } from './phases.js';
 import { parkedRefusal } from './park-status.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
+import type { Project } from './project.js';
 import { loadProject } from './project.js';
 import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -119,6 +121,12 @@ export interface WalkVerbHooks {
   readonly confirm?: (request: ConfirmRequest, paint: Paint) => Promise<boolean>;
   /** Refuses before anything is loaded (teardown without a terminal and without --yes). */
   readonly precheck?: () => string | undefined;
+  /** After a completed run (teardown clears park records); an exit code it returns replaces 0. */
+  readonly completed?: (
+    state: Readonly<RunState>,
+    project: Project,
+    out: NodeJS.WritableStream,
+  ) => Promise<number | undefined>;
 }
 
 /** The shared body of `bootstrap` and `teardown`. */
@@ -142,7 +150,7 @@ export async function runWalkVerb(
   if (!loaded.ok) return loaded.exitCode;
   const { root, config, discovery, configPath } = loaded.project;
   if (command === 'bootstrap' && !args.force && !args['dry-run']) {
-    const refusal = await parkedRefusal(root, config, args);
+    const refusal = await parkedRefusal(root, config, args, io.env);
     if (refusal !== undefined) {
       io.stderr.write(`platctl: refused: ${refusal}\n`);
       return EXIT.refused;
@@ -304,7 +312,8 @@ export async function runWalkVerb(
           problems: result.problems,
         }),
       );
-      if (result.status === 'completed') return EXIT.ok;
+      if (result.status === 'completed')
+        return (await hooks.completed?.(result.state, loaded.project, human)) ?? EXIT.ok;
       if (result.status === 'interrupted') return exitCodeForSignal(io.signal.reason);
       return EXIT.failed;
     }

@@ -20,6 +20,7 @@ import { formatDuration } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
 import { runPark } from '../park/run.js';
+import { parkUnitApplier } from './park-units.js';
 import { loadCheckedConfig } from './project.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -96,6 +97,9 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     io.stderr.write(`platctl: ${chosen.error}\n`);
     return EXIT.usage;
   }
+  const units = op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, io) : undefined;
+  if (units && !units.ok) return units.exitCode;
+  const applier = units?.applier;
   const dryRun = args['dry-run'] === true;
   const paint = makePaint(io.color);
   const human = args.json ? io.stderr : io.stdout;
@@ -168,6 +172,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
         return kube;
       },
       alsoCheck: (config.park[env]?.preflight_envs ?? []).filter((other) => other !== env).map(cloudOf),
+      ...(applier ? { units: applier } : {}),
     };
   };
   const render = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);

@@ -2,9 +2,14 @@
  * The park section of `platctl status` (the rest of status is in cli/status.ts, which calls this), and the guard
  * that keeps `platctl bootstrap` off a parked environment.
  */
+import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
-import { parkFiles, parkedEnvs, renderParkStatus } from '../park/status.js';
+import type { Graph, UnitId } from '../engine/graph.js';
+import type { RunState } from '../engine/state.js';
+import { RecordStore, recordKey } from '../park/record.js';
+import { parkFiles, renderParkStatus } from '../park/status.js';
 import type { CliIo } from './verb.js';
+import { EXIT } from './verb.js';
 
 /** Prints the park state of every environment with a park file: text on stdout, or nothing with --json. */
 export async function printParkStatus(root: string, json: boolean, io: CliIo): Promise<void> {
@@ -23,14 +28,31 @@ export async function parkStatusJson(root: string): Promise<unknown[]> {
   }));
 }
 
+/** The record store of `env`: shared in S3 when the environment is parkable and has a state bucket, else local. */
+async function recordStore(root: string, config: PlatctlConfig, env: string, vars: EnvVars): Promise<RecordStore> {
+  const settings = config.environments[env];
+  const bucket = config.park[env] ? settings?.aws?.state_bucket : undefined;
+  if (!settings || bucket === undefined) return new RecordStore(root, env, undefined, undefined);
+  // Loaded only here: status and an unparked bootstrap without a bucket never pay for the AWS modules.
+  const [{ createEnvCloud }, { createParkAws }] = await Promise.all([
+    import('../cloud/environment.js'),
+    import('../cloud/park-aws.js'),
+  ]);
+  const cloud = createEnvCloud({ envName: env, settings, env: vars, maxAttempts: 3 });
+  return new RecordStore(root, env, bucket, createParkAws(cloud, vars, settings.cluster?.name ?? env));
+}
+
 /**
  * Why bootstrap must not run: an environment it touches is parked (applying it would fight the park, and its node
- * groups' Terraform sizes would bring the compute back behind the record's back). Undefined when none is.
+ * groups' Terraform sizes would bring the compute back behind the record's back), or its shared record cannot be
+ * read. The shared record (S3) is the truth where there is one: another runner may have parked or brought the
+ * environment back. Undefined when bootstrap may run.
  */
 export async function parkedRefusal(
   root: string,
   config: PlatctlConfig,
   args: { env?: string[] | undefined; unit?: string[] | undefined; resume?: boolean | undefined },
+  vars: EnvVars = {},
 ): Promise<string | undefined> {
   const fromUnits = (args.unit ?? []).map((unit) => unit.split('/')[0] ?? unit);
   const touched =
@@ -39,11 +61,58 @@ export async function parkedRefusal(
       : !args.resume && fromUnits.length > 0
         ? fromUnits
         : Object.keys(config.environments);
-  const parked = await parkedEnvs(root, [...new Set(touched)]);
-  const first = parked[0];
-  if (!first) return undefined;
-  return (
-    `${first.env} is parked since ${first.parked_at} (by ${first.parked_by.user}@${first.parked_by.host}); ` +
-    `run \`platctl up --env ${first.env}\` first, or pass --force to bootstrap it parked`
-  );
+  for (const env of [...new Set(touched)]) {
+    const store = await recordStore(root, config, env, vars);
+    const record = await store.read();
+    if (!record.ok) {
+      return (
+        `cannot tell whether ${env} is parked: ${record.message}\n` +
+        `  hint: ${record.hint ? `${record.hint}; ` : 'fix the access to it, '}or pass --force to bootstrap without this check`
+      );
+    }
+    const first = record.value;
+    if (first?.status !== 'parked') continue;
+    return (
+      `${first.env} is parked since ${first.parked_at} (by ${first.parked_by.user}@${first.parked_by.host}); ` +
+      `run \`platctl up --env ${first.env}\` first, or pass --force to bootstrap it parked`
+    );
+  }
+  return undefined;
+}
+
+/**
+ * After a completed teardown: the park record of each environment the teardown destroyed as a whole (every unit of
+ * it completed, or kept as the floor) is removed, in S3 and locally, since nothing of it is parked any more. Returns
+ * the exit code when a record could not be removed (the teardown itself succeeded), else undefined.
+ */
+export async function clearParkAfterTeardown(
+  root: string,
+  config: PlatctlConfig,
+  graph: Graph,
+  state: Pick<RunState, 'units'>,
+  io: CliIo,
+  out: NodeJS.WritableStream,
+): Promise<number | undefined> {
+  const byEnv = new Map<string, UnitId[]>();
+  for (const node of graph.nodes.values()) byEnv.set(node.env, [...(byEnv.get(node.env) ?? []), node.id]);
+  const withFile = new Set((await parkFiles(root)).map((f) => f.env));
+  for (const [env, units] of byEnv) {
+    if (!config.park[env] && !withFile.has(env)) continue;
+    const destroyed = units.every((id) => {
+      const unit = state.units[id];
+      return unit !== undefined && (unit.status === 'completed' || unit.kept === true);
+    });
+    if (!destroyed) continue;
+    const cleared = await (await recordStore(root, config, env, io.env)).clear();
+    if (!cleared.ok) {
+      io.stderr.write(
+        `platctl: teardown of ${env} completed, but its park record could not be removed: ${cleared.message}\n` +
+          `  hint: ${cleared.hint ? `${cleared.hint}; then ` : ''}delete s3://<state bucket>/${recordKey(env)} and ` +
+          `.platctl-park/${env}.json by hand, or platctl status and bootstrap will still see ${env} as parked\n`,
+      );
+      return EXIT.failed;
+    }
+    if (cleared.value.length > 0) out.write(`Park record of ${env} removed: ${cleared.value.join(', ')}\n`);
+  }
+  return undefined;
 }

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest } from '../engine/run.js';
 import { checkWalkArgs, runWalkVerb, walkVerbOptions } from './bootstrap.js';
+import { clearParkAfterTeardown } from './park-status.js';
 import type { CliIo } from './verb.js';
 import { defineVerb } from './verb.js';
 
@@ -71,6 +72,9 @@ export const teardownVerb = defineVerb({
   ],
   run: (args, io) =>
     runWalkVerb('teardown', args, io, {
+      // Nothing of an environment torn down as a whole is parked any more.
+      completed: (state, { root, config, discovery }, out) =>
+        clearParkAfterTeardown(root, config, discovery.graph, state, io, out),
       precheck: () =>
         args.yes || process.stdin.isTTY
           ? undefined

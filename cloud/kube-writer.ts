@@ -181,9 +181,11 @@ export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
         () => request('GET', '/readyz', undefined, undefined, signal),
         (status) => (ok2xx(status) ? true : status === 500 || status === 503 ? false : undefined),
       ),
-    list: (ref, options = {}) =>
-      call(
-        `listing ${describe(ref, options.namespace)}`,
+    list: (ref, options = {}) => {
+      // The namespace may come with the ref (as for get, patch, delete) or with the options.
+      const namespace = options.namespace ?? ref.namespace;
+      return call(
+        `listing ${describe(ref, namespace)}`,
         async () => {
           const items: unknown[] = [];
           let cont: string | undefined;
@@ -193,7 +195,7 @@ export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
             if (cont) query.set('continue', cont);
             if (options.labelSelector) query.set('labelSelector', options.labelSelector);
             if (options.fieldSelector) query.set('fieldSelector', options.fieldSelector);
-            last = await request('GET', `${collectionPath(ref, options.namespace)}?${query.toString()}`);
+            last = await request('GET', `${collectionPath(ref, namespace)}?${query.toString()}`);
             if (!ok2xx(last.status)) return last;
             const page = last.json as { items?: unknown[]; metadata?: { continue?: string } };
             items.push(...(page.items ?? []));
@@ -202,7 +204,8 @@ export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
           return { status: 200, json: items };
         },
         (status, json) => (ok2xx(status) ? (json as KubeJson[]) : undefined),
-      ),
+      );
+    },
     get: (ref, name) =>
       call(
         `reading ${describe(ref, ref.namespace)} ${name}`,

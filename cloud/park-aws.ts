@@ -74,6 +74,8 @@ export interface ParkAws {
     body: string,
     condition: { ifNoneMatch: true } | { ifMatch: string } | { always: true },
   ): Promise<CloudResult<'written' | 'conflict'>>;
+  /** DeleteObject; deleting an object that is not there is a success, as in S3. */
+  deleteObject(bucket: string, key: string): Promise<CloudResult<void>>;
 }
 
 export function createParkAws(cloud: EnvCloud, env: EnvVars, clusterName: string): ParkAws {
@@ -265,6 +267,13 @@ class SdkParkAws implements ParkAws {
       if (name === 'PreconditionFailed' || name === 'ConditionalRequestConflict') return ok('conflict');
       return this.#failure(error, `writing s3://${bucket}/${key}`);
     }
+  }
+
+  async deleteObject(bucket: string, key: string): Promise<CloudResult<void>> {
+    return this.#call(`deleting s3://${bucket}/${key}`, async () => {
+      const [{ DeleteObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), this.#s3Client()]);
+      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    });
   }
 
   async #call<T>(what: string, run: () => Promise<T>): Promise<CloudResult<T>> {

@@ -255,6 +255,12 @@ const rollout = z.strictObject({
 
 const parkEnv = z.strictObject({
   node_groups: namesOrAll('The EKS managed node groups scaled to zero'),
+  node_group_units: z
+    .array(unitId)
+    .default([])
+    .describe(
+      'Units re-applied on up (terragrunt apply) to bring the node groups back, instead of UpdateNodegroupConfig from the record',
+    ),
   bastion: z
     .strictObject({ tags: z.record(z.string(), z.string()).describe('Tags that find the instance') })
     .describe('A bastion EC2 instance stopped on down and started on up')
@@ -273,6 +279,19 @@ const parkEnv = z.strictObject({
         })
         .describe('The Karpenter controller, which must be available before up recreates NodePools')
         .optional(),
+      unit: unitId
+        .describe(
+          'The unit re-applied on up to recreate the NodePools and EC2NodeClasses, instead of creating them from the record',
+        )
+        .optional(),
+      replace: z
+        .array(z.string().min(1))
+        .default([])
+        .describe('Resource addresses passed as -replace=<address> when up re-applies unit'),
+    })
+    .refine((k) => k.replace.length === 0 || k.unit !== undefined, {
+      message: 'replace needs unit: the addresses are replaced when up re-applies that unit',
+      path: ['replace'],
     })
     .describe('Karpenter capacity to park')
     .optional(),
@@ -294,6 +313,10 @@ const parkEnv = z.strictObject({
     .strictObject({ namespace: z.string().min(1).describe("Kyverno's namespace") })
     .describe('Kyverno, recovered on up when its fail-closed webhook has no ready pod behind it')
     .optional(),
+  reconnect_units: z
+    .array(unitId)
+    .default([])
+    .describe('Units re-applied on up once the cluster is back, before the rollouts (e.g. cross-VPC DNS)'),
   rollouts: z
     .array(rollout)
     .default([])

@@ -184,6 +184,13 @@ export function semanticErrors(source: ConfigSource): ConfigError[] {
     items(lockdown?.steps).forEach((step, index) => {
       if (isMap(step)) checkUnit(step.unit, ['lockdown', 'steps', index, 'unit'], 'value');
     });
+    for (const [name, park] of entries(data.park)) {
+      if (!isMap(park)) continue;
+      for (const key of ['node_group_units', 'reconnect_units'] as const) {
+        items(park[key]).forEach((unit, u) => checkUnit(unit, ['park', name, key, u], 'value'));
+      }
+      if (isMap(park.karpenter)) checkUnit(park.karpenter.unit, ['park', name, 'karpenter', 'unit'], 'value');
+    }
   }
 
   // Ids that name steps must be unique: state and output key on them.

@@ -21,6 +21,8 @@ export interface ParkContext {
   /** The cluster's API, built on first use. */
   readonly kube: () => Promise<CloudResult<KubeWriter>>;
   readonly records: RecordStore;
+  /** Re-applies configured units through the engine's executor; undefined when this command configures none. */
+  readonly units: UnitApplier | undefined;
   /** The record this run works from: set by `down`'s record step, read by `up` before its first step. */
   record: ParkRecord | undefined;
   readonly who: { readonly host: string; readonly user: string; arn?: string };
@@ -31,7 +33,28 @@ export interface ParkContext {
 
 /** Why a step failed; `auth` (expired or rejected credentials) stops the whole command at once. */
 export type StepFailureReason =
-  CloudFailureReason | 'stuck' | 'not-zero' | 'mismatch' | 'not-ready' | 'not-parked' | 'interrupted';
+  CloudFailureReason | 'stuck' | 'not-zero' | 'mismatch' | 'not-ready' | 'not-parked' | 'apply-failed' | 'interrupted';
+
+/** How one `terragrunt apply` of a unit ended; `log` is its log file, relative to the repository root. */
+export type UnitApplyResult =
+  | { readonly ok: true; readonly log: string }
+  | {
+      readonly ok: false;
+      readonly reason: 'apply-failed' | 'interrupted';
+      readonly message: string;
+      readonly log: string;
+      readonly lastLines: readonly string[];
+    };
+
+/**
+ * Applies one unit (`terragrunt apply`, through the engine's executor: the unit's `apply_args` and timeout, a log
+ * file, the same redaction). Built by the CLI, which checked every configured unit before anything ran.
+ */
+export interface UnitApplier {
+  /** The command line an apply runs, for `--dry-run`. */
+  commandLine(unit: string, tfArgs: readonly string[]): string;
+  apply(unit: string, tfArgs: readonly string[], signal: AbortSignal): Promise<UnitApplyResult>;
+}
 
 export type StepResult =
   | { readonly ok: true; readonly detail: string }
@@ -89,6 +112,24 @@ export async function pollUntil<T>(
     if (ctx.now() >= deadline) return onTimeout(answer.value.value);
     await ctx.sleep(interval);
   }
+}
+
+/** Applies `unit` with `tfArgs` through `ctx.units`, as a step failure or the log it wrote. */
+export async function applyUnit(
+  ctx: ParkContext,
+  unit: string,
+  tfArgs: readonly string[],
+): Promise<StepFailure | { ok: true; log: string }> {
+  if (!ctx.units) throw new Error(`park: ${unit} is configured but no unit applier was built`); // a bug: the CLI builds it
+  const applied = await ctx.units.apply(unit, tfArgs, ctx.signal);
+  if (applied.ok) return applied;
+  if (applied.reason === 'interrupted') return failed('interrupted', `interrupted while applying ${unit}`);
+  const tail = applied.lastLines.length > 0 ? `\n${applied.lastLines.map((l) => `    ${l}`).join('\n')}` : '';
+  return failed(
+    'apply-failed',
+    `terragrunt apply of ${unit} failed: ${applied.message} (log: ${applied.log})${tail}`,
+    `read the log, fix ${unit}, then run platctl ${ctx.op} --resume`,
+  );
 }
 
 /** `12s`, `3m05s`. */

@@ -154,26 +154,26 @@ export function recordKey(env: string): string {
 export class RecordStore {
   readonly #root: string;
   readonly #env: string;
-  readonly #bucket: string | undefined;
-  readonly #aws: ParkAws;
+  /** Where the record is shared; undefined: local only. */
+  readonly #shared: { readonly bucket: string; readonly aws: ParkAws } | undefined;
   /** The ETag of the S3 object last read, for the next conditional write. */
   #etag: string | undefined;
 
-  constructor(root: string, env: string, bucket: string | undefined, aws: ParkAws) {
+  /** Shared in `bucket` through `aws` when both are given, else local only. */
+  constructor(root: string, env: string, bucket: string | undefined, aws: ParkAws | undefined) {
     this.#root = root;
     this.#env = env;
-    this.#bucket = bucket;
-    this.#aws = aws;
+    this.#shared = bucket !== undefined && aws !== undefined ? { bucket, aws } : undefined;
   }
 
   get location(): string {
-    return this.#bucket ? `s3://${this.#bucket}/${recordKey(this.#env)}` : parkFilePath(this.#root, this.#env);
+    return this.#shared ? `s3://${this.#shared.bucket}/${recordKey(this.#env)}` : parkFilePath(this.#root, this.#env);
   }
 
   /** The current record (S3 when configured, else local), or undefined. */
   async read(): Promise<CloudResult<ParkRecord | undefined>> {
-    if (this.#bucket) {
-      const got = await this.#aws.getObject(this.#bucket, recordKey(this.#env));
+    if (this.#shared) {
+      const got = await this.#shared.aws.getObject(this.#shared.bucket, recordKey(this.#env));
       if (!got.ok) return got;
       this.#etag = got.value?.etag;
       if (!got.value) return ok(undefined);
@@ -197,21 +197,45 @@ export class RecordStore {
    * nobody changed it since. `conflict` when another runner got there first.
    */
   async write(record: ParkRecord, first: boolean): Promise<CloudResult<'written' | 'conflict'>> {
-    if (this.#bucket) {
+    if (this.#shared) {
+      const { bucket, aws } = this.#shared;
       const condition = first || this.#etag === undefined ? { ifNoneMatch: true as const } : { ifMatch: this.#etag };
-      const put = await this.#aws.putObject(
-        this.#bucket,
-        recordKey(this.#env),
-        `${JSON.stringify(record, null, 2)}\n`,
-        condition,
-      );
+      const put = await aws.putObject(bucket, recordKey(this.#env), `${JSON.stringify(record, null, 2)}\n`, condition);
       if (!put.ok || put.value === 'conflict') return put;
       // Read back for the ETag of the next conditional write.
-      const again = await this.#aws.getObject(this.#bucket, recordKey(this.#env));
+      const again = await aws.getObject(bucket, recordKey(this.#env));
       if (again.ok) this.#etag = again.value?.etag;
     }
     await this.mirror(record);
     return ok('written');
+  }
+
+  /**
+   * Removes the record where it is (the S3 object, then the local file with its journal), after a teardown of the
+   * environment; returns the locations that held one. Nothing there is a success.
+   */
+  async clear(): Promise<CloudResult<string[]>> {
+    const removed: string[] = [];
+    if (this.#shared) {
+      const { bucket, aws } = this.#shared;
+      const current = await aws.getObject(bucket, recordKey(this.#env));
+      if (!current.ok) return current;
+      if (current.value) {
+        const deleted = await aws.deleteObject(bucket, recordKey(this.#env));
+        if (!deleted.ok) return deleted;
+        removed.push(this.location);
+      }
+    }
+    const path = parkFilePath(this.#root, this.#env);
+    if ((await loadParkFile(this.#root, this.#env)).type !== 'missing') {
+      try {
+        await rm(path, { force: true });
+      } catch (error) {
+        return failure('error', `cannot remove ${path}: ${(error as Error).message}`, 'remove it by hand');
+      }
+      removed.push(path);
+    }
+    return ok(removed);
   }
 
   /** Copies `record` into the local file. */

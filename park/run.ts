@@ -8,7 +8,7 @@ import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import type { ParkAws } from '../cloud/park-aws.js';
 import type { CloudResult } from '../cloud/result.js';
-import type { ParkContext, ParkStep, StepFailure, StepResult } from './context.js';
+import type { ParkContext, ParkStep, StepFailure, StepResult, UnitApplier } from './context.js';
 import { failed } from './context.js';
 import { downSteps } from './down.js';
 import type { Operation, ParkFile, ParkOp } from './record.js';
@@ -104,6 +104,8 @@ export interface EnvAccess {
   readonly kube: () => Promise<CloudResult<KubeWriter>>;
   /** Other environments' clouds whose credentials the preflight checks too (`park.<env>.preflight_envs`). */
   readonly alsoCheck: readonly EnvCloud[];
+  /** Applies the units `up` re-applies (`node_group_units`, `karpenter.unit`, `reconnect_units`), when any. */
+  readonly units?: UnitApplier;
 }
 
 export interface ParkRunOptions {
@@ -156,6 +158,7 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
     aws: access.aws,
     kube: access.kube,
     records: new RecordStore(options.root, env, settings.aws?.state_bucket, access.aws),
+    units: access.units,
     record: undefined,
     who: { ...options.who },
     now: options.now,

@@ -1,19 +1,9 @@
 /**
- * The park state as `platctl status` and `platctl bootstrap` read it: from the local `.platctl-park/<env>.json`
- * files (the mirror of the record, and the last down/up step by step). Offline and cheap: no AWS call.
+ * The park state as `platctl status` reads it: from the local `.platctl-park/<env>.json` files (the mirror of the
+ * record, and the last down/up step by step). Offline and cheap: no AWS call.
  */
-import type { ParkFile, ParkRecord } from './record.js';
+import type { ParkFile } from './record.js';
 import { loadParkFile, parkFileEnvs } from './record.js';
-
-/** Environments among `envs` whose local record says parked, with that record. */
-export async function parkedEnvs(root: string, envs: readonly string[]): Promise<ParkRecord[]> {
-  const out: ParkRecord[] = [];
-  for (const env of envs) {
-    const loaded = await loadParkFile(root, env);
-    if (loaded.type === 'ok' && loaded.file.record?.status === 'parked') out.push(loaded.file.record);
-  }
-  return out;
-}
 
 /** Every park file under `root`, for status. */
 export async function parkFiles(root: string): Promise<ParkFile[]> {

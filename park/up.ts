@@ -1,14 +1,15 @@
 /**
  * `platctl up`, as a list of steps (docs/park.md): node groups back to the recorded sizes, the bastion, the cluster
- * API, Karpenter from the record, Kyverno, restarts, database clients, Argo CD, and the verdict by pod readiness.
- * The record is only marked unparked at the very end.
+ * API, Karpenter, Kyverno, reconnect units, restarts, database clients, Argo CD, and the verdict by pod readiness.
+ * Node groups and Karpenter come back by re-applying their units through the engine when configured (Terraform is
+ * the truth, the record the check), else from the record. The record is only marked unparked at the very end.
  */
 import type { KubeJson, KubeWriter } from '../cloud/kube-writer.js';
 import { KINDS } from '../cloud/kube-writer.js';
 import type { CloudResult } from '../cloud/result.js';
 import { ok } from '../cloud/result.js';
-import type { ParkContext, ParkStep, StepResult } from './context.js';
-import { done, failed, formatDuration, fromCloud, listSome, pollUntil, waitOptions } from './context.js';
+import type { ParkContext, ParkStep, StepFailure, StepResult } from './context.js';
+import { applyUnit, done, failed, formatDuration, fromCloud, listSome, pollUntil, waitOptions } from './context.js';
 import { waitForState } from './down.js';
 import { RESTARTED_AT, condition, isReady, nameOf, podPhase, qualified } from './kube-helpers.js';
 import type { ParkRecord } from './record.js';
@@ -26,23 +27,50 @@ async function withKube(ctx: ParkContext, run: (kube: KubeWriter) => Promise<Ste
   return run(kube.value);
 }
 
+/** Each recorded node group: its live sizes and the recorded ones, for `--dry-run`. */
+async function sizesNow(ctx: ParkContext): Promise<CloudResult<string[]>> {
+  const lines: string[] = [];
+  for (const [name, size] of Object.entries(need(ctx).node_groups)) {
+    const now = await ctx.aws.describeNodeGroup(name);
+    if (!now.ok) return now;
+    lines.push(
+      `${name}: ${now.value.min}/${now.value.max}/${now.value.desired} -> ${size.min}/${size.max}/${size.desired} (min/max/desired)`,
+    );
+  }
+  return ok(lines.length > 0 ? lines : ['no node group recorded']);
+}
+
+/** The live sizes must equal the record exactly, however they were brought back. */
+async function checkRecordedSizes(ctx: ParkContext, how: string, hint?: string): Promise<StepResult> {
+  const groups = Object.entries(need(ctx).node_groups);
+  const mismatches: string[] = [];
+  for (const [name, size] of groups) {
+    const now = await ctx.aws.describeNodeGroup(name);
+    if (!now.ok) return fromCloud(now);
+    const live = now.value;
+    if (live.min !== size.min || live.max !== size.max || live.desired !== size.desired) {
+      mismatches.push(
+        `${name} is ${live.min}/${live.max}/${live.desired}, recorded ${size.min}/${size.max}/${size.desired}`,
+      );
+    }
+  }
+  if (mismatches.length > 0) {
+    return failed(
+      'mismatch',
+      `node groups not at their recorded sizes (min/max/desired) after ${how}: ${mismatches.join('; ')}`,
+      hint,
+    );
+  }
+  const sizes = groups.map(([n, s]) => `${n} ${s.min}/${s.max}/${s.desired}`).join(', ') || 'no node group recorded';
+  return done(`${sizes} (${how})`);
+}
+
 const nodeGroupsStep: ParkStep = {
   name: 'node-groups',
   title: 'Scale the node groups back to their recorded sizes',
-  describe: async (ctx) => {
-    const lines: string[] = [];
-    for (const [name, size] of Object.entries(need(ctx).node_groups)) {
-      const now = await ctx.aws.describeNodeGroup(name);
-      if (!now.ok) return now;
-      lines.push(
-        `${name}: ${now.value.min}/${now.value.max}/${now.value.desired} -> ${size.min}/${size.max}/${size.desired} (min/max/desired)`,
-      );
-    }
-    return ok(lines.length > 0 ? lines : ['no node group recorded']);
-  },
+  describe: sizesNow,
   run: async (ctx) => {
-    const groups = Object.entries(need(ctx).node_groups);
-    for (const [name, size] of groups) {
+    for (const [name, size] of Object.entries(need(ctx).node_groups)) {
       const now = await ctx.aws.describeNodeGroup(name);
       if (!now.ok) return fromCloud(now);
       if (now.value.min === size.min && now.value.max === size.max && now.value.desired === size.desired) continue;
@@ -50,21 +78,36 @@ const nodeGroupsStep: ParkStep = {
       const scaled = await ctx.aws.scaleNodeGroup(name, size, waitOptions(ctx, AWS_WAIT_MS));
       if (!scaled.ok) return fromCloud(scaled);
     }
-    const mismatches: string[] = [];
-    for (const [name, size] of groups) {
-      const now = await ctx.aws.describeNodeGroup(name);
-      if (!now.ok) return fromCloud(now);
-      const live = now.value;
-      if (live.min !== size.min || live.max !== size.max || live.desired !== size.desired) {
-        mismatches.push(
-          `${name} is ${live.min}/${live.max}/${live.desired}, recorded ${size.min}/${size.max}/${size.desired}`,
-        );
-      }
+    return checkRecordedSizes(ctx, 'UpdateNodegroupConfig from the record');
+  },
+};
+
+/** `park.<env>.node_group_units`: the node groups come back the way Terraform has them; the record is the check. */
+const nodeGroupUnitsStep: ParkStep = {
+  name: 'node-groups',
+  title: 'Re-apply the node-group units, then check the recorded sizes',
+  describe: async (ctx) => {
+    const sizes = await sizesNow(ctx);
+    if (!sizes.ok) return sizes;
+    return ok([
+      ...ctx.park.node_group_units.map((unit) => `apply ${unit}: ${ctx.units?.commandLine(unit, []) ?? '?'}`),
+      'then the live sizes must equal the record:',
+      ...sizes.value.map((line) => `  ${line}`),
+    ]);
+  },
+  run: async (ctx) => {
+    for (const unit of ctx.park.node_group_units) {
+      const applied = await applyUnit(ctx, unit, []);
+      if (!applied.ok) return applied;
     }
-    if (mismatches.length > 0) {
-      return failed('mismatch', `node groups not at their recorded sizes (min/max/desired): ${mismatches.join('; ')}`);
-    }
-    return done(groups.map(([n, s]) => `${n} ${s.min}/${s.max}/${s.desired}`).join(', ') || 'no node group recorded');
+    const units = ctx.park.node_group_units.join(', ');
+    return checkRecordedSizes(
+      ctx,
+      `applying ${units}`,
+      `the Terraform of ${units} does not give the sizes recorded before parking (it may ignore desired_size, or ` +
+        `the sizes were changed outside Terraform); fix the unit, or drop park.${ctx.env}.node_group_units to ` +
+        `restore from the record, then run platctl up --resume`,
+    );
   },
 };
 
@@ -150,7 +193,14 @@ const karpenterStep: ParkStep = {
         [KINDS.nodepools, nodepools],
       ] as const) {
         for (const object of objects) {
-          const created = await kube.create(ref, object);
+          let created = await kube.create(ref, object);
+          if (created.ok && created.value === 'exists') {
+            // One that down deleted may still be terminating (Karpenter holds an EC2NodeClass until its last
+            // NodeClaim is gone): it would vanish right after counting as there. Wait for it, then create it.
+            const gone = await waitUntilGone(ctx, kube, ref, nameOf(object));
+            if (!gone.ok) return gone;
+            if (gone.value) created = await kube.create(ref, object);
+          }
           if (!created.ok) return fromCloud(created);
           notes.push(`${nameOf(object)}${created.value === 'exists' ? ' (already there)' : ''}`);
         }
@@ -158,6 +208,84 @@ const karpenterStep: ParkStep = {
       return done(notes.length > 0 ? `created ${notes.join(', ')}` : 'nothing recorded');
     }),
 };
+
+function replaceArgs(ctx: ParkContext): string[] {
+  return (ctx.park.karpenter?.replace ?? []).map((address) => `-replace=${address}`);
+}
+
+/** `park.<env>.karpenter.unit`: Terraform recreates the NodePools and EC2NodeClasses, replacing the addresses. */
+const karpenterUnitStep: ParkStep = {
+  name: 'karpenter',
+  title: 'Re-apply the Karpenter unit to recreate the EC2NodeClasses and NodePools',
+  describe: (ctx) => {
+    const unit = ctx.park.karpenter?.unit ?? '';
+    return Promise.resolve(
+      ok([
+        `apply ${unit}: ${ctx.units?.commandLine(unit, replaceArgs(ctx)) ?? '?'}`,
+        `NodePools expected back: ${listSome(need(ctx).karpenter.nodepools.map(nameOf)) || 'none recorded'}`,
+      ]),
+    );
+  },
+  run: async (ctx) => {
+    const unit = ctx.park.karpenter?.unit ?? '';
+    const replaced = ctx.park.karpenter?.replace ?? [];
+    const applied = await applyUnit(ctx, unit, replaceArgs(ctx));
+    if (!applied.ok) return applied;
+    return done(
+      `applied ${unit}${replaced.length > 0 ? ` replacing ${listSome(replaced)}` : ''} (log: ${applied.log})`,
+    );
+  },
+};
+
+/** `park.<env>.reconnect_units`, in order: what connects the cluster to the rest (e.g. cross-VPC DNS). */
+const reconnectStep: ParkStep = {
+  name: 'reconnect',
+  title: 'Re-apply the reconnect units',
+  describe: (ctx) =>
+    Promise.resolve(
+      ok(ctx.park.reconnect_units.map((unit) => `apply ${unit}: ${ctx.units?.commandLine(unit, []) ?? '?'}`)),
+    ),
+  run: async (ctx) => {
+    for (const unit of ctx.park.reconnect_units) {
+      const applied = await applyUnit(ctx, unit, []);
+      if (!applied.ok) return applied;
+    }
+    return done(`applied ${ctx.park.reconnect_units.join(', ')}`);
+  },
+};
+
+/**
+ * Whether `name` was terminating and is gone now (false: it exists and is not being deleted). Bounded by
+ * `ready_timeout`; past it, fails naming the object and the finalizers that hold it.
+ */
+async function waitUntilGone(
+  ctx: ParkContext,
+  kube: KubeWriter,
+  ref: (typeof KINDS)[keyof typeof KINDS],
+  name: string,
+): Promise<StepFailure | { ok: true; value: boolean }> {
+  let terminating = false;
+  const waited = await pollUntil(
+    ctx,
+    ctx.park.ready_timeout,
+    async () => {
+      const now = await kube.get(ref, name);
+      if (!now.ok) return now.reason === 'not-found' ? ok({ done: true, value: undefined }) : now;
+      if (now.value.metadata?.deletionTimestamp === undefined) return ok({ done: true, value: now.value });
+      terminating = true;
+      return ok({ done: false, value: now.value });
+    },
+    (last) =>
+      failed(
+        'stuck',
+        `${last?.kind ?? ref.plural} ${name} is still being deleted after ${formatDuration(ctx.park.ready_timeout)} ` +
+          `(finalizers: ${(last?.metadata?.finalizers ?? []).join(', ') || 'none'}), so it cannot be created again`,
+        'Karpenter removes its finalizer once no NodeClaim uses it: check that the controller runs, then platctl up --resume',
+      ),
+  );
+  if (!waited.ok) return waited;
+  return { ok: true, value: terminating || waited.value === undefined };
+}
 
 const karpenterReadyStep: ParkStep = {
   name: 'karpenter-ready',
@@ -465,14 +593,17 @@ const unparkStep: ParkStep = {
 /** The steps of `up` for this environment's configuration and record. */
 export function upSteps(ctx: Pick<ParkContext, 'park' | 'record'>): ParkStep[] {
   const record = ctx.record;
+  const karpenterUnit = ctx.park.karpenter?.unit !== undefined;
   const karpenter =
-    record !== undefined && (record.karpenter.nodepools.length > 0 || record.karpenter.ec2nodeclasses.length > 0);
+    karpenterUnit ||
+    (record !== undefined && (record.karpenter.nodepools.length > 0 || record.karpenter.ec2nodeclasses.length > 0));
   return [
-    nodeGroupsStep,
+    ctx.park.node_group_units.length > 0 ? nodeGroupUnitsStep : nodeGroupsStep,
     ...(record && record.bastions.length > 0 ? [bastionStep] : []),
     clusterApiStep,
-    ...(karpenter ? [karpenterStep, karpenterReadyStep] : []),
+    ...(karpenter ? [karpenterUnit ? karpenterUnitStep : karpenterStep, karpenterReadyStep] : []),
     ...(ctx.park.kyverno ? [kyvernoStep] : []),
+    ...(ctx.park.reconnect_units.length > 0 ? [reconnectStep] : []),
     ...(ctx.park.rollouts.length > 0 ? [rolloutsStep] : []),
     ...(ctx.park.db_clients.length > 0 ? [dbClientsStep] : []),
     ...(record && record.argocd.apps.length > 0 ? [argoResumeStep] : []),

@@ -696,8 +696,11 @@ export function fixtureKyvernoWebhook(kind: 'validating' | 'mutating', failurePo
 /**
  * Karpenter's behaviour on down: once a NodePool is gone, its NodeClaims are deleted; each NodeClaim's finalizer is
  * cleared (and its node removed) one request later, except for the `stuck` ones, which keep their finalizer forever.
+ * An EC2NodeClass being deleted loses its finalizer once no NodeClaim is left, unless `holdClasses`.
  */
-export function karpenterController(options: { stuck?: readonly string[] } = {}): FakeController {
+export function karpenterController(
+  options: { stuck?: readonly string[]; holdClasses?: boolean } = {},
+): FakeController {
   return (fixtures) => {
     const pools = new Set(collection(fixtures, KEYS.nodepools).map((p) => p.metadata?.name));
     const claims = collection(fixtures, KEYS.nodeclaims);
@@ -714,6 +717,14 @@ export function karpenterController(options: { stuck?: readonly string[] } = {})
       const nodeName = (claim.status as Json | undefined)?.nodeName;
       const node = nodes.findIndex((n) => n.metadata?.name === nodeName);
       if (node >= 0) nodes.splice(node, 1);
+    }
+    if (!options.holdClasses && claims.length === 0) {
+      const classes = collection(fixtures, KEYS.ec2nodeclasses);
+      for (const nodeClass of [...classes]) {
+        if (nodeClass.metadata?.deletionTimestamp === undefined) continue;
+        nodeClass.metadata = { ...nodeClass.metadata, finalizers: [] };
+        reap(classes, nodeClass);
+      }
     }
     // NodePools recreated on up become Ready at once.
     for (const pool of collection(fixtures, KEYS.nodepools)) pool.status ??= { conditions: READY(true) };

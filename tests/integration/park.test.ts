@@ -2,9 +2,6 @@
  * platctl down / up through the CLI, against moto (EKS node groups, EC2, S3, STS) behind a recording proxy and the
  * loopback Kubernetes API with Karpenter, Argo CD, PodDisruptionBudgets and do-not-disrupt pods.
  */
-import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { CreateClusterCommand, CreateNodegroupCommand, DescribeNodegroupCommand, EKSClient } from '@aws-sdk/client-eks';
-import { DescribeInstancesCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,45 +10,21 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AwsProxy } from '../helpers/aws-proxy.js';
 import { expiredTokenJson, startAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer } from '../helpers/kube-api.js';
+import { KEYS, fixtureNodePool, fixturePdb, karpenterController } from '../helpers/kube-api.js';
+import { useMoto } from '../helpers/moto.js';
 import {
-  KEYS,
-  fixtureApplication,
-  fixtureEC2NodeClass,
-  fixtureGroupNode,
-  fixtureNodeClaim,
-  fixtureNodePool,
-  fixturePdb,
-  fixturePod,
-  karpenterController,
-  startKubeApi,
-} from '../helpers/kube-api.js';
-import { MOTO_ACCOUNT_ID, useMoto } from '../helpers/moto.js';
+  PARK_CLUSTER as CLUSTER,
+  PARK_SIZES as SIZES,
+  instanceState as stateOf,
+  nodeGroupSizes,
+  parkConfig as config,
+  runInstance,
+  s3ParkRecord,
+  seedParkAws,
+  startParkKube,
+} from '../helpers/park-fixture.js';
 import { runCli } from '../helpers/run-cli.js';
 import { PLATCTL } from './engine-helpers.js';
-
-const CLUSTER = 'platform';
-const BUCKET = 'park-state-platform';
-const SIZES = {
-  system: { minSize: 2, maxSize: 4, desiredSize: 3 },
-  workers: { minSize: 1, maxSize: 6, desiredSize: 2 },
-};
-
-function config(extra = ''): string {
-  return `version: 1
-environments:
-  platform:
-    dir: live/platform
-    aws: { region: eu-west-1, account_id: '${MOTO_ACCOUNT_ID}', state_bucket: ${BUCKET} }
-    cluster: { name: ${CLUSTER}, kubeconfig_context: fixture }
-park:
-  platform:
-    node_groups: all
-    bastion: { tags: { Role: bastion } }
-    karpenter: { nodeclaim_timeout: 2s }
-    drain_grace: 1s
-    argocd: { apps: [karpenter] }
-${extra}`;
-}
 
 // Each test runs platctl several times against moto; a loaded 2-core machine needs more than the default 30 s.
 describe('platctl down / up', { timeout: 120_000 }, () => {
@@ -69,11 +42,6 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
     await proxy.close();
   });
 
-  const aws = () => ({
-    region: 'eu-west-1',
-    endpoint: moto.endpoint,
-    credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
-  });
   const env = (extra: Record<string, string> = {}) => ({
     ...moto.env,
     AWS_ENDPOINT_URL: proxy.endpoint,
@@ -84,39 +52,9 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
   const cli = (args: string[], extra: Record<string, string> = {}) =>
     runCli([...args, '--config', join(root, '.platctl.yaml')], { cwd: root, env: env(extra) });
 
-  async function sizes(): Promise<Record<string, { minSize?: number; maxSize?: number; desiredSize?: number }>> {
-    const eks = new EKSClient(aws());
-    const out: Record<string, { minSize?: number; maxSize?: number; desiredSize?: number }> = {};
-    for (const name of Object.keys(SIZES)) {
-      const g = await eks.send(new DescribeNodegroupCommand({ clusterName: CLUSTER, nodegroupName: name }));
-      const { minSize, maxSize, desiredSize } = g.nodegroup?.scalingConfig ?? {};
-      out[name] = {
-        ...(minSize === undefined ? {} : { minSize }),
-        ...(maxSize === undefined ? {} : { maxSize }),
-        ...(desiredSize === undefined ? {} : { desiredSize }),
-      };
-    }
-    return out;
-  }
-
-  /** One of moto's built-in AMIs (DescribeImages would take seconds). */
-  const anImage = (): Promise<string> => Promise.resolve('ami-03cf127a');
-
-  async function instanceState(id: string): Promise<string | undefined> {
-    const ec2 = new EC2Client(aws());
-    const answer = await ec2.send(new DescribeInstancesCommand({ InstanceIds: [id] }));
-    return answer.Reservations?.[0]?.Instances?.[0]?.State?.Name;
-  }
-
-  async function s3Record(): Promise<Record<string, unknown> | undefined> {
-    const s3 = new S3Client({ ...aws(), forcePathStyle: true });
-    try {
-      const got = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'platctl/park/platform.json' }));
-      return JSON.parse((await got.Body?.transformToString()) ?? '') as Record<string, unknown>;
-    } catch {
-      return undefined;
-    }
-  }
+  const sizes = () => nodeGroupSizes(moto.endpoint);
+  const instanceState = (id: string) => stateOf(moto.endpoint, id);
+  const s3Record = () => s3ParkRecord(moto.endpoint);
 
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), 'platctl-park-'));
@@ -125,77 +63,9 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
     writeFileSync(join(root, '.platctl.yaml'), config());
     proxy.calls.length = 0;
     proxy.inject = undefined;
-    const eks = new EKSClient(aws());
-    await eks.send(
-      new CreateClusterCommand({
-        name: CLUSTER,
-        roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
-        resourcesVpcConfig: { subnetIds: [] },
-      }),
-    );
-    const ec2 = new EC2Client(aws());
-    const image = await anImage();
-    const run = async (tags: Record<string, string>) => {
-      const answer = await ec2.send(
-        new RunInstancesCommand({
-          ImageId: image,
-          MinCount: 1,
-          MaxCount: 1,
-          InstanceType: 't3.micro',
-          TagSpecifications: [
-            { ResourceType: 'instance', Tags: Object.entries(tags).map(([Key, Value]) => ({ Key, Value })) },
-          ],
-        }),
-      );
-      return answer.Instances?.[0]?.InstanceId ?? '';
-    };
-    for (const [name, scalingConfig] of Object.entries(SIZES)) {
-      await eks.send(
-        new CreateNodegroupCommand({
-          clusterName: CLUSTER,
-          nodegroupName: name,
-          nodeRole: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/node`,
-          subnets: ['subnet-1'],
-          scalingConfig,
-        }),
-      );
-      const asg = (await eks.send(new DescribeNodegroupCommand({ clusterName: CLUSTER, nodegroupName: name })))
-        .nodegroup?.resources?.autoScalingGroups?.[0]?.name;
-      await run({ 'aws:autoscaling:groupName': asg ?? name, 'eks:eks-cluster-name': CLUSTER });
-    }
-    bastionId = await run({ Role: 'bastion', Name: 'platform-bastion' });
+    ({ bastionId } = await seedParkAws(moto.endpoint));
     strayId = undefined;
-    await new S3Client({ ...aws(), forcePathStyle: true }).send(
-      new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }),
-    );
-    kube = await startKubeApi({
-      nodes: [
-        fixtureGroupNode('sys-1', { nodegroup: 'system' }),
-        fixtureGroupNode('wk-1', { nodegroup: 'workers' }),
-        fixtureGroupNode('kp-1', { nodepool: 'default' }, { 'karpenter.sh/do-not-disrupt': 'true' }),
-      ],
-      applications: [
-        {
-          ...fixtureApplication('karpenter'),
-          spec: { project: 'default', syncPolicy: { automated: { prune: true, selfHeal: true } } },
-        },
-      ],
-      custom: {
-        [KEYS.pods]: [
-          fixturePod('apps', 'api-1', {
-            node: 'wk-1',
-            labels: { app: 'api' },
-            annotations: { 'karpenter.sh/do-not-disrupt': 'true' },
-          }),
-          fixturePod('kube-system', 'coredns-1', { node: 'sys-1' }),
-          fixturePod('kube-system', 'cilium-x', { node: 'sys-1', owner: { kind: 'DaemonSet', name: 'cilium' } }),
-        ],
-        [KEYS.nodepools]: [fixtureNodePool('default')],
-        [KEYS.ec2nodeclasses]: [fixtureEC2NodeClass('default')],
-        [KEYS.nodeclaims]: [fixtureNodeClaim('default-abc', 'default', 'kp-1')],
-      },
-    });
-    kube.controllers.push(karpenterController());
+    kube = await startParkKube();
   }, 90_000);
 
   afterEach(async () => {
@@ -337,25 +207,7 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
   });
 
   it('verify-cost-zero fails naming an instance of the cluster that still runs', async () => {
-    const ec2 = new EC2Client(aws());
-    const image = await anImage();
-    const answer = await ec2.send(
-      new RunInstancesCommand({
-        ImageId: image,
-        MinCount: 1,
-        MaxCount: 1,
-        TagSpecifications: [
-          {
-            ResourceType: 'instance',
-            Tags: [
-              { Key: 'eks:eks-cluster-name', Value: CLUSTER },
-              { Key: 'Name', Value: 'stray' },
-            ],
-          },
-        ],
-      }),
-    );
-    strayId = answer.Instances?.[0]?.InstanceId;
+    strayId = await runInstance(moto.endpoint, { 'eks:eks-cluster-name': CLUSTER, Name: 'stray' });
     const down = await cli(['down', '--yes']);
     expect(down.code).toBe(1);
     expect(down.stdout).toContain(`instance ${strayId ?? '?'} (stray) is running`);

@@ -1,0 +1,91 @@
+/**
+ * `npm run demo:park` (scripts/demo-park.sh builds, then runs this as dist/scripts/demo-park.js): platctl down and
+ * up against emulators, in one command. It starts moto (EKS node groups, EC2 instances, S3, STS) and the loopback
+ * Kubernetes API of the tests, seeds a parkable environment (two node groups, a bastion, a Karpenter NodePool with
+ * its NodeClaim, a do-not-disrupt pod, an Argo CD application with auto-sync), writes `.demo/park/.platctl.yaml`,
+ * then runs `platctl down --dry-run`, `down`, `status`, `up` and `status` there with their output as is, and stops
+ * both emulators whatever happens. Exit code: 0 when down and up both succeeded.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startMoto } from '../tests/helpers/moto.js';
+import type { MotoServer } from '../tests/helpers/moto.js';
+import type { KubeApiServer } from '../tests/helpers/kube-api.js';
+import { parkConfig, seedParkAws, startParkKube } from '../tests/helpers/park-fixture.js';
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Where the demo's repository goes; PLATCTL_DEMO_DIR moves it (the test of the demo uses a temporary one). */
+const DEMO = process.env.PLATCTL_DEMO_DIR || join(REPO, '.demo', 'park');
+// The SDK's notice about Node versions is not what the demo is about.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+
+function step(title: string): void {
+  process.stdout.write(color ? `\n\x1b[1m== ${title}\x1b[0m\n` : `\n== ${title}\n`);
+}
+
+/** Runs platctl with its output on ours; resolves to its exit code. */
+function platctl(args: readonly string[], env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO, 'bin', 'platctl.js'), ...args], {
+      cwd: DEMO,
+      env,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve(code ?? (signal === 'SIGINT' ? 130 : 143)));
+  });
+}
+
+async function main(): Promise<number> {
+  let moto: MotoServer | undefined;
+  let kube: KubeApiServer | undefined;
+  // Ctrl-C reaches platctl too, which stops cleanly; this process only has to outlive it and clean up.
+  const onSignal = (): void => undefined;
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    step('moto and the loopback Kubernetes API');
+    moto = await startMoto();
+    const { bastionId } = await seedParkAws(moto.endpoint);
+    kube = await startParkKube();
+    console.log(`moto on ${moto.endpoint}: EKS cluster platform, node groups system (2/4/3) and workers (1/6/2),`);
+    console.log(`  bastion ${bastionId}, state bucket park-state-platform`);
+    console.log(`Kubernetes API on ${kube.url}: NodePool default with NodeClaim default-abc, pod apps/api-1`);
+    console.log('  (karpenter.sh/do-not-disrupt), Argo CD application karpenter with auto-sync');
+
+    rmSync(DEMO, { recursive: true, force: true });
+    mkdirSync(join(DEMO, 'live', 'platform'), { recursive: true });
+    writeFileSync(join(DEMO, '.platctl.yaml'), parkConfig('    ready_namespaces: [kube-system]\n'));
+    const env: Record<string, string> = {
+      ...moto.childEnv(process.env),
+      AWS_ENDPOINT_URL: moto.endpoint,
+      KUBECONFIG: kube.writeKubeconfig(DEMO, 'fixture'),
+    };
+    console.log(`working in ${DEMO} (.platctl.yaml: park.platform)`);
+
+    step('platctl down --env platform --dry-run');
+    const dry = await platctl(['down', '--env', 'platform', '--dry-run'], env);
+    step('platctl down --env platform --yes');
+    const down = await platctl(['down', '--env', 'platform', '--yes'], env);
+    step('platctl status');
+    await platctl(['status'], env);
+    if (dry !== 0 || down !== 0) return down || dry;
+    step('platctl up --env platform');
+    const up = await platctl(['up', '--env', 'platform'], env);
+    step('platctl status');
+    await platctl(['status'], env);
+    return up;
+  } finally {
+    step('cleaning up');
+    await kube?.close();
+    await moto?.stop();
+    console.log('stopped moto and the Kubernetes API');
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+process.exitCode = await main();

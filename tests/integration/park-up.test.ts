@@ -1,0 +1,435 @@
+/**
+ * platctl up through the CLI, the parts beyond the record: re-applying configured units through the engine's
+ * Terragrunt executor (the fake terragrunt records every call; its `exec` does what the apply would), and the steps
+ * after Karpenter (Kyverno, rollouts, database clients, pod readiness) against the loopback Kubernetes API.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { stripForRecord } from '../../park/kube-helpers.js';
+import type { AwsProxy } from '../helpers/aws-proxy.js';
+import { startAwsProxy } from '../helpers/aws-proxy.js';
+import type { KubeApiServer, KubeFixtureObject } from '../helpers/kube-api.js';
+import {
+  KEYS,
+  fixtureCnpgCluster,
+  fixtureDeployment,
+  fixtureEC2NodeClass,
+  fixtureKyvernoWebhook,
+  fixtureNode,
+  fixtureNodePool,
+  fixturePod,
+  karpenterController,
+  rolloutController,
+} from '../helpers/kube-api.js';
+import { useMoto } from '../helpers/moto.js';
+import {
+  PARK_CLUSTER,
+  PARK_SIZES,
+  nodeGroupSizes,
+  parkConfig,
+  s3ParkRecord,
+  seedParkAws,
+  startParkKube,
+} from '../helpers/park-fixture.js';
+import { runCli } from '../helpers/run-cli.js';
+import type { Call, UnitBehaviour } from './engine-helpers.js';
+import { ENGINE_FIXTURES, REPO_ROOT } from './engine-helpers.js';
+
+const FAKE_TG = join(ENGINE_FIXTURES, 'fake-terragrunt.mjs');
+const FAKE_TOFU = join(ENGINE_FIXTURES, 'fake-tofu.sh');
+const APPLY_EFFECT = join(REPO_ROOT, 'tests', 'fixtures', 'park', 'apply-effect.mjs');
+const UNITS = ['eks-nodes', 'karpenter', 'cross-vpc-dns'];
+const REPLACE = ['kubectl_manifest.nodepool["default"]', 'kubectl_manifest.ec2nodeclass["default"]'];
+
+const UNITS_CONFIG = parkConfig(
+  `    node_group_units: [platform/eks-nodes]
+    reconnect_units: [platform/cross-vpc-dns]
+`,
+  `{ nodeclaim_timeout: 2s, unit: platform/karpenter, replace: ['${REPLACE[0]}', '${REPLACE[1]}'] }`,
+);
+
+describe('platctl up', { timeout: 240_000 }, () => {
+  const moto = useMoto();
+  let proxy: AwsProxy;
+  let kube: KubeApiServer;
+  let root: string;
+
+  beforeAll(async () => {
+    proxy = await startAwsProxy(moto.endpoint);
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  const record = () => join(root, 'calls.ndjson');
+  const control = (units: Record<string, UnitBehaviour & { exec?: string[] }>): void =>
+    writeFileSync(join(root, 'control.json'), JSON.stringify({ default: {}, units }));
+  const calls = (): Call[] =>
+    readFileSync(record(), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as Call);
+  const cli = (args: string[]) =>
+    runCli([...args, '--config', join(root, '.platctl.yaml')], {
+      cwd: root,
+      env: {
+        ...moto.env,
+        PATH: process.env.PATH,
+        AWS_ENDPOINT_URL: proxy.endpoint,
+        HOME: join(root, 'home'),
+        KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
+        PLATCTL_TERRAGRUNT: FAKE_TG,
+        PLATCTL_TF_PATH: FAKE_TOFU,
+        FAKE_TG_RECORD: record(),
+        FAKE_TG_CONTROL: join(root, 'control.json'),
+      },
+    });
+  /** An `exec` for the fake terragrunt: the apply sets these node-group sizes and creates these objects. */
+  const effect = (
+    name: string,
+    spec: { groups?: Record<string, { min: number; max: number; desired: number }>; create?: KubeFixtureObject[] },
+  ): string[] => {
+    const file = join(root, `${name}.json`);
+    const kinds: Record<string, string> = {
+      NodePool: '/apis/karpenter.sh/v1/nodepools',
+      EC2NodeClass: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses',
+    };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...(spec.groups ? { eks: { endpoint: moto.endpoint, cluster: PARK_CLUSTER, groups: spec.groups } } : {}),
+        ...(spec.create
+          ? {
+              kube: {
+                server: kube.url,
+                create: spec.create.map((body) => ({ path: kinds[body.kind as string], body })),
+              },
+            }
+          : {}),
+      }),
+    );
+    return [process.execPath, APPLY_EFFECT, file];
+  };
+  const RECORDED = { system: { min: 2, max: 4, desired: 3 }, workers: { min: 1, max: 6, desired: 2 } };
+  const argv = (unit: string, ...tfArgs: string[]) => [
+    'run',
+    '--working-dir',
+    join(root, 'live', 'platform', unit),
+    '--non-interactive',
+    '--tf-path',
+    FAKE_TOFU,
+    '--',
+    'apply',
+    '-auto-approve',
+    '-input=false',
+    ...tfArgs,
+  ];
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'platctl-park-up-'));
+    for (const unit of UNITS) {
+      mkdirSync(join(root, 'live', 'platform', unit), { recursive: true });
+      writeFileSync(join(root, 'live', 'platform', unit, 'terragrunt.hcl'), '# a unit\n');
+    }
+    mkdirSync(join(root, 'home'), { recursive: true });
+    writeFileSync(join(root, '.platctl.yaml'), UNITS_CONFIG);
+    writeFileSync(record(), '');
+    control({});
+    proxy.calls.length = 0;
+    proxy.inject = undefined;
+    await seedParkAws(moto.endpoint);
+    kube = await startParkKube();
+  }, 90_000);
+
+  afterEach(async () => {
+    await kube.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('re-applies the node-group, Karpenter (-replace) and reconnect units through terragrunt, then checks the record', async () => {
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    expect(calls()).toEqual([]);
+    const parked = await s3ParkRecord(moto.endpoint);
+    expect(parked?.node_groups).toEqual(RECORDED);
+
+    const dry = await cli(['up', '--dry-run']);
+    expect(dry.stderr).toBe('');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      `apply platform/eks-nodes: ${FAKE_TG} run --working-dir ${join(root, 'live/platform/eks-nodes')} --non-interactive --tf-path ${FAKE_TOFU} -- apply -auto-approve -input=false`,
+    );
+    expect(dry.stdout).toContain(`'-replace=${REPLACE[0]}' '-replace=${REPLACE[1]}'`);
+    expect(dry.stdout).toContain('workers: 0/6/0 -> 1/6/2 (min/max/desired)');
+    expect(calls()).toEqual([]);
+
+    // The units' Terraform holds the sizes of before (IaC is the truth) and the Karpenter objects.
+    const pool = stripForRecord(fixtureNodePool('default'));
+    const nodeClass = stripForRecord(fixtureEC2NodeClass('default'));
+    control({
+      'platform/eks-nodes': { exec: effect('nodes', { groups: RECORDED }) },
+      'platform/karpenter': { exec: effect('karpenter', { create: [nodeClass, pool] }) },
+    });
+    proxy.calls.length = 0;
+    const up = await cli(['up']);
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(calls().map((c) => [c.unit, c.argv])).toEqual([
+      ['platform/eks-nodes', argv('eks-nodes')],
+      ['platform/karpenter', argv('karpenter', `-replace=${REPLACE[0]}`, `-replace=${REPLACE[1]}`)],
+      ['platform/cross-vpc-dns', argv('cross-vpc-dns')],
+    ]);
+    // Through the unit, not from the record: platctl itself never called UpdateNodegroupConfig.
+    expect(proxy.calls.filter((c) => c.path.endsWith('/update-config'))).toEqual([]);
+    expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
+    expect(up.stdout).toMatch(/✓ node-groups +system 2\/4\/3, workers 1\/6\/2 \(applying platform\/eks-nodes\)/);
+    expect(up.stdout).toMatch(/✓ karpenter +applied platform\/karpenter replacing kubectl_manifest/);
+    expect(up.stdout).toMatch(/✓ reconnect +applied platform\/cross-vpc-dns/);
+    expect(kube.objects(KEYS.nodepools).map((p) => p.metadata?.name)).toEqual(['default']);
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
+    const logs = readdirSync(join(root, '.platctl-logs')).filter((d) => d.startsWith('park-up-'));
+    expect(logs).toHaveLength(1);
+    const log = readFileSync(join(root, '.platctl-logs', logs[0]!, 'platform__eks-nodes.log'), 'utf8');
+    expect(log).toContain('aws_eks_node_group.workers: Modifications complete');
+    expect(log).toContain('# result:   completed');
+  });
+
+  it('sizes the units do not bring back, and a failed apply, fail with what and where; --resume continues', async () => {
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    // Terraform that ignores desired_size leaves workers at desired 0.
+    control({
+      'platform/eks-nodes': {
+        exec: effect('nodes', { groups: { ...RECORDED, workers: { min: 1, max: 6, desired: 0 } } }),
+      },
+    });
+    const mismatch = await cli(['up']);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stdout).toContain(
+      'node groups not at their recorded sizes (min/max/desired) after applying platform/eks-nodes: workers is 1/6/0, recorded 1/6/2',
+    );
+    expect(mismatch.stdout).toContain('drop park.platform.node_group_units to restore from the record');
+    expect(mismatch.stdout).toContain('platform: up failed at step node-groups');
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'parked' });
+
+    control({
+      'platform/eks-nodes': { exec: effect('nodes', { groups: RECORDED }) },
+      'platform/karpenter': { fail: true, exit_code: 3 },
+    });
+    const failed = await cli(['up', '--resume']);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(
+      /✗ karpenter +terragrunt apply of platform\/karpenter failed: exit code 3: Error: simulated failure in platform\/karpenter \(log: \.platctl-logs\/park-up-[^/]+\/platform__karpenter\.log\)/,
+    );
+    expect(failed.stdout).toContain('hint: read the log, fix platform/karpenter, then run platctl up --resume');
+    expect(failed.stdout).toContain('Resume with: platctl up --resume');
+
+    const pool = stripForRecord(fixtureNodePool('default'));
+    control({ 'platform/karpenter': { exec: effect('karpenter', { create: [pool] }) } });
+    const resumed = await cli(['up', '--resume']);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/- node-groups +done in an earlier run/);
+    expect(calls().map((c) => c.unit)).toEqual([
+      'platform/eks-nodes',
+      'platform/eks-nodes',
+      'platform/karpenter',
+      'platform/karpenter',
+      'platform/cross-vpc-dns',
+    ]);
+    expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
+  });
+
+  it('a configured unit that does not exist is a configuration error (exit 2, file:line) before anything runs', async () => {
+    writeFileSync(join(root, '.platctl.yaml'), UNITS_CONFIG.replace('platform/cross-vpc-dns', 'platform/cross-vpc'));
+    const up = await cli(['up']);
+    expect(up.code).toBe(2);
+    expect(up.stderr).toContain(
+      `.platctl.yaml:15:23: park.platform.reconnect_units[0]: platform/cross-vpc is not a unit: ${join(root, 'live/platform/cross-vpc/terragrunt.hcl')} does not exist`,
+    );
+    expect(proxy.calls).toEqual([]);
+    expect(existsSync(join(root, '.platctl-park'))).toBe(false);
+  });
+  it('recovers Kyverno (bounded), restarts rollouts and early DB clients, and judges by pod readiness', async () => {
+    writeFileSync(
+      join(root, '.platctl.yaml'),
+      parkConfig(`    kyverno: { namespace: kyverno }
+    rollouts:
+      - { namespace: argocd, kind: statefulset, name: argocd-application-controller }
+      - { namespace: apps, name: web }
+    db_clients:
+      - { namespace: apps, deployment: api, database: pg }
+      - { namespace: apps, deployment: worker, database: pg }
+    db_clients_timeout: 5s
+    ready_namespaces: [apps, kyverno]
+    ready_timeout: 3s
+`),
+    );
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+
+    // The morning after: Kyverno's webhook fails closed with no ready pod behind it, the database became ready after
+    // the api's pod started, a node is not Ready (not what up judges by), a pod elsewhere is not ready either.
+    const dbReady = Date.now() - 600_000;
+    const at = (ms: number) => new Date(ms).toISOString();
+    kube.objects(KEYS.validatingWebhooks).push(fixtureKyvernoWebhook('validating'));
+    kube.objects(KEYS.mutatingWebhooks).push(fixtureKyvernoWebhook('mutating'));
+    kube
+      .objects(KEYS.deployments)
+      .push(
+        fixtureDeployment('kyverno', 'kyverno-admission-controller', { labels: { app: 'kyverno' } }),
+        fixtureDeployment('apps', 'web'),
+        fixtureDeployment('apps', 'api'),
+        fixtureDeployment('apps', 'worker'),
+      );
+    kube.objects(KEYS.statefulsets).push({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'argocd-application-controller', namespace: 'argocd' },
+      spec: { template: { metadata: { annotations: {} } } },
+    });
+    kube.objects(KEYS.cnpg).push(fixtureCnpgCluster('apps', 'pg', at(dbReady)));
+    kube
+      .objects(KEYS.pods)
+      .push(
+        fixturePod('kyverno', 'kyverno-admission-1', { labels: { app: 'kyverno' }, ready: false }),
+        fixturePod('apps', 'web-1', { labels: { app: 'web' }, ready: false }),
+        fixturePod('apps', 'api-1', { labels: { app: 'api' }, startTime: at(dbReady - 60_000) }),
+        fixturePod('apps', 'worker-1', { labels: { app: 'worker' }, startTime: at(dbReady + 60_000) }),
+        fixturePod('batch', 'report-1', { ready: false }),
+      );
+    kube.objects(KEYS.nodes).push(fixtureNode('sick-1', false));
+
+    // Kyverno never comes back: the step deletes the fail-closed webhooks, restarts Kyverno and gives up in time.
+    const started = Date.now();
+    const stuck = await cli(['up']);
+    expect(stuck.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    expect(stuck.stdout).toContain('✗ kyverno');
+    expect(stuck.stdout).toContain('no Kyverno pod ready in kyverno after 3s (1 pods)');
+    expect(stuck.stdout).toContain('platform: up failed at step kyverno');
+    expect(kube.objects(KEYS.validatingWebhooks)).toEqual([]);
+    expect(kube.objects(KEYS.mutatingWebhooks)).toEqual([]);
+    expect(kube.writes()).toContain('PATCH /apis/apps/v1/namespaces/kyverno/deployments/kyverno-admission-controller');
+
+    // A restart now brings pods back ready; one pod of a readiness namespace never gets ready.
+    kube.controllers.push(rolloutController());
+    kube.objects(KEYS.pods).push(fixturePod('apps', 'stuck-1', { ready: false }));
+    const notReady = await cli(['up', '--resume']);
+    expect(notReady.code).toBe(1);
+    expect(notReady.stdout).toMatch(/✓ kyverno +restarted kyverno\/kyverno-admission-controller; Kyverno ready/);
+    expect(notReady.stdout).toMatch(/✓ rollouts +restarted argocd\/argocd-application-controller, apps\/web/);
+    expect(notReady.stdout).toMatch(
+      /✓ db-clients +restarted apps\/api \(1 pods started before pg\); fine: apps\/worker/,
+    );
+    expect(notReady.stdout).toContain('pods not ready after 3s: apps/stuck-1');
+    expect(notReady.stdout).not.toContain('report-1');
+    expect(notReady.stdout).toContain('platform: up failed at step pods-ready');
+    const restartedAt = (key: string, name: string) =>
+      (
+        kube.objects(key).find((o) => o.metadata?.name === name)?.spec as {
+          template: { metadata: { annotations: Record<string, string | undefined> } };
+        }
+      ).template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
+    expect(restartedAt(KEYS.statefulsets, 'argocd-application-controller')).toBeDefined();
+    expect(restartedAt(KEYS.deployments, 'web')).toBeDefined();
+    expect(restartedAt(KEYS.deployments, 'api')).toBeDefined();
+    expect(restartedAt(KEYS.deployments, 'worker')).toBeUndefined();
+
+    const pods = kube.objects(KEYS.pods);
+    pods.splice(
+      pods.findIndex((p) => p.metadata?.name === 'stuck-1'),
+      1,
+    );
+    const up = await cli(['up', '--resume']);
+    expect(up.stderr).toBe('');
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(/✓ pods-ready +4 pods ready in apps, kyverno/);
+    expect(up.stdout).toContain('platform: up and ready');
+    // Judged by pods: the node that is not Ready did not hold up.
+    expect(kube.objects(KEYS.nodes).find((n) => n.metadata?.name === 'sick-1')).toBeDefined();
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
+  });
+  it('bootstrap reads the shared record; a teardown of the whole parked environment removes it (S3 and local)', async () => {
+    const recordPath = '/park-state-platform/platctl/park/platform.json';
+    // S3 speaks XML: an expired token as S3 answers it.
+    const expired = {
+      status: 400,
+      headers: { 'content-type': 'application/xml' },
+      body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>',
+    };
+    proxy.inject = (call) => (call.path === recordPath ? expired : undefined);
+    const unknown = await cli(['bootstrap', '--env', 'platform']);
+    proxy.inject = undefined;
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toContain('refused: cannot tell whether platform is parked: AWS rejected the credentials');
+    expect(unknown.stderr).toContain('or pass --force to bootstrap without this check');
+
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    // Parked by another runner: only the shared record knows.
+    const local = join(root, '.platctl-park', 'platform.json');
+    renameSync(local, `${local}.away`);
+    const refused = await cli(['bootstrap', '--env', 'platform']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/platform is parked since .*; run `platctl up --env platform` first/);
+    renameSync(`${local}.away`, local);
+
+    // Part of the environment destroyed: still parked.
+    const partial = await cli(['teardown', '--unit', 'platform/cross-vpc-dns', '--yes']);
+    expect(partial.code).toBe(0);
+    expect(partial.stdout).not.toContain('Park record');
+    expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'parked' });
+
+    const teardown = await cli(['teardown', '--yes']);
+    expect(teardown.stderr).toBe('');
+    expect(teardown.code).toBe(0);
+    expect(teardown.stdout).toContain(
+      `Park record of platform removed: s3://park-state-platform/platctl/park/platform.json, ${local}`,
+    );
+    expect(await s3ParkRecord(moto.endpoint)).toBeUndefined();
+    expect(existsSync(local)).toBe(false);
+    expect(
+      proxy
+        .writes()
+        .filter((c) => c.method === 'DELETE')
+        .map((c) => c.path),
+    ).toEqual([recordPath]);
+    expect(calls().filter((c) => c.command === 'destroy')).toHaveLength(4);
+
+    const bootstrap = await cli(['bootstrap', '--env', 'platform']);
+    expect(bootstrap.stderr).not.toContain('parked');
+    expect(bootstrap.code).toBe(0);
+  });
+  it('up waits for an EC2NodeClass that is still being deleted before creating it again, bounded', async () => {
+    writeFileSync(join(root, '.platctl.yaml'), parkConfig('    ready_timeout: 3s\n'));
+    kube.controllers.length = 0;
+    kube.controllers.push(karpenterController({ holdClasses: true }));
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    expect(kube.objects(KEYS.ec2nodeclasses)[0]?.metadata?.deletionTimestamp).toBeDefined();
+
+    const held = await cli(['up']);
+    expect(held.code).toBe(1);
+    expect(held.stdout).toContain(
+      'EC2NodeClass default is still being deleted after 3s (finalizers: karpenter.k8s.aws/termination), so it cannot be created again',
+    );
+    expect(held.stdout).toContain('platform: up failed at step karpenter');
+    expect(kube.objects(KEYS.nodepools)).toEqual([]);
+
+    kube.controllers.length = 0;
+    kube.controllers.push(karpenterController());
+    const up = await cli(['up', '--resume']);
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(/✓ karpenter +created default, default/);
+    expect(kube.objects(KEYS.ec2nodeclasses).map((c) => [c.metadata?.name, c.metadata?.deletionTimestamp])).toEqual([
+      ['default', undefined],
+    ]);
+  });
+});
