@@ -10,6 +10,7 @@ import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
 import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
+import type { ExclusionsOf, Plan } from '../engine/plan.js';
 import { planRun, planWaves } from '../engine/plan.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { JsonReporter } from '../engine/reporters/json.js';
@@ -30,6 +31,8 @@ import {
 } from '../engine/terragrunt.js';
 import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
+import { tfCommandFor } from '../engine/unit-status.js';
+import { excludedUnits } from '../discover/exclude.js';
 import { checkWorktree } from '../engine/worktree.js';
 import { parkedRefusal } from './park-status.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
@@ -136,16 +139,19 @@ export async function runWalkVerb(
   }
   const preventDestroy = new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id));
   const selection = { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true };
+  // Terragrunt `exclude` blocks for the Terraform command this verb runs, decided among the selected units.
+  const excluded: ExclusionsOf = (scope) => excludedUnits(scope, discovery.units, tfCommandFor(command));
 
   if (args['dry-run']) {
-    const planned = planRun({ command, graph: discovery.graph, config, selection, preventDestroy });
+    const planned = planRun({ command, graph: discovery.graph, config, selection, preventDestroy, excluded });
     if (planned.type === 'invalid') {
       io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
       return EXIT.usage;
     }
     const waves = planWaves(planned.plan);
     if (args.json) {
-      io.stdout.write(`${JSON.stringify({ command, waves, kept: planned.plan.kept })}\n`);
+      const left = [...planned.plan.excluded].map(([unit, by]) => ({ unit, by }));
+      io.stdout.write(`${JSON.stringify({ command, waves, kept: planned.plan.kept, excluded: left })}\n`);
     } else {
       const units = waves.reduce((n, w) => n + w.length, 0);
       const order = command === 'teardown' ? ' (destroy order: dependents first)' : '';
@@ -154,6 +160,7 @@ export async function runWalkVerb(
       if (planned.plan.kept.length > 0) {
         io.stdout.write(`kept (teardown floor, never destroyed): ${planned.plan.kept.join(', ')}\n`);
       }
+      if (planned.plan.excluded.size > 0) io.stdout.write(`${excludedLine(planned.plan)}\n`);
     }
     return EXIT.ok;
   }
@@ -243,6 +250,7 @@ export async function runWalkVerb(
         config,
         selection,
         preventDestroy,
+        excluded,
         resume: args.resume === true,
         force: args.force === true,
         ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),
@@ -393,4 +401,14 @@ function invocation(command: RunCommand, args: WalkVerbArgs & GlobalOptions): st
 /** The exact command that continues this run: the selection is in the state file, so only the flags repeat. */
 function resumeCommand(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string {
   return formatCommandLine(['platctl', command, '--resume', ...sharedFlags(args)]);
+}
+
+/** The dry run's line for units `exclude` blocks leave out, naming the dependent when it is another unit's block. */
+function excludedLine(plan: Plan): string {
+  const what =
+    plan.command === 'bootstrap'
+      ? 'never applied; what needs them runs as if they were'
+      : 'never destroyed; what they need is destroyed without waiting for them';
+  const units = [...plan.excluded].map(([id, by]) => (by === id ? id : `${id} (by ${by}'s exclude_dependencies)`));
+  return `excluded (Terragrunt exclude blocks; ${what}): ${units.join(', ')}`;
 }

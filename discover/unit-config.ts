@@ -33,7 +33,6 @@ import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { problem } from './types.js';
 import { childPath } from './scan.js';
-import { excludes } from './exclude.js';
 import type { ExcludeSpec, Problem, RemoteState } from './types.js';
 
 /** Thrown when evaluation needs files that are not parsed yet. */
@@ -453,22 +452,12 @@ class UnitEvaluation {
       where('exclude_dependencies'),
       'exclude exclude_dependencies',
     );
-    const spec = {
+    // bootstrap and teardown honour it (engine/plan.ts, through excludedUnits): no warning needed.
+    return {
       actions: actions.map((a) => a.toLowerCase()),
       excludeDependencies: dependencies === true,
       ...(location ? { location } : {}),
     };
-    const commands = ['apply', 'destroy'].filter((command) => excludes(spec, command));
-    if (commands.length > 0) {
-      this.#report({
-        severity: 'warning',
-        kind: 'exclude-block',
-        message: `an exclude block is active for ${commands.join(' and ')}${spec.excludeDependencies ? ' (and excludes its dependencies)' : ''}: terragrunt run --all would leave this unit out, but platctl does not honour exclude blocks yet and will run it`,
-        hint: 'to keep platctl away from it, add its directory to exclude: in .platctl.yaml, or select units with --unit',
-        location,
-      });
-    }
-    return spec;
   }
 
   #checkTerraformSource(file: ParsedFile, json: Json): void {

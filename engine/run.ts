@@ -13,7 +13,7 @@ import type { LockEnvironment } from './lock.js';
 import { FsError } from './fs-errors.js';
 import { LOCK_FILE, acquireLock } from './lock.js';
 import { UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
-import type { Plan, SelectionArgs } from './plan.js';
+import type { ExclusionsOf, Plan, SelectionArgs } from './plan.js';
 import { describeDiff, diffScope, planRun } from './plan.js';
 import type { ProcessGroups } from './processes.js';
 import { findProcessGroups, isZombie, processHasEnv } from './processes.js';
@@ -40,6 +40,8 @@ export interface RunRequest {
   readonly selection: SelectionArgs;
   /** Units with `prevent_destroy = true`: teardown keeps them and what they depend on. */
   readonly preventDestroy?: ReadonlySet<UnitId>;
+  /** Units Terragrunt `exclude` blocks leave out of the verb, among the selected ones (see `planRun`). */
+  readonly excluded?: ExclusionsOf;
   readonly resume: boolean;
   /** Resume even though the graph changed. */
   readonly force: boolean;
@@ -77,6 +79,8 @@ export interface ConfirmRequest {
   /** Units this invocation will run, in walk order (waves). */
   readonly toRun: readonly UnitId[];
   readonly kept: readonly UnitId[];
+  /** Units `exclude` blocks leave out: never run. */
+  readonly excluded: readonly UnitId[];
   /** Environments the units to run belong to. */
   readonly envs: readonly string[];
   /** The run id being resumed, if any. */
@@ -201,6 +205,7 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
       config: request.config,
       selection,
       ...(request.preventDestroy ? { preventDestroy: request.preventDestroy } : {}),
+      ...(request.excluded ? { excluded: request.excluded } : {}),
     });
     if (planned.type === 'invalid') return planned;
     const plan = planned.plan;
@@ -237,6 +242,7 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
         command: request.command,
         toRun,
         kept: plan.kept,
+        excluded: [...plan.excluded.keys()],
         envs,
         ...(resumed ? { resuming: resumed.run_id } : {}),
       });
@@ -283,6 +289,7 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
       to_run: toRun.length,
       parallelism,
       kept: plan.kept,
+      excluded: [...plan.excluded.keys()],
       estimates_ms: Object.fromEntries(toRun.map((id) => [id, estimates.get(id) ?? 1])),
       remaining_path_ms: Object.fromEntries(toRun.map((id) => [id, paths.get(id) ?? 1])),
       estimates_known: known,
@@ -324,9 +331,10 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
           deps.redactor.fork(),
         ),
     });
-    // Kept units are counted in the totals: they are part of the selection and "done".
+    // Kept and excluded units are counted in the totals: they are part of the selection and need nothing more.
     const counts = { ...result.counts };
     counts.completed += kept.size;
+    counts.excluded += plan.excluded.size;
     store.patchRun({ status: result.status, ended_at: iso() });
     // A disk that filled up (or went read-only) mid-run must not cost the summary and the resume command.
     const problems = [...result.problems];
@@ -372,8 +380,12 @@ function initialState(input: {
     const dependencies = [...(plan.scope.get(id)?.dependencies ?? [])].sort(compareIds);
     const wave = plan.waves.get(id) ?? 0;
     const before = resumed?.units[id];
+    const excludedBy = plan.excluded.get(id);
     if (kept.has(id)) {
       units[id] = { status: 'completed', attempts: before?.attempts ?? 0, wave, dependencies, kept: true };
+    } else if (excludedBy !== undefined) {
+      const by = excludedBy === id ? {} : { excluded_by: excludedBy };
+      units[id] = { status: 'excluded', attempts: before?.attempts ?? 0, wave, dependencies, ...by };
     } else if (before?.status === 'completed') {
       units[id] = { ...before, wave, dependencies };
     } else {

@@ -43,6 +43,11 @@ export interface UnitState {
   pid?: number;
   /** Teardown floor: counted as done, never destroyed. */
   kept?: boolean;
+  /**
+   * With status `excluded`: the unit whose `exclude` block (with `exclude_dependencies = true`) left this one out;
+   * absent when the unit's own block did.
+   */
+  excluded_by?: UnitId;
 }
 
 /** The selection and flags a run was started with; `--resume` reuses them. */
@@ -75,7 +80,7 @@ export interface RunState {
   units: Record<UnitId, UnitState>;
 }
 
-const unitStatus = z.enum(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted']);
+const unitStatus = z.enum(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted', 'excluded']);
 const command = z.enum(['bootstrap', 'teardown']);
 
 // Loose objects: a newer platctl may add fields; this one keeps what it knows and still refuses other versions.
@@ -95,6 +100,7 @@ const unitStateSchema = z.looseObject({
   log: z.string().optional(),
   pid: z.number().int().positive().optional(),
   kept: z.boolean().optional(),
+  excluded_by: z.string().optional(),
 });
 
 const runStateSchema = z.looseObject({

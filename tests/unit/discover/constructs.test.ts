@@ -93,18 +93,16 @@ describe('discovery constructs', () => {
     expect(problems[0]?.location?.line).toBe(2);
   });
 
-  it('points out an active Terragrunt exclude block, which platctl does not honour', async () => {
+  it('reads an active Terragrunt exclude block as data, without a warning (bootstrap and teardown honour it)', async () => {
     const root = repo({
       'live/dev/off/terragrunt.hcl': 'exclude {\n  if      = false\n  actions = ["all"]\n}\n',
       'live/dev/on/terragrunt.hcl':
         '\nexclude {\n  if      = get_env("SKIP_ON", "true") == "true"\n  actions = ["apply"]\n}\n',
     });
     const { problems, units } = await edges(root);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ severity: 'warning', kind: 'exclude-block', unit: 'dev/on' });
-    expect(problems[0]?.location?.line).toBe(2);
-    expect(problems[0]?.message).toContain('active for apply');
+    expect(problems).toEqual([]);
     expect(units.get('dev/on')?.exclude).toMatchObject({ actions: ['apply'], excludeDependencies: false });
+    expect(units.get('dev/on')?.exclude?.location?.line).toBe(2);
     expect(units.get('dev/off')?.exclude).toBeUndefined();
     expect((await edges(root, { SKIP_ON: 'false' })).problems).toEqual([]);
   });
