@@ -843,6 +843,20 @@ class UnitEvaluation {
     if (!pathSource) {
       const last = chain[chain.length - 1];
       if (!last) return undefined;
+      // `config_path = ""` written out: point at that line (in whichever file of the chain wrote it last).
+      const empty = chain.filter((decl) => decl.block.config_path === '').pop();
+      if (empty) {
+        this.#report({
+          severity: 'error',
+          kind: 'evaluation-error',
+          message: `dependency "${name}" config_path is empty`,
+          hint: 'set config_path to the directory of the unit it depends on (a path relative to the unit)',
+          location:
+            this.#attributeLocation(empty.file, 'dependency', [name], 'config_path', empty.occurrence) ??
+            this.#blockLocation(empty.file, 'dependency', [name], empty.occurrence),
+        });
+        return undefined;
+      }
       this.#report({
         severity: 'error',
         kind: 'evaluation-error',

@@ -107,6 +107,27 @@ describe('discovery constructs', () => {
     expect((await edges(root, { SKIP_ON: 'false' })).problems).toEqual([]);
   });
 
+  it('an empty config_path in an included file: one error at its real line, naming every including unit', async () => {
+    const include = 'include "vpc_dep" {\n  path = "../../_common/vpc_dep.hcl"\n}\n';
+    const root = repo({
+      'live/_common/vpc_dep.hcl': '# shared\n\nlocals {\n  x = 1\n}\n\ndependency "vpc" {\n  config_path = ""\n}\n',
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl': include,
+      'live/dev/web/terragrunt.hcl': include,
+      'live/dev/own/terragrunt.hcl': '\ndependency "vpc" {\n  config_path = ""\n}\n',
+    });
+    const { problems } = await edges(root);
+    expect(problems).toHaveLength(2);
+    const shared = problems.find((p) => p.location?.file.endsWith('vpc_dep.hcl'));
+    expect(shared).toMatchObject({ severity: 'error', kind: 'evaluation-error' });
+    expect(shared?.message).toBe('dependency "vpc" config_path is empty');
+    expect(shared?.location?.line).toBe(8);
+    expect(shared?.details).toContain('included by units dev/app, dev/web');
+    const own = problems.find((p) => p.unit === 'dev/own');
+    expect(own?.location?.line).toBe(3);
+    expect(own?.details ?? []).toEqual([]);
+  });
+
   it('a unit may not include a file that includes another', async () => {
     const root = repo({
       'live/a.hcl': 'include "b" {\n  path = "b.hcl"\n}\n',
