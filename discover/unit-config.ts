@@ -541,7 +541,9 @@ class UnitEvaluation {
           ? 'make the file readable by the user running platctl (chmod/chown), or exclude its directory in .platctl.yaml'
           : file.unusable === 'encoding'
             ? 'save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`); Terragrunt rejects it too'
-            : 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
+            : file.unusable === 'nesting'
+              ? 'write it flatter: name the inner parts in locals, or build the value with a for expression'
+              : 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
     });
   }
 

@@ -128,6 +128,43 @@ describe('discovery constructs', () => {
     expect(own?.details ?? []).toEqual([]);
   });
 
+  describe('an expression nested deeper than HCL configurations go', () => {
+    // Each shape at 2,000 and 20,000 levels: the WASM parser panics or hangs on these (nested interpolations from
+    // about 1,000 levels), so a scan stops them before it, with the line where the nesting passes the limit.
+    const shapes: Record<string, (depth: number) => string> = {
+      parentheses: (depth) => `${'('.repeat(depth)}1${')'.repeat(depth)}`,
+      'function calls': (depth) => `${'max(1, '.repeat(depth)}1${')'.repeat(depth)}`,
+      'nested interpolations': (depth) => `${'"${'.repeat(depth)}1${'}"'.repeat(depth)}`,
+      lists: (depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`,
+    };
+    for (const [shape, nest] of Object.entries(shapes)) {
+      for (const depth of [2_000, 20_000]) {
+        it(`${shape}, ${depth.toLocaleString('en-US')} deep: an error with file:line, fast`, async () => {
+          const root = repo({
+            'live/dev/vpc/terragrunt.hcl': '',
+            'live/dev/app/terragrunt.hcl': `# deep\nlocals {\n  x = ${nest(depth)}\n}\n\ndependency "vpc" {\n  config_path = "../vpc"\n}\n`,
+          });
+          const started = performance.now();
+          const { problems } = await edges(root);
+          expect(performance.now() - started).toBeLessThan(20_000);
+          expect(problems).toHaveLength(1);
+          expect(problems[0]).toMatchObject({ severity: 'error', kind: 'parse-error', unit: 'dev/app' });
+          expect(problems[0]?.message).toMatch(/^expression nested more than \d+ levels deep/);
+          expect(problems[0]?.location?.file).toMatch(/live\/dev\/app\/terragrunt\.hcl$/);
+          expect(problems[0]?.location?.line).toBe(3);
+        });
+      }
+    }
+
+    it('a deep but reasonable expression still parses', async () => {
+      const root = repo({
+        'live/dev/vpc/terragrunt.hcl': '',
+        'live/dev/app/terragrunt.hcl': `locals {\n  x = ${'['.repeat(60)}"../vpc"${']'.repeat(60)}\n}\n\ndependency "vpc" {\n  config_path = "../vpc"\n}\n`,
+      });
+      expect(await edges(root)).toMatchObject({ problems: [], edges: { 'dev/app': ['dev/vpc'] } });
+    });
+  });
+
   it('a unit may not include a file that includes another', async () => {
     const root = repo({
       'live/a.hcl': 'include "b" {\n  path = "b.hcl"\n}\n',
