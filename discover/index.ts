@@ -240,6 +240,8 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   const unitDirs = new UnitDirs(root, unitByDir.keys());
   const warnedReadFiles = new Set<string>();
   const realDirs = new RealDirs(unitByDir, stackDirs);
+  // Many dependency paths name the same directory: each is looked up on disk once.
+  const resolutions = new Map<string, Resolution>();
   // A problem written in a file several units include is reported once, naming the units (see withIncludingUnits).
   const sharedProblems = new Map<string, { index: number; units: UnitId[] }>();
   for (const id of [...configs.keys()].sort(compareIds)) {
@@ -263,7 +265,11 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       ...(config.exclude ? { exclude: config.exclude } : {}),
     });
     for (const dep of config.dependencies) {
-      const resolved = resolveTarget(dep, { unitByDir, stackDirs, realDirs, host, root });
+      let resolved = resolutions.get(dep.target);
+      if (!resolved) {
+        resolved = resolveTarget(dep.target, { unitByDir, stackDirs, realDirs, host, root });
+        resolutions.set(dep.target, resolved);
+      }
       switch (resolved.type) {
         case 'units':
           for (const target of resolved.ids) {
@@ -432,7 +438,7 @@ class RealDirs {
 }
 
 function resolveTarget(
-  dep: DeclaredDependency,
+  dir: string,
   ctx: {
     unitByDir: Map<string, UnitId>;
     stackDirs: string[];
@@ -441,7 +447,6 @@ function resolveTarget(
     root: string;
   },
 ): Resolution {
-  const dir = dep.target;
   // Terragrunt takes config_path as a unit directory: a file path there becomes a phantom unit named after the
   // file (seen with terragrunt v1.1.3), which then fails at run time. Say so now.
   if (ctx.host.kind(dir) === 'file') {
@@ -479,6 +484,8 @@ function accessDenied(dir: string): string | undefined {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'EPERM') return readErrorText(error);
+      // A directory that is not there: nothing below it can be denied (the common dangling path, made cheap).
+      if (probe === dir) return undefined;
     }
   }
   try {
