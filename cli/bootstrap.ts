@@ -10,6 +10,7 @@ import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
 import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
+import type { ExclusionsOf } from '../engine/plan.js';
 import { planRun } from '../engine/plan.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { JsonReporter } from '../engine/reporters/json.js';
@@ -32,6 +33,8 @@ import {
 import type { Resolved } from '../engine/terragrunt.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import type { RunState } from '../engine/state.js';
+import { tfCommandFor } from '../engine/unit-status.js';
+import { excludedUnits } from '../discover/exclude.js';
 import { checkWorktree } from '../engine/worktree.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
@@ -158,9 +161,11 @@ export async function runWalkVerb(
   }
   const preventDestroy = new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id));
   const selection = { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true };
+  // Terragrunt `exclude` blocks for the Terraform command this verb runs, decided among the selected units.
+  const excluded: ExclusionsOf = (scope) => excludedUnits(scope, discovery.units, tfCommandFor(command));
 
   if (args['dry-run']) {
-    const planned = planRun({ command, graph: discovery.graph, config, selection, preventDestroy });
+    const planned = planRun({ command, graph: discovery.graph, config, selection, preventDestroy, excluded });
     if (planned.type === 'invalid') {
       io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
       return EXIT.usage;
@@ -240,6 +245,7 @@ export async function runWalkVerb(
         config,
         selection,
         preventDestroy,
+        excluded,
         resume: args.resume === true,
         force: args.force === true,
         ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),

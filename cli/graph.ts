@@ -36,22 +36,29 @@ export function graphView(
   return { graph: reversed ? reverse(sub) : sub, reversed };
 }
 
-export function renderJson(view: GraphView, root: string): string {
+/** Units with an active Terragrunt `exclude` block: what bootstrap and teardown leave out (and treat as applied). */
+type ExcludeBlocks = Pick<Discovery, 'units'>;
+
+export function renderJson(view: GraphView, root: string, discovery?: ExcludeBlocks): string {
   const { graph } = view;
   const units = graph.ids().map((id) => {
     const node = graph.get(id);
+    const exclude = discovery?.units.get(id)?.exclude;
     return {
       id,
       env: node?.env ?? '',
       dir: node?.dir ?? '',
       dependencies: [...(node?.dependencies ?? [])].sort(),
       dependents: [...(node?.dependents ?? [])].sort(),
+      ...(exclude
+        ? { exclude: { actions: [...exclude.actions], exclude_dependencies: exclude.excludeDependencies } }
+        : {}),
     };
   });
   return `${JSON.stringify({ version: 1, root, units, waves: waves(graph) })}\n`;
 }
 
-export function renderText(view: GraphView, discovery: Pick<Discovery, 'externals'>): string {
+export function renderText(view: GraphView, discovery: Pick<Discovery, 'externals'> & Partial<ExcludeBlocks>): string {
   const { graph } = view;
   const lines: string[] = [];
   const all = waves(graph);
@@ -74,6 +81,22 @@ export function renderText(view: GraphView, discovery: Pick<Discovery, 'external
     lines.push('outside every environment (assumed applied, never run by platctl):');
     for (const e of externals) lines.push(`  ${e.unit} -> ${e.dir}`);
   }
+  const blocks = graph.ids().flatMap((id) => {
+    const exclude = discovery.units?.get(id)?.exclude;
+    return exclude ? [{ id, exclude }] : [];
+  });
+  if (blocks.length) {
+    lines.push(
+      'exclude blocks (bootstrap runs apply, teardown destroy; a listed command leaves the unit out, as applied):',
+    );
+    for (const { id, exclude } of blocks) {
+      const node = graph.get(id);
+      const deps = [...((view.reversed ? node?.dependents : node?.dependencies) ?? [])].sort();
+      const also =
+        exclude.excludeDependencies && deps.length ? `; with exclude_dependencies also ${deps.join(', ')}` : '';
+      lines.push(`  ${id}: ${exclude.actions.join(', ')}${also}`);
+    }
+  }
   return `${lines.join('\n')}\n`;
 }
 
@@ -82,13 +105,15 @@ function quote(id: string): string {
 }
 
 /** Graphviz dot, one cluster per environment; an edge points from a unit to what it depends on (as Terragrunt). */
-export function renderDot(view: GraphView): string {
+export function renderDot(view: GraphView, discovery?: ExcludeBlocks): string {
   const { graph } = view;
+  // A unit with an active exclude block is drawn dashed.
+  const node = (id: string): string => (discovery?.units.get(id)?.exclude ? `${quote(id)} [style=dashed]` : quote(id));
   const lines = ['digraph platctl {', '  rankdir=LR;', '  node [shape=box];'];
   const envs = [...new Set(graph.ids().map((id) => graph.get(id)?.env ?? ''))].sort();
   for (const env of envs) {
     lines.push(`  subgraph ${quote(`cluster_${env}`)} {`, `    label=${quote(env)};`);
-    for (const id of graph.ids()) if (graph.get(id)?.env === env) lines.push(`    ${quote(id)};`);
+    for (const id of graph.ids()) if (graph.get(id)?.env === env) lines.push(`    ${node(id)};`);
     lines.push('  }');
   }
   for (const id of graph.ids()) {
@@ -146,10 +171,10 @@ export const graphVerb = defineVerb({
     const format: GraphFormat = args.json ? 'json' : args.format;
     switch (format) {
       case 'json':
-        io.stdout.write(renderJson(view, root));
+        io.stdout.write(renderJson(view, root, discovery));
         break;
       case 'dot':
-        io.stdout.write(renderDot(view));
+        io.stdout.write(renderDot(view, discovery));
         break;
       case 'mermaid':
         io.stdout.write(renderMermaid(view));

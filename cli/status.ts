@@ -57,7 +57,9 @@ export const statusVerb = defineVerb({
     const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
     const state = killed === undefined ? recorded : asInterrupted(recorded);
     const counts = countStatuses(state);
-    const complete = state.status === 'completed' && counts.completed === Object.keys(state.units).length;
+    // An excluded unit needs nothing: Terragrunt's exclude block leaves it out, and it counts as applied.
+    const complete =
+      state.status === 'completed' && counts.completed + counts.excluded === Object.keys(state.units).length;
     if (args.json) {
       const { units, ...run } = state;
       io.stdout.write(

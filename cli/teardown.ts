@@ -31,7 +31,10 @@ export async function confirmTeardown(
   output.write(
     `${what}${paint.red(paint.bold(`this destroys ${request.toRun.length} unit${request.toRun.length === 1 ? '' : 's'}`))} in ${request.envs.join(', ') || '(none)'}, dependents first:\n` +
       `${listed.join('')}${more.join('')}` +
-      (request.kept.length > 0 ? `Kept (teardown floor, never destroyed): ${request.kept.join(', ')}\n` : ''),
+      (request.kept.length > 0 ? `Kept (teardown floor, never destroyed): ${request.kept.join(', ')}\n` : '') +
+      (request.excluded.length > 0
+        ? `Excluded (a Terragrunt exclude block, never destroyed): ${request.excluded.join(', ')}\n`
+        : ''),
   );
   if (request.toRun.length === 0) return true;
   if (signal?.aborted) return false;

@@ -65,6 +65,8 @@ export interface WalkPlanView {
   readonly waves: readonly (readonly UnitId[])[];
   /** Teardown floor: never destroyed. */
   readonly kept: readonly UnitId[];
+  /** Left out by Terragrunt `exclude` blocks; `by` is the unit whose block did it (itself, or a dependent's). */
+  readonly excluded: readonly { readonly unit: UnitId; readonly by: UnitId }[];
   readonly units: readonly PlannedUnit[];
   readonly manual_steps: readonly PlannedManualStep[];
   readonly lockdown?: PlannedLockdown;
@@ -131,6 +133,7 @@ export async function buildWalkPlan(input: WalkPlanInput): Promise<WalkPlanView>
     command,
     waves,
     kept: plan.kept,
+    excluded: [...plan.excluded].map(([unit, by]) => ({ unit, by })),
     units,
     manual_steps: manualSteps,
     ...(lockdown ? { lockdown: lockdownPlan(input, lockdown, line) } : {}),
@@ -225,8 +228,19 @@ export function renderWalkPlan(view: WalkPlanView, paint: Paint): string {
     }
   });
   if (view.kept.length > 0) out.push(`kept (teardown floor, never destroyed): ${view.kept.join(', ')}`);
+  if (view.excluded.length > 0) out.push(excludedLine(view));
   if (view.lockdown?.direction === 'lock') out.push(...renderLockdown(view.lockdown, 'after every unit completed'));
   return `${out.join('\n')}\n`;
+}
+
+/** The line for units `exclude` blocks leave out, naming the dependent when it is another unit's block. */
+function excludedLine(view: WalkPlanView): string {
+  const what =
+    view.command === 'bootstrap'
+      ? 'never applied; what needs them runs as if they were'
+      : 'never destroyed; what they need is destroyed without waiting for them';
+  const units = view.excluded.map(({ unit, by }) => (by === unit ? unit : `${unit} (by ${by}'s exclude_dependencies)`));
+  return `excluded (Terragrunt exclude blocks; ${what}): ${units.join(', ')}`;
 }
 
 function renderLockdown(lockdown: PlannedLockdown, when: string): string[] {

@@ -112,42 +112,88 @@ export function sortConfigErrors(errors: readonly ConfigError[]): ConfigError[] 
  * `unit_timeout` and `evnironments` 1 away from `environments`.
  */
 export function editDistance(a: string, b: string): number {
-  const rows = a.length + 1;
-  const cols = b.length + 1;
-  const d: number[] = new Array<number>(rows * cols).fill(0);
-  const at = (i: number, j: number): number => d[i * cols + j] ?? 0;
-  for (let i = 0; i < rows; i++) d[i * cols] = i;
-  for (let j = 0; j < cols; j++) d[j] = j;
-  for (let i = 1; i < rows; i++) {
-    for (let j = 1; j < cols; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
-      d[i * cols + j] = best;
-    }
+  return boundedDistance(a, b, a.length + b.length);
+}
+
+/** Rows reused by boundedDistance (grown when a longer string comes). */
+let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
+/**
+ * The edit distance of two strings (as editDistance: adjacent transpositions count one) when it is at most
+ * `max`, else `max + 1`. The shared prefix and suffix are cut off first, only cells within `max` of the diagonal are
+ * computed, and the work stops at the first row whose every cell exceeds `max`: most pairs of paths are settled in
+ * a few rows.
+ */
+export function boundedDistance(a: string, b: string, max: number): number {
+  let start = 0;
+  while (start < a.length && start < b.length && a.charCodeAt(start) === b.charCodeAt(start)) start += 1;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
+    endA -= 1;
+    endB -= 1;
   }
-  return at(a.length, b.length);
+  const n = endA - start;
+  const m = endB - start;
+  if (Math.abs(n - m) > max) return max + 1;
+  if (n === 0 || m === 0) return Math.max(n, m);
+  const over = max + 1;
+  // Three rows: two back (for transpositions), one back, and the current one.
+  if (rows[0].length <= m) rows = [new Int32Array(m + 1), new Int32Array(m + 1), new Int32Array(m + 1)];
+  let [older, prev, row] = rows;
+  older.fill(over, 0, m + 1);
+  for (let j = 0; j <= m; j += 1) prev[j] = j <= max ? j : over;
+  for (let i = 1; i <= n; i += 1) {
+    const from = Math.max(1, i - max);
+    const to = Math.min(m, i + max);
+    row.fill(over, 0, m + 1);
+    row[0] = i <= max ? i : over;
+    let rowMin = row[0] ?? over;
+    const ca = a.charCodeAt(start + i - 1);
+    for (let j = from; j <= to; j += 1) {
+      const cb = b.charCodeAt(start + j - 1);
+      let best = Math.min((prev[j] ?? over) + 1, (row[j - 1] ?? over) + 1, (prev[j - 1] ?? over) + (ca === cb ? 0 : 1));
+      if (i > 1 && j > 1 && ca === b.charCodeAt(start + j - 2) && a.charCodeAt(start + i - 2) === cb) {
+        best = Math.min(best, (older[j - 2] ?? over) + 1);
+      }
+      row[j] = Math.min(best, over);
+      if (best < rowMin) rowMin = best;
+    }
+    if (rowMin > max) return over;
+    [older, prev, row] = [prev, row, older];
+  }
+  return Math.min(prev[m] ?? over, over);
 }
 
 /**
  * The closest candidate to a mistyped word, if one is close enough to be a plausible typo: within a third of the
  * word's length (at least 1, at most 3 edits), ignoring case. Failing that, a candidate the word abbreviates or
  * extends (`min_free` -> `min_free_ips`), when the shared part is at least 4 characters. Ties go to the earlier
- * candidate.
+ * candidate. `lowered`: the candidates lower-cased, in the same order, for a caller that asks many questions of one
+ * list (discover's PathSuggester falls back to this for whole-path typos).
  */
-export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
+export function didYouMean(
+  word: string,
+  candidates: readonly string[] | Iterable<string>,
+  lowered?: readonly string[],
+): string | undefined {
   const lower = word.toLowerCase();
   const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
   let best: string | undefined;
   let bestDistance = Infinity;
   let prefixMatch: string | undefined;
-  for (const candidate of candidates) {
+  const list: readonly string[] = Array.isArray(candidates) ? candidates : [...candidates];
+  for (let i = 0; i < list.length; i += 1) {
+    const candidate = list[i] ?? '';
     if (candidate === word) continue;
-    const other = candidate.toLowerCase();
-    const distance = editDistance(lower, other);
-    if (distance <= limit && distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
+    const other = lowered?.[i] ?? candidate.toLowerCase();
+    // Only candidates of about the word's length can be within the limit; the bounded distance stops early.
+    if (Math.abs(other.length - lower.length) <= limit) {
+      const distance = boundedDistance(lower, other, limit);
+      if (distance <= limit && distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
     }
     const shorter = Math.min(lower.length, other.length);
     if (prefixMatch === undefined && shorter >= 4 && (other.startsWith(lower) || lower.startsWith(other))) {

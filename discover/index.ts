@@ -240,11 +240,23 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
   const unitDirs = new UnitDirs(root, unitByDir.keys());
   const warnedReadFiles = new Set<string>();
   const realDirs = new RealDirs(unitByDir, stackDirs);
+  // Many dependency paths name the same directory: each is looked up on disk once.
+  const resolutions = new Map<string, Resolution>();
+  // A problem written in a file several units include is reported once, naming the units (see withIncludingUnits).
+  const sharedProblems = new Map<string, { index: number; units: UnitId[] }>();
   for (const id of [...configs.keys()].sort(compareIds)) {
     const config = configs.get(id);
     const unit = units.get(id);
     if (!config || !unit) continue;
-    problems.push(...config.problems);
+    for (const p of config.problems) {
+      const key = p.location && p.location.file !== unit.configFile ? sharedProblemKey(p) : undefined;
+      const seen = key === undefined ? undefined : sharedProblems.get(key);
+      if (seen) seen.units.push(id);
+      else {
+        if (key !== undefined) sharedProblems.set(key, { index: problems.length, units: [id] });
+        problems.push(p);
+      }
+    }
     units.set(id, {
       ...unit,
       includes: config.includes,
@@ -253,7 +265,11 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       ...(config.exclude ? { exclude: config.exclude } : {}),
     });
     for (const dep of config.dependencies) {
-      const resolved = resolveTarget(dep, { unitByDir, stackDirs, realDirs, host, root });
+      let resolved = resolutions.get(dep.target);
+      if (!resolved) {
+        resolved = resolveTarget(dep.target, { unitByDir, stackDirs, realDirs, host, root });
+        resolutions.set(dep.target, resolved);
+      }
       switch (resolved.type) {
         case 'units':
           for (const target of resolved.ids) {
@@ -293,6 +309,11 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
         hint: 'move the dependency block into an include, or declare the order in implicit_deps',
       });
     }
+  }
+
+  for (const { index, units: including } of sharedProblems.values()) {
+    const shared = problems[index];
+    if (shared) problems[index] = withIncludingUnits(shared, including);
   }
 
   addConfiguredEdges(graph, options, extras, problems);
@@ -417,7 +438,7 @@ class RealDirs {
 }
 
 function resolveTarget(
-  dep: DeclaredDependency,
+  dir: string,
   ctx: {
     unitByDir: Map<string, UnitId>;
     stackDirs: string[];
@@ -426,7 +447,6 @@ function resolveTarget(
     root: string;
   },
 ): Resolution {
-  const dir = dep.target;
   // Terragrunt takes config_path as a unit directory: a file path there becomes a phantom unit named after the
   // file (seen with terragrunt v1.1.3), which then fails at run time. Say so now.
   if (ctx.host.kind(dir) === 'file') {
@@ -464,6 +484,8 @@ function accessDenied(dir: string): string | undefined {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EACCES' || code === 'EPERM') return readErrorText(error);
+      // A directory that is not there: nothing below it can be denied (the common dangling path, made cheap).
+      if (probe === dir) return undefined;
     }
   }
   try {
@@ -619,4 +641,30 @@ function evaluationHost(
     readText,
     glob: (pattern, baseDir) => fg.sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort(),
   };
+}
+
+/** Problems written at one place of a shared file (an include, a file read by several units) are the same problem. */
+function sharedProblemKey(p: Problem): string {
+  const at = p.location ? `${p.location.file}:${p.location.line}:${p.location.column ?? 0}` : '';
+  return `${p.severity}\u0000${p.kind}\u0000${at}\u0000${p.message}`;
+}
+
+/**
+ * The problem with a detail naming the units that include (or read) the file it is written in: the file alone does
+ * not say which unit's evaluation met it, and each unit would otherwise repeat it.
+ */
+function withIncludingUnits(p: Problem, including: readonly UnitId[]): Problem {
+  // Copied property by property: a lazily computed hint stays lazy.
+  const out = Object.defineProperties({}, Object.getOwnPropertyDescriptors(p)) as Problem & { details?: string[] };
+  const named = `included by ${including.length === 1 ? 'unit' : 'units'} ${chainList(including)}`;
+  Object.defineProperty(out, 'details', { value: [...(p.details ?? []), named], enumerable: true, configurable: true });
+  return out;
+}
+
+/** Ids for one line: all of a few, or the first ones and a count. */
+function chainList(ids: readonly UnitId[]): string {
+  const SHOWN = 10;
+  return ids.length <= SHOWN
+    ? ids.join(', ')
+    : `${ids.slice(0, SHOWN).join(', ')} and ${(ids.length - SHOWN).toLocaleString('en-US')} more`;
 }

@@ -26,10 +26,11 @@ export interface ParsedFile {
   readonly hash: string;
   readonly outcome: ParseOutcome;
   /**
-   * Why the file never reached the parser: it could not be read (permission denied, ...), or it is not UTF-8, which
-   * HCL requires. The outcome then holds the error, at the file's first line or at the first bad byte.
+   * Why the file never reached the parser: it could not be read (permission denied, ...), it is not UTF-8, which
+   * HCL requires, or an expression in it nests deeper than {@link MAX_NESTING} (the parser would panic or hang). The
+   * outcome then holds the error, at the file's first line, the first bad byte, or where the nesting passes the limit.
    */
-  readonly unusable?: 'unreadable' | 'encoding';
+  readonly unusable?: 'unreadable' | 'encoding' | 'nesting';
 }
 
 type CachedOutcome =
@@ -351,6 +352,20 @@ export function readOne(path: string): { path: string; content: string } | Parse
     };
   }
   const content = bytes.toString('utf8');
+  const deep = isHclJson(path) ? undefined : tooDeep(content);
+  if (deep) {
+    return {
+      path,
+      content,
+      hash: createHash('sha256').update(bytes).digest('base64url'),
+      unusable: 'nesting',
+      outcome: {
+        ok: false,
+        message: `expression nested more than ${MAX_NESTING} levels deep (brackets, calls and \${} together); platctl does not parse it`,
+        location: { file: path, ...deep },
+      },
+    };
+  }
   if (isUtf8(bytes)) return { path, content };
   // HCL rejects bytes that are not UTF-8, except inside comments (terragrunt v1.1.3 accepts them there).
   const bad = invalidOutsideComments(content);
@@ -366,6 +381,41 @@ export function readOne(path: string): { path: string; content: string } | Parse
       location: { file: path, ...bad },
     },
   };
+}
+
+/**
+ * How deep an expression may nest: brackets, parentheses (calls included), braces and `${}`/`%{}` sequences each
+ * count a level (the strings around a sequence do not). Real configurations stay within a few dozen; the WASM parser panics on
+ * deep nesting and hangs on nested interpolations from about 1,000 levels, and the evaluator recurses per level.
+ */
+export const MAX_NESTING = 256;
+const OPENERS = new Set(['(', '[', '{']);
+const CLOSERS = new Set([')', ']', '}']);
+
+/**
+ * Where the nesting first passes {@link MAX_NESTING} (1-based line and column), or undefined. A file with fewer
+ * opening characters than the limit cannot pass it and is not scanned; any other is lexed (the lexer keeps its own
+ * stack: no recursion) and its openers and closers counted.
+ */
+function tooDeep(content: string): { line: number; column: number } | undefined {
+  let openers = 0;
+  for (let i = 0; i < content.length && openers <= MAX_NESTING; i += 1) {
+    const c = content.charCodeAt(i);
+    // ( [ {, and the { of every ${ and %{.
+    if (c === 0x28 || c === 0x5b || c === 0x7b) openers += 1;
+  }
+  if (openers <= MAX_NESTING) return undefined;
+  let depth = 0;
+  for (const token of tokenize(content)) {
+    const { type, value } = token;
+    if (type === 'interp' || type === 'control' || (type === 'punct' && OPENERS.has(value))) depth += 1;
+    else if (type === 'seqend' || (type === 'punct' && CLOSERS.has(value))) depth = Math.max(0, depth - 1);
+    if (depth > MAX_NESTING) {
+      const before = content.slice(0, token.start);
+      return { line: before.split('\n').length, column: token.start - before.lastIndexOf('\n') };
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -7,6 +7,7 @@
  * The candidates are indexed once (by last element); a question then costs a few comparisons per unit with a
  * matching last element, not an edit distance per unit, so thousands of dangling paths stay cheap.
  */
+import { boundedDistance, didYouMean } from '../config/errors.js';
 
 interface Candidate {
   readonly path: string;
@@ -90,91 +91,16 @@ export class PathSuggester {
     return best?.candidate.path;
   }
 
-  /**
-   * A plausible typo of the whole path, by the rule of config's didYouMean (a third of the length, at most 3 edits,
-   * ignoring case; else a candidate the path abbreviates or extends). Paths share long prefixes, so the edit distance
-   * is taken of what is left once the shared prefix and suffix are cut off: a few characters, not whole paths.
-   */
+  /** A plausible typo of the whole path: config's didYouMean, over the candidates lower-cased once. */
   #typo(wanted: string): string | undefined {
-    const lower = wanted.toLowerCase();
-    const limit = Math.min(3, Math.max(1, Math.floor(wanted.length / 3)));
-    let best: string | undefined;
-    let bestDistance = Infinity;
-    let prefixMatch: string | undefined;
     this.#lower ??= this.#all.map((c) => c.toLowerCase());
-    for (let i = 0; i < this.#all.length; i += 1) {
-      const candidate = this.#all[i] ?? '';
-      if (candidate === wanted) continue;
-      const other = this.#lower[i] ?? '';
-      if (Math.abs(other.length - lower.length) <= limit) {
-        const distance = boundedDistance(lower, other, limit);
-        if (distance <= limit && distance < bestDistance) {
-          best = candidate;
-          bestDistance = distance;
-        }
-      }
-      const shorter = Math.min(lower.length, other.length);
-      if (prefixMatch === undefined && shorter >= 4 && (other.startsWith(lower) || lower.startsWith(other))) {
-        prefixMatch = candidate;
-      }
-    }
-    return best ?? prefixMatch;
+    return didYouMean(wanted, this.#all, this.#lower);
   }
 }
 
 /** The edit distance of two paths (most of which they share, so cut off first). */
 function distance(a: string, b: string): number {
   return boundedDistance(a, b, a.length + b.length);
-}
-
-/** Rows reused by boundedDistance (grown when a longer string comes). */
-let rows: [Int32Array, Int32Array, Int32Array] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
-
-/**
- * The edit distance of two strings (as config's editDistance: adjacent transpositions count one) when it is at most
- * `max`, else `max + 1`. The shared prefix and suffix are cut off first, only cells within `max` of the diagonal are
- * computed, and the work stops at the first row whose every cell exceeds `max`: most pairs of paths are settled in
- * a few rows.
- */
-function boundedDistance(a: string, b: string, max: number): number {
-  let start = 0;
-  while (start < a.length && start < b.length && a.charCodeAt(start) === b.charCodeAt(start)) start += 1;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
-    endA -= 1;
-    endB -= 1;
-  }
-  const n = endA - start;
-  const m = endB - start;
-  if (Math.abs(n - m) > max) return max + 1;
-  if (n === 0 || m === 0) return Math.max(n, m);
-  const over = max + 1;
-  // Three rows: two back (for transpositions), one back, and the current one.
-  if (rows[0].length <= m) rows = [new Int32Array(m + 1), new Int32Array(m + 1), new Int32Array(m + 1)];
-  let [older, prev, row] = rows;
-  older.fill(over, 0, m + 1);
-  for (let j = 0; j <= m; j += 1) prev[j] = j <= max ? j : over;
-  for (let i = 1; i <= n; i += 1) {
-    const from = Math.max(1, i - max);
-    const to = Math.min(m, i + max);
-    row.fill(over, 0, m + 1);
-    row[0] = i <= max ? i : over;
-    let rowMin = row[0] ?? over;
-    const ca = a.charCodeAt(start + i - 1);
-    for (let j = from; j <= to; j += 1) {
-      const cb = b.charCodeAt(start + j - 1);
-      let best = Math.min((prev[j] ?? over) + 1, (row[j - 1] ?? over) + 1, (prev[j - 1] ?? over) + (ca === cb ? 0 : 1));
-      if (i > 1 && j > 1 && ca === b.charCodeAt(start + j - 2) && a.charCodeAt(start + i - 2) === cb) {
-        best = Math.min(best, (older[j - 2] ?? over) + 1);
-      }
-      row[j] = Math.min(best, over);
-      if (best < rowMin) rowMin = best;
-    }
-    if (rowMin > max) return over;
-    [older, prev, row] = [prev, row, older];
-  }
-  return Math.min(prev[m] ?? over, over);
 }
 
 function fitOf(candidate: readonly string[], wanted: readonly string[], lastDistance: number): Fit {

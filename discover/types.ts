@@ -28,8 +28,6 @@ export type ProblemKind =
   | 'unit-and-stack'
   /** A terragrunt.stack.hcl whose units were never generated (no .terragrunt-stack beside it). */
   | 'stack-not-generated'
-  /** An active Terragrunt `exclude` block, which platctl does not honour yet (a warning). */
-  | 'exclude-block'
   /** Two `dependency` blocks with one label in a file: both are edges, as in Terragrunt v1.1.3 (a warning). */
   | 'duplicate-dependency'
   /** A value took a fallback (try()) over a function that needs a real run, such as run_cmd (a warning). */

@@ -33,7 +33,6 @@ import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { problem } from './types.js';
 import { childPath } from './scan.js';
-import { excludes } from './exclude.js';
 import type { ExcludeSpec, Problem, RemoteState } from './types.js';
 
 /** Thrown when evaluation needs files that are not parsed yet. */
@@ -453,22 +452,12 @@ class UnitEvaluation {
       where('exclude_dependencies'),
       'exclude exclude_dependencies',
     );
-    const spec = {
+    // bootstrap and teardown honour it (engine/plan.ts, through excludedUnits): no warning needed.
+    return {
       actions: actions.map((a) => a.toLowerCase()),
       excludeDependencies: dependencies === true,
       ...(location ? { location } : {}),
     };
-    const commands = ['apply', 'destroy'].filter((command) => excludes(spec, command));
-    if (commands.length > 0) {
-      this.#report({
-        severity: 'warning',
-        kind: 'exclude-block',
-        message: `an exclude block is active for ${commands.join(' and ')}${spec.excludeDependencies ? ' (and excludes its dependencies)' : ''}: terragrunt run --all would leave this unit out, but platctl does not honour exclude blocks yet and will run it`,
-        hint: 'to keep platctl away from it, add its directory to exclude: in .platctl.yaml, or select units with --unit',
-        location,
-      });
-    }
-    return spec;
   }
 
   #checkTerraformSource(file: ParsedFile, json: Json): void {
@@ -552,7 +541,9 @@ class UnitEvaluation {
           ? 'make the file readable by the user running platctl (chmod/chown), or exclude its directory in .platctl.yaml'
           : file.unusable === 'encoding'
             ? 'save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`); Terragrunt rejects it too'
-            : 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
+            : file.unusable === 'nesting'
+              ? 'write it flatter: name the inner parts in locals, or build the value with a for expression'
+              : 'fix the HCL syntax; `terragrunt hcl validate` in the unit shows the same error',
     });
   }
 
@@ -854,6 +845,20 @@ class UnitEvaluation {
     if (!pathSource) {
       const last = chain[chain.length - 1];
       if (!last) return undefined;
+      // `config_path = ""` written out: point at that line (in whichever file of the chain wrote it last).
+      const empty = chain.filter((decl) => decl.block.config_path === '').pop();
+      if (empty) {
+        this.#report({
+          severity: 'error',
+          kind: 'evaluation-error',
+          message: `dependency "${name}" config_path is empty`,
+          hint: 'set config_path to the directory of the unit it depends on (a path relative to the unit)',
+          location:
+            this.#attributeLocation(empty.file, 'dependency', [name], 'config_path', empty.occurrence) ??
+            this.#blockLocation(empty.file, 'dependency', [name], empty.occurrence),
+        });
+        return undefined;
+      }
       this.#report({
         severity: 'error',
         kind: 'evaluation-error',

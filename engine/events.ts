@@ -28,6 +28,8 @@ export type WalkEvent =
       readonly parallelism: number;
       /** Teardown floor: never destroyed. */
       readonly kept: readonly UnitId[];
+      /** Units a Terragrunt `exclude` block leaves out of this verb: never run, treated as applied. */
+      readonly excluded: readonly UnitId[];
       /** Expected duration of each unit to run, from earlier runs (see `estimates_known`), for ETAs. */
       readonly estimates_ms: Readonly<Record<UnitId, number>>;
       /** Per unit to run: expected duration of the heaviest chain from it to the end of the graph. */
@@ -177,5 +179,5 @@ export function combineReporters(...reporters: readonly Reporter[]): Reporter {
 }
 
 export function emptyCounts(): StatusCounts {
-  return { pending: 0, running: 0, completed: 0, failed: 0, skipped: 0, interrupted: 0 };
+  return { pending: 0, running: 0, completed: 0, failed: 0, skipped: 0, interrupted: 0, excluded: 0 };
 }

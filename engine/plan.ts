@@ -1,6 +1,6 @@
 /**
  * What a walk will do, decided before anything runs (pure): which units are selected, the graph to walk (reversed
- * for teardown), the teardown floor that is kept, each unit's wave, and, for `--resume`, whether the saved run still
+ * for teardown), the teardown floor that is kept, the units Terragrunt `exclude` blocks leave out, each unit's wave, and, for `--resume`, whether the saved run still
  * matches the graph. `--dry-run` prints this plan and stops.
  */
 import { didYouMean } from '../config/errors.js';
@@ -40,10 +40,19 @@ export interface Plan {
    * Teardown floor inside the selection: `teardown_skip` and `prevent_destroy` units and everything they depend on.
    */
   readonly kept: readonly UnitId[];
-  /** Each walked unit's wave in `walkGraph` (kept units: none). */
+  /**
+   * Units inside the selection that an `exclude` block leaves out of this verb, each with the unit whose block does
+   * it (itself, or a dependent with `exclude_dependencies`); sorted by id. Never walked, treated as applied (edges
+   * to them are satisfied), as Terragrunt's `run --all` does. A kept unit is listed as kept, not here.
+   */
+  readonly excluded: ReadonlyMap<UnitId, UnitId>;
+  /** Each walked unit's wave in `walkGraph` (kept and excluded units: none). */
   readonly waves: ReadonlyMap<UnitId, number>;
   readonly fingerprint: string;
 }
+
+/** The units `exclude` blocks leave out of a verb among the selected ones, each with the unit whose block does it. */
+export type ExclusionsOf = (scope: Graph) => ReadonlyMap<UnitId, { readonly by: UnitId }>;
 
 export type PlanResult =
   | { readonly type: 'ok'; readonly plan: Plan }
@@ -62,6 +71,11 @@ export function planRun(input: {
   readonly selection: SelectionArgs;
   /** Units whose HCL says `prevent_destroy = true`: part of the teardown floor, like `teardown_skip`. */
   readonly preventDestroy?: ReadonlySet<UnitId>;
+  /**
+   * The units `exclude` blocks leave out of the verb's Terraform command among the selected ones (discovery's
+   * `excludedUnits` over the scope), each with the unit whose block does it.
+   */
+  readonly excluded?: ExclusionsOf;
 }): PlanResult {
   const { graph, selection, command, config } = input;
   const unknownEnvs = selection.env.filter((env) => !(env in config.environments));
@@ -105,29 +119,42 @@ export function planRun(input: {
     };
   }
   let kept: UnitId[] = [];
-  let walkGraph = scope;
   if (command === 'teardown') {
     // The floor is computed on the whole graph: a unit the floor needs stays even when the floor unit itself is
     // outside the selection (`--unit`, `--env`), or the selection would destroy what the floor stands on.
     const floor = graph
       .ids()
       .filter((id) => config.units[id]?.teardown_skip === true || input.preventDestroy?.has(id) === true);
-    const keptSet = new Set([...floor, ...transitiveDependencies(graph, floor)].filter((id) => scope.has(id)));
-    kept = [...keptSet].sort(compareIds);
-    walkGraph = reverse(
-      subgraph(
-        scope,
-        scope.ids().filter((id) => !keptSet.has(id)),
-      ),
-    );
+    kept = [...new Set([...floor, ...transitiveDependencies(graph, floor)])]
+      .filter((id) => scope.has(id))
+      .sort(compareIds);
   }
+  const keptSet = new Set(kept);
+  // Exclusions are decided among the selected units, as Terragrunt applies them after its filters: a dependent
+  // outside the selection does not leave out its dependencies. They are dropped like the floor, and edges to them
+  // count as satisfied.
+  const excluded = new Map<UnitId, UnitId>();
+  for (const [id, { by }] of input.excluded?.(scope) ?? []) if (scope.has(id) && !keptSet.has(id)) excluded.set(id, by);
+  const walked = subgraph(
+    scope,
+    scope.ids().filter((id) => !keptSet.has(id) && !excluded.has(id)),
+  );
+  const walkGraph = command === 'teardown' ? reverse(walked) : walked;
   return {
     type: 'ok',
-    plan: { command, scope, walkGraph, kept, waves: waveIndex(walkGraph), fingerprint: fingerprint(scope) },
+    plan: {
+      command,
+      scope,
+      walkGraph,
+      kept,
+      excluded: new Map([...excluded].sort(([a], [b]) => compareIds(a, b))),
+      waves: waveIndex(walkGraph),
+      fingerprint: fingerprint(scope),
+    },
   };
 }
 
-/** The waves a dry run prints (teardown: reverse order, floor excluded). */
+/** The waves a dry run prints (teardown: reverse order; the floor and excluded units left out). */
 export function planWaves(plan: Plan): UnitId[][] {
   return waves(plan.walkGraph);
 }

@@ -17,7 +17,7 @@ import type { LockEnvironment } from './lock.js';
 import { LOCK_FILE, acquireLock } from './lock.js';
 import { LOGS_DIR, UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
 import type { PhaseContext, RunPhases } from './phases.js';
-import type { Plan, SelectionArgs } from './plan.js';
+import type { ExclusionsOf, Plan, SelectionArgs } from './plan.js';
 import { describeDiff, diffScope, planRun } from './plan.js';
 import type { ProcessGroups } from './processes.js';
 import { findProcessGroups, isZombie, processHasEnv } from './processes.js';
@@ -44,6 +44,8 @@ export interface RunRequest {
   readonly selection: SelectionArgs;
   /** Units with `prevent_destroy = true`: teardown keeps them and what they depend on. */
   readonly preventDestroy?: ReadonlySet<UnitId>;
+  /** Units Terragrunt `exclude` blocks leave out of the verb, among the selected ones (see `planRun`). */
+  readonly excluded?: ExclusionsOf;
   readonly resume: boolean;
   /** Resume even though the graph changed. */
   readonly force: boolean;
@@ -83,6 +85,8 @@ export interface ConfirmRequest {
   /** Units this invocation will run, in walk order (waves). */
   readonly toRun: readonly UnitId[];
   readonly kept: readonly UnitId[];
+  /** Units `exclude` blocks leave out: never run. */
+  readonly excluded: readonly UnitId[];
   /** Environments the units to run belong to. */
   readonly envs: readonly string[];
   /** The run id being resumed, if any. */
@@ -294,6 +298,7 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
     config: request.config,
     selection,
     ...(request.preventDestroy ? { preventDestroy: request.preventDestroy } : {}),
+    ...(request.excluded ? { excluded: request.excluded } : {}),
   });
   if (planned.type === 'invalid') return stop(planned);
   const plan = planned.plan;
@@ -336,6 +341,7 @@ async function confirm(run: RunContext, { plan, resumed }: Prepared): Promise<bo
     command: run.request.command,
     toRun,
     kept: plan.kept,
+    excluded: [...plan.excluded.keys()],
     envs,
     ...(resumed ? { resuming: resumed.run_id } : {}),
   });
@@ -406,6 +412,7 @@ async function start(
     to_run: toRun.length,
     parallelism,
     kept: plan.kept,
+    excluded: [...plan.excluded.keys()],
     estimates_ms: Object.fromEntries(toRun.map((id) => [id, estimates.get(id) ?? 1])),
     remaining_path_ms: Object.fromEntries(toRun.map((id) => [id, paths.get(id) ?? 1])),
     estimates_known: known,
@@ -478,8 +485,9 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
       const unitStatus = store.unit(id)?.status;
       if (unitStatus) counts[unitStatus] += 1;
     }
-    // Kept units are counted in the totals: they are part of the selection and "done".
+    // Kept and excluded units are counted in the totals: they are part of the selection and need nothing more.
     counts.completed += plan.kept.length;
+    counts.excluded += plan.excluded.size;
     store.patchRun({ status, ended_at: run.iso() });
     // A disk that filled up (or went read-only) mid-run must not cost the summary and the resume command.
     await store.close().catch((error: unknown) => {
@@ -657,8 +665,12 @@ function initialState(input: {
     const dependencies = [...(plan.scope.get(id)?.dependencies ?? [])].sort(compareIds);
     const wave = plan.waves.get(id) ?? 0;
     const before = resumed?.units[id];
+    const excludedBy = plan.excluded.get(id);
     if (kept.has(id)) {
       units[id] = { status: 'completed', attempts: before?.attempts ?? 0, wave, dependencies, kept: true };
+    } else if (excludedBy !== undefined) {
+      const by = excludedBy === id ? {} : { excluded_by: excludedBy };
+      units[id] = { status: 'excluded', attempts: before?.attempts ?? 0, wave, dependencies, ...by };
     } else if (before?.status === 'completed') {
       units[id] = { ...before, wave, dependencies };
     } else {

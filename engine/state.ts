@@ -44,6 +44,11 @@ export interface UnitState {
   pid?: number;
   /** Teardown floor: counted as done, never destroyed. */
   kept?: boolean;
+  /**
+   * With status `excluded`: the unit whose `exclude` block (with `exclude_dependencies = true`) left this one out;
+   * absent when the unit's own block did.
+   */
+  excluded_by?: UnitId;
   /** Named hooks that ran for the unit in this run, by `<point>:<hook name>` (`before-unit:crd_two_stage`). */
   hooks?: Record<string, HookRecord>;
 }
@@ -123,7 +128,7 @@ export interface RunState {
   units: Record<UnitId, UnitState>;
 }
 
-const unitStatus = z.enum(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted']);
+const unitStatus = z.enum(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted', 'excluded']);
 const command = z.enum(['bootstrap', 'teardown']);
 
 // Loose objects: a newer platctl may add fields; this one keeps what it knows and still refuses other versions.
@@ -143,6 +148,7 @@ const unitStateSchema = z.looseObject({
   log: z.string().optional(),
   pid: z.number().int().positive().optional(),
   kept: z.boolean().optional(),
+  excluded_by: z.string().optional(),
   hooks: z
     .record(
       z.string(),

@@ -3,8 +3,11 @@
  * scheduler, the walk, the state file and the reporters so every layer spells them the same way.
  */
 
-/** A unit's status in a run (and in `.platctl-state.json`). */
-export type UnitStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'interrupted';
+/**
+ * A unit's status in a run (and in `.platctl-state.json`). `excluded`: a Terragrunt `exclude` block leaves the unit
+ * out of the verb's command (its own block, or a dependent's `exclude_dependencies`); never run, treated as applied.
+ */
+export type UnitStatus = 'pending' | 'running' | 'completed' | 'failed' | 'skipped' | 'interrupted' | 'excluded';
 
 /**
  * Why a unit failed. `hook-failed`: a named hook around it failed (the error names the hook). `internal-error`: a bug

@@ -39,6 +39,7 @@ export function paintStatus(paint: Paint, status: UnitStatus, text: string = sta
     case 'running':
       return paint.cyan(text);
     case 'pending':
+    case 'excluded':
       return paint.dim(text);
   }
 }

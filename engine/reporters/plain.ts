@@ -36,7 +36,9 @@ export class PlainReporter implements Reporter {
     switch (event.type) {
       case 'run-started': {
         this.#total = event.to_run;
-        const kept = event.kept.length > 0 ? `, keeping ${event.kept.length} (floor)` : '';
+        const kept =
+          (event.kept.length > 0 ? `, keeping ${event.kept.length} (floor)` : '') +
+          (event.excluded.length > 0 ? `, ${event.excluded.length} excluded (exclude blocks)` : '');
         const verb = event.resumed ? 'resuming' : 'starting';
         return `${verb} ${event.command} ${event.run_id}: ${event.to_run} of ${event.total} units to run, parallelism ${event.parallelism}${kept}`;
       }

@@ -19,7 +19,15 @@ export function countStatuses(state: Readonly<RunState>): StatusCounts {
   return counts;
 }
 
-const ORDER: readonly UnitStatus[] = ['completed', 'failed', 'skipped', 'interrupted', 'running', 'pending'];
+const ORDER: readonly UnitStatus[] = [
+  'completed',
+  'failed',
+  'skipped',
+  'interrupted',
+  'running',
+  'pending',
+  'excluded',
+];
 
 export function formatCounts(counts: StatusCounts, paint: Paint): string {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
@@ -66,13 +74,17 @@ export function renderSummary(input: SummaryInput): string {
   const skipped = units.filter(([, u]) => u.status === 'skipped');
   const interrupted = units.filter(([, u]) => u.status === 'interrupted');
   const kept = units.filter(([, u]) => u.kept === true);
-  if (skipped.length + interrupted.length + kept.length > 0) out.push('');
+  const excluded = units.filter(([, u]) => u.status === 'excluded');
+  if (skipped.length + interrupted.length + kept.length + excluded.length > 0) out.push('');
   for (const [id, unit] of skipped)
     out.push(`${paintStatus(paint, 'skipped', 'SKIPPED')} ${pad(id, width)}  ${skipCause(unit)}`);
   for (const [id, unit] of interrupted) {
     out.push(`${paintStatus(paint, 'interrupted', 'STOPPED')} ${pad(id, width)}  interrupted; log: ${unit.log ?? '-'}`);
   }
   for (const [id] of kept) out.push(`${paint.dim('KEPT   ')} ${pad(id, width)}  teardown floor (never destroyed)`);
+  for (const [id, unit] of excluded) {
+    out.push(`${paintStatus(paint, 'excluded', 'EXCLUDED')} ${pad(id, width)}  ${exclusionCause(state, unit)}`);
+  }
   for (const problem of input.problems ?? []) out.push(`${paint.yellow('warning:')} ${problem}`);
   out.push('');
   out.push(formatCounts(countStatuses(state), paint));
@@ -80,6 +92,14 @@ export function renderSummary(input: SummaryInput): string {
     out.push(`Resume with: ${paint.bold(input.resumeCommand)}`);
   }
   return `${out.join('\n')}\n`;
+}
+
+/** Why an excluded unit was not run, in the words of the verb's Terraform command. */
+function exclusionCause(state: Readonly<RunState>, unit: UnitState): string {
+  const command = state.command === 'bootstrap' ? 'apply (treated as applied)' : 'destroy (not destroyed)';
+  return unit.excluded_by === undefined
+    ? `its exclude block leaves it out of ${command}`
+    : `${unit.excluded_by}'s exclude block (exclude_dependencies) leaves it out of ${command}`;
 }
 
 function skipCause(unit: UnitState): string {
@@ -109,11 +129,13 @@ export function renderStatus(state: Readonly<RunState>, paint: Paint, options: {
         ? `${unit.error ?? ''}${unit.log ? `  (${unit.log})` : ''}`
         : unit.status === 'skipped'
           ? skipCause(unit)
-          : unit.kept
-            ? 'kept (teardown floor)'
-            : unit.status === 'pending'
-              ? ''
-              : (unit.log ?? '');
+          : unit.status === 'excluded'
+            ? exclusionCause(state, unit)
+            : unit.kept
+              ? 'kept (teardown floor)'
+              : unit.status === 'pending'
+                ? ''
+                : (unit.log ?? '');
     const word = unit.kept ? 'kept' : unit.status;
     lines.push(`${pad(id, width)}  ${pad(paintStatus(paint, unit.status, word), 11)}  ${pad(duration, 8)}  ${detail}`);
   }

@@ -6,15 +6,21 @@
  * `implicit_deps` edges are left out), with dependencies outside every environment (externals) compared by path.
  * Terragrunt's units inside the environment directories, minus platctl's `exclude` globs, must be platctl's units.
  * Order inside `dependencies` is not deterministic in Terragrunt (see docs/discovery.md), so sets are compared.
+ *
+ * Fixtures whose expected.json lists `excluded` are also run for real (`terragrunt run --all -- apply` / `destroy`,
+ * offline: their units hold one output and no provider): the units Terragrunt ran must be the units platctl's plan
+ * walks, and the rest must be what Terragrunt's exclude blocks left out.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { execa } from 'execa';
 import picomatch from 'picomatch';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config/load.js';
+import { excludedUnits } from '../../discover/exclude.js';
 import { discover } from '../../discover/index.js';
+import { planRun } from '../../engine/plan.js';
 import { DISCOVER_FIXTURES, discoverFixtures } from '../helpers/discover-fixtures.js';
 import { repoRoot, requireToolPaths } from './helpers/tools.js';
 
@@ -119,6 +125,47 @@ describe('discovery agrees with real terragrunt', () => {
       expect(run.exitCode, run.stdout).not.toBe(0);
       expect(`${run.stdout}\n${run.stderr}`).toContain(rejected.message);
     });
+  }
+
+  for (const { name, dir, expected } of discoverFixtures()) {
+    const excluded = expected.excluded;
+    if (!excluded) continue;
+    for (const [command, tf] of [
+      ['bootstrap', 'apply'],
+      ['teardown', 'destroy'],
+    ] as const) {
+      it(`leaves out the units terragrunt run --all ${tf} leaves out (exclude blocks), on fixture ${name}`, async () => {
+        const root = copy(dir);
+        const loaded = await loadConfig({ cwd: root });
+        if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
+        const { config } = loaded.value;
+        const ours = await discover({ root, config, env: {}, cacheDir: false });
+        const planned = planRun({
+          command,
+          graph: ours.graph,
+          config,
+          selection: { env: [], unit: [], withDeps: false },
+          excluded: (scope) => excludedUnits(scope, ours.units, tf),
+        });
+        if (planned.type !== 'ok') throw new Error(planned.message);
+        expect(Object.fromEntries(planned.plan.excluded)).toEqual(excluded[tf]);
+
+        // The units terragrunt ran are the ones it initialised (each has a main.tf with one output: no provider).
+        const tools = requireToolPaths();
+        const run = await execa(
+          tools.terragrunt,
+          ['run', '--all', '--non-interactive', '--no-color', '--tf-path', tools.tofu, '--', tf, '-auto-approve'],
+          { env: toolEnv(), extendEnv: false, cwd: root, reject: false },
+        );
+        expect(run.exitCode, run.stderr).toBe(0);
+        const ran = Object.entries(config.environments).flatMap(([env, e]) =>
+          readdirSync(resolve(root, e.dir), { withFileTypes: true })
+            .filter((entry) => entry.isDirectory() && existsSync(join(root, e.dir, entry.name, '.terragrunt-cache')))
+            .map((entry) => `${env}/${entry.name}`),
+        );
+        expect(ran.sort()).toEqual(planned.plan.walkGraph.ids());
+      });
+    }
   }
 
   it('on a stack once the command platctl names has generated it', async () => {

@@ -33,6 +33,11 @@ export interface FixtureExpectation {
    * expects it to fail with this text in its output.
    */
   rejected?: { unit: string; message: string };
+  /**
+   * Units Terragrunt `exclude` blocks leave out of `run --all apply` / `destroy`, each with the unit whose block does
+   * it; the e2e suite runs real terragrunt on the fixture and compares what ran.
+   */
+  excluded?: { apply: Record<string, string>; destroy: Record<string, string> };
   note?: string;
 }
 

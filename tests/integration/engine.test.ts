@@ -123,9 +123,47 @@ describe('platctl bootstrap (built CLI, fake terragrunt)', () => {
       waves: [['platform/iam-roles'], ['platform/vpc'], ['platform/eks']],
       kept: [],
       manual_steps: [],
+      excluded: [],
     });
     expect(await box.calls()).toEqual([]);
     expect(await readdir(box.root)).not.toContain('.platctl-state.json');
+  });
+
+  it('honours Terragrunt exclude blocks: left out of apply, recorded as excluded, their dependents still run', async () => {
+    const box = await sandbox();
+    const cilium = join(box.root, 'live', 'platform', 'cilium', 'terragrunt.hcl');
+    await writeFile(
+      cilium,
+      `${await readFile(cilium, 'utf8')}\nexclude {\n  if                   = true\n  actions              = ["apply"]\n  exclude_dependencies = true\n}\n`,
+    );
+    const dry = await box.run(['bootstrap', '--dry-run']);
+    expect(dry.stderr).not.toContain('exclude');
+    expect(dry.stdout).toContain(
+      "excluded (Terragrunt exclude blocks; never applied; what needs them runs as if they were): platform/cilium, platform/eks (by platform/cilium's exclude_dependencies)",
+    );
+    const graph = await box.run(['graph']);
+    expect(graph.stdout).toContain('  platform/cilium: apply; with exclude_dependencies also platform/eks');
+
+    const result = await box.run(['bootstrap']);
+    expect(result.exitCode).toBe(0);
+    expect(units(await box.calls())).toEqual(ALL.filter((u) => u !== 'platform/cilium' && u !== 'platform/eks'));
+    expect(result.stdout).toMatch(/EXCLUDED platform\/cilium +its exclude block leaves it out of apply/);
+    expect(result.stdout).toMatch(/EXCLUDED platform\/eks +platform\/cilium's exclude block \(exclude_dependencies\)/);
+    expect(result.stdout).toContain('7 units: 5 completed, 2 excluded');
+    const state = await box.state();
+    expect(state.status).toBe('completed');
+    expect(state.units['platform/cilium']).toMatchObject({ status: 'excluded', attempts: 0 });
+    expect(state.units['platform/eks']).toMatchObject({ status: 'excluded', excluded_by: 'platform/cilium' });
+    const status = await box.run(['status']);
+    expect(status.exitCode).toBe(0);
+    expect(status.stdout).toMatch(/platform\/eks +excluded +- +platform\/cilium's exclude block/);
+
+    // The block lists apply only: teardown destroys both.
+    const teardown = await box.run(['teardown', '--yes']);
+    expect(teardown.exitCode).toBe(0);
+    const destroyed = (await box.calls()).filter((c) => c.command === 'destroy').map((c) => c.unit);
+    expect(destroyed).toContain('platform/cilium');
+    expect(destroyed).toContain('platform/eks');
   });
 
   it('explains resumes that cannot happen', async () => {

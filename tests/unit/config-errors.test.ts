@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ConfigError } from '../../config/errors.js';
-import { didYouMean, editDistance, formatConfigError, formatConfigErrors, formatKeyPath } from '../../config/errors.js';
+import {
+  boundedDistance,
+  didYouMean,
+  editDistance,
+  formatConfigError,
+  formatConfigErrors,
+  formatKeyPath,
+} from '../../config/errors.js';
 import { findPlaceholder } from '../../config/placeholders.js';
 
 describe('formatConfigError', () => {
@@ -66,6 +73,39 @@ describe('didYouMean', () => {
     expect(editDistance('kitten', 'sitting')).toBe(3);
     expect(editDistance('ab', 'ba')).toBe(1);
     expect(editDistance('', 'abc')).toBe(3);
+  });
+
+  it('is one edit distance for config and discovery: bounded and full agree with the textbook table', () => {
+    // The textbook optimal-string-alignment table, to check the banded, prefix-trimming implementation against.
+    const osa = (a: string, b: string): number => {
+      const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
+      for (let i = 1; i <= a.length; i += 1) {
+        for (let j = 1; j <= b.length; j += 1) {
+          const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+          d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+          if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+            d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+          }
+        }
+      }
+      return d[a.length]![b.length]!;
+    };
+    let seed = 7;
+    const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const word = (): string =>
+      Array.from({ length: Math.floor(random() * 9) }, () => 'abc/'[Math.floor(random() * 4)]).join('');
+    for (let n = 0; n < 2000; n += 1) {
+      const [a, b] = [word(), word()];
+      const want = osa(a, b);
+      expect(editDistance(a, b), `${a} ${b}`).toBe(want);
+      for (const max of [0, 1, 2, 3])
+        expect(boundedDistance(a, b, max), `${a} ${b} ${max}`).toBe(Math.min(want, max + 1));
+    }
+  });
+
+  it('takes the candidates lower-cased once from a caller that asks many questions of one list', () => {
+    const candidates = ['Live/Dev/VPC', 'live/dev/db'];
+    expect(didYouMean('live/dev/vpd', candidates, ['live/dev/vpc', 'live/dev/db'])).toBe('Live/Dev/VPC');
   });
 });
 

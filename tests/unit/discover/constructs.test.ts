@@ -93,20 +93,76 @@ describe('discovery constructs', () => {
     expect(problems[0]?.location?.line).toBe(2);
   });
 
-  it('points out an active Terragrunt exclude block, which platctl does not honour', async () => {
+  it('reads an active Terragrunt exclude block as data, without a warning (bootstrap and teardown honour it)', async () => {
     const root = repo({
       'live/dev/off/terragrunt.hcl': 'exclude {\n  if      = false\n  actions = ["all"]\n}\n',
       'live/dev/on/terragrunt.hcl':
         '\nexclude {\n  if      = get_env("SKIP_ON", "true") == "true"\n  actions = ["apply"]\n}\n',
     });
     const { problems, units } = await edges(root);
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatchObject({ severity: 'warning', kind: 'exclude-block', unit: 'dev/on' });
-    expect(problems[0]?.location?.line).toBe(2);
-    expect(problems[0]?.message).toContain('active for apply');
+    expect(problems).toEqual([]);
     expect(units.get('dev/on')?.exclude).toMatchObject({ actions: ['apply'], excludeDependencies: false });
+    expect(units.get('dev/on')?.exclude?.location?.line).toBe(2);
     expect(units.get('dev/off')?.exclude).toBeUndefined();
     expect((await edges(root, { SKIP_ON: 'false' })).problems).toEqual([]);
+  });
+
+  it('an empty config_path in an included file: one error at its real line, naming every including unit', async () => {
+    const include = 'include "vpc_dep" {\n  path = "../../_common/vpc_dep.hcl"\n}\n';
+    const root = repo({
+      'live/_common/vpc_dep.hcl': '# shared\n\nlocals {\n  x = 1\n}\n\ndependency "vpc" {\n  config_path = ""\n}\n',
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl': include,
+      'live/dev/web/terragrunt.hcl': include,
+      'live/dev/own/terragrunt.hcl': '\ndependency "vpc" {\n  config_path = ""\n}\n',
+    });
+    const { problems } = await edges(root);
+    expect(problems).toHaveLength(2);
+    const shared = problems.find((p) => p.location?.file.endsWith('vpc_dep.hcl'));
+    expect(shared).toMatchObject({ severity: 'error', kind: 'evaluation-error' });
+    expect(shared?.message).toBe('dependency "vpc" config_path is empty');
+    expect(shared?.location?.line).toBe(8);
+    expect(shared?.details).toContain('included by units dev/app, dev/web');
+    const own = problems.find((p) => p.unit === 'dev/own');
+    expect(own?.location?.line).toBe(3);
+    expect(own?.details ?? []).toEqual([]);
+  });
+
+  describe('an expression nested deeper than HCL configurations go', () => {
+    // Each shape at 2,000 and 20,000 levels: the WASM parser panics or hangs on these (nested interpolations from
+    // about 1,000 levels), so a scan stops them before it, with the line where the nesting passes the limit.
+    const shapes: Record<string, (depth: number) => string> = {
+      parentheses: (depth) => `${'('.repeat(depth)}1${')'.repeat(depth)}`,
+      'function calls': (depth) => `${'max(1, '.repeat(depth)}1${')'.repeat(depth)}`,
+      'nested interpolations': (depth) => `${'"${'.repeat(depth)}1${'}"'.repeat(depth)}`,
+      lists: (depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`,
+    };
+    for (const [shape, nest] of Object.entries(shapes)) {
+      for (const depth of [2_000, 20_000]) {
+        it(`${shape}, ${depth.toLocaleString('en-US')} deep: an error with file:line, fast`, async () => {
+          const root = repo({
+            'live/dev/vpc/terragrunt.hcl': '',
+            'live/dev/app/terragrunt.hcl': `# deep\nlocals {\n  x = ${nest(depth)}\n}\n\ndependency "vpc" {\n  config_path = "../vpc"\n}\n`,
+          });
+          const started = performance.now();
+          const { problems } = await edges(root);
+          expect(performance.now() - started).toBeLessThan(20_000);
+          expect(problems).toHaveLength(1);
+          expect(problems[0]).toMatchObject({ severity: 'error', kind: 'parse-error', unit: 'dev/app' });
+          expect(problems[0]?.message).toMatch(/^expression nested more than \d+ levels deep/);
+          expect(problems[0]?.location?.file).toMatch(/live\/dev\/app\/terragrunt\.hcl$/);
+          expect(problems[0]?.location?.line).toBe(3);
+        });
+      }
+    }
+
+    it('a deep but reasonable expression still parses', async () => {
+      const root = repo({
+        'live/dev/vpc/terragrunt.hcl': '',
+        'live/dev/app/terragrunt.hcl': `locals {\n  x = ${'['.repeat(60)}"../vpc"${']'.repeat(60)}\n}\n\ndependency "vpc" {\n  config_path = "../vpc"\n}\n`,
+      });
+      expect(await edges(root)).toMatchObject({ problems: [], edges: { 'dev/app': ['dev/vpc'] } });
+    });
   });
 
   it('a unit may not include a file that includes another', async () => {

@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../config/load.js';
+import { excludedUnits } from '../../../discover/exclude.js';
 import { discover } from '../../../discover/index.js';
 import { discoverFixtures } from '../../helpers/discover-fixtures.js';
 
@@ -16,6 +17,15 @@ describe('discovery fixtures', () => {
       const edges: Record<string, string[]> = {};
       for (const id of result.graph.ids()) edges[id] = [...(result.graph.get(id)?.dependencies ?? [])].sort();
       expect(edges).toEqual(expected.edges);
+
+      if (expected.excluded) {
+        for (const command of ['apply', 'destroy'] as const) {
+          const left = excludedUnits(result.graph, result.units, command);
+          expect(Object.fromEntries([...left].map(([id, { by }]) => [id, by])), command).toEqual(
+            expected.excluded[command],
+          );
+        }
+      }
 
       if (expected.externals) {
         const externals: Record<string, string[]> = {};

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { didYouMean } from '../../../config/errors.js';
 import { PathSuggester, closestMatch } from '../../../discover/suggest.js';
 
 /** live/prod/region_<r>/env_<e>/<kind>: many units share a last element, as in a real monorepo. */
@@ -37,6 +38,19 @@ describe('closestMatch for dangling paths', () => {
     // Three edits ("/db") beat the longer names it abbreviates.
     expect(closestMatch('live/prod/region_2/env_3', units)).toBe('live/prod/region_2/env_3/db');
     expect(closestMatch('dev/db', ['dev/dc', 'dev/vpc'])).toBe('dev/dc');
+  });
+
+  it("falls back to exactly config's didYouMean for whole-path typos (one candidate loop)", () => {
+    const paths = ['live/dev/vpc', 'live/dev/vpc-endpoints', 'live/Prod/db', 'live/prod/dbx/x'];
+    for (const wanted of [
+      'live/dev/vpcx/q',
+      'live/prod/db/x',
+      'live/dev/vpc-endp',
+      'LIVE/DEV/VPC/y',
+      'nothing/alike',
+    ]) {
+      expect(closestMatch(wanted, paths), wanted).toBe(didYouMean(wanted, paths));
+    }
   });
 
   it('suggests nothing when nothing is close, and never the path itself', () => {

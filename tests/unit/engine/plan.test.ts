@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
 import { describeDiff, diffScope, planRun, planWaves } from '../../../engine/plan.js';
+import type { Graph } from '../../../engine/graph.js';
 import { graphOf } from './helpers.js';
 
 const config = configSchema.parse({
@@ -95,6 +96,46 @@ describe('planRun', () => {
     if (bootstrap.type !== 'ok') throw new Error(bootstrap.message);
     expect(bootstrap.plan.kept).toEqual([]);
     expect(planWaves(bootstrap.plan).flat()).toHaveLength(7);
+  });
+
+  it('leaves out excluded units among the selected ones, like the floor, and lists them with who excluded them', () => {
+    // As discovery's excludedUnits over the scope: cilium's block excludes it and (exclude_dependencies) eks.
+    const byCilium = (scope: Graph) =>
+      new Map(
+        ['platform/cilium', 'platform/eks']
+          .filter((id) => scope.has('platform/cilium') && scope.has(id))
+          .map((id) => [id, { by: 'platform/cilium' }]),
+      );
+    const bootstrap = planRun({ command: 'bootstrap', graph, config, selection: none, excluded: byCilium });
+    if (bootstrap.type !== 'ok') throw new Error(bootstrap.message);
+    expect([...bootstrap.plan.excluded]).toEqual([
+      ['platform/cilium', 'platform/cilium'],
+      ['platform/eks', 'platform/cilium'],
+    ]);
+    expect(planWaves(bootstrap.plan)).toEqual([
+      ['platform/ecr', 'platform/iam'],
+      ['platform/vpc'],
+      ['platform/dns', 'preprod/eks'],
+    ]);
+    // Outside the selection, cilium's block does not reach eks (Terragrunt applies exclusions after its filters).
+    const eksOnly = planRun({
+      command: 'bootstrap',
+      graph,
+      config,
+      selection: { env: [], unit: ['platform/eks'], withDeps: true },
+      excluded: byCilium,
+    });
+    if (eksOnly.type !== 'ok') throw new Error(eksOnly.message);
+    expect(eksOnly.plan.excluded.size).toBe(0);
+    expect(eksOnly.plan.walkGraph.ids()).toEqual(['platform/eks', 'platform/iam', 'platform/vpc']);
+    // On teardown a kept unit stays kept (the floor is the stronger promise), the rest is left out.
+    const everything = () => new Map(graph.ids().map((id) => [id, { by: id }]));
+    const teardown = planRun({ command: 'teardown', graph, config, selection: none, excluded: everything });
+    if (teardown.type !== 'ok') throw new Error(teardown.message);
+    expect(teardown.plan.kept).toEqual(['platform/iam']);
+    expect(teardown.plan.excluded.has('platform/iam')).toBe(false);
+    expect(teardown.plan.excluded.size).toBe(6);
+    expect(teardown.plan.walkGraph.size).toBe(0);
   });
 
   it('selects with --unit, adding dependencies for bootstrap and dependents for teardown with --with-deps', () => {

@@ -21,6 +21,7 @@ const events: WalkEvent[] = [
     to_run: 3,
     parallelism: 2,
     kept: [],
+    excluded: [],
     estimates_ms: { 'p/a': 60_000, 'p/b': 60_000, 'p/c': 60_000 },
     remaining_path_ms: { 'p/a': 180_000, 'p/b': 120_000, 'p/c': 60_000 },
     estimates_known: true,

@@ -5,8 +5,11 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
 import type { WalkEvent } from '../../../engine/events.js';
 import type { Executor } from '../../../engine/executor.js';
+import type { Graph } from '../../../engine/graph.js';
 import { ProcessGroups } from '../../../engine/processes.js';
 import { Redactor } from '../../../engine/redact.js';
+import { makePaint } from '../../../engine/reporters/paint.js';
+import { renderStatus, renderSummary } from '../../../engine/reporters/summary.js';
 import type { RunDeps, RunRequest } from '../../../engine/run.js';
 import { RUN_ID_ENV, executeRun, makeRunId } from '../../../engine/run.js';
 import { STATE_FILE, parseState } from '../../../engine/state.js';
@@ -129,6 +132,32 @@ describe('executeRun', () => {
     expect(events[0]).toMatchObject({ type: 'run-started', kept: ['p/floor'], to_run: 3, total: 4 });
   });
 
+  it('leaves out units exclude blocks name: never run, recorded as excluded, their dependents run', async () => {
+    // p/b's own block, and p/a through p/b's exclude_dependencies: p/c still runs, its dependency treated as applied.
+    const executor = new AutoExecutor(graphOf([]), () => 0);
+    const { request, deps, events } = await setup(executor);
+    const excluded = (scope: Graph) =>
+      new Map(
+        ['p/a', 'p/b', 'p/elsewhere']
+          .filter((id) => id === 'p/elsewhere' || scope.has(id))
+          .map((id) => [id, { by: 'p/b' }]),
+      );
+    const result = await executeRun(request({ excluded }), deps());
+    expect([...executor.started].sort()).toEqual(['p/c', 'p/floor']);
+    expect(result).toMatchObject({ type: 'finished', status: 'completed', counts: { completed: 2, excluded: 2 } });
+    if (result.type !== 'finished') return;
+    expect(result.state.units['p/b']).toEqual({ status: 'excluded', attempts: 0, wave: 0, dependencies: ['p/a'] });
+    expect(result.state.units['p/a']).toMatchObject({ status: 'excluded', excluded_by: 'p/b' });
+    expect(result.state.units['p/elsewhere']).toBeUndefined();
+    expect(events[0]).toMatchObject({ type: 'run-started', excluded: ['p/a', 'p/b'], to_run: 2, total: 4 });
+    const summary = renderSummary({ state: result.state, lastLines: new Map(), paint: makePaint(false) });
+    expect(summary).toMatch(/EXCLUDED p\/a +p\/b's exclude block \(exclude_dependencies\) leaves it out of apply/);
+    expect(summary).toMatch(/EXCLUDED p\/b +its exclude block leaves it out of apply \(treated as applied\)/);
+    expect(summary).toContain('4 units: 2 completed, 2 excluded');
+    const status = renderStatus(result.state, makePaint(false), { live: false });
+    expect(status).toMatch(/p\/a +excluded +- +p\/b's exclude block/);
+  });
+
   it('asks for confirmation once the plan is known and changes nothing when declined', async () => {
     const executor = new AutoExecutor(graph, () => 0);
     const { root, request, deps } = await setup(executor);
@@ -143,7 +172,13 @@ describe('executeRun', () => {
       }),
     );
     expect(result).toEqual({ type: 'cancelled' });
-    expect(asked).toEqual({ command: 'teardown', toRun: ['p/c', 'p/b', 'p/a'], kept: ['p/floor'], envs: ['p'] });
+    expect(asked).toEqual({
+      command: 'teardown',
+      toRun: ['p/c', 'p/b', 'p/a'],
+      kept: ['p/floor'],
+      excluded: [],
+      envs: ['p'],
+    });
     expect(executor.started).toEqual([]);
     expect(await readdir(root)).toEqual([]);
   });

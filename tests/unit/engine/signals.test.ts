@@ -50,7 +50,13 @@ describe('signal handling', () => {
 });
 
 describe('teardown confirmation', () => {
-  const request = { command: 'teardown' as const, toRun: ['p/b', 'p/a'], kept: ['p/floor'], envs: ['p'] };
+  const request = {
+    command: 'teardown' as const,
+    toRun: ['p/b', 'p/a'],
+    kept: ['p/floor'],
+    excluded: ['p/legacy'],
+    envs: ['p'],
+  };
 
   it('shows what will be destroyed and accepts only "yes"', async () => {
     for (const [answer, expected] of [
@@ -68,6 +74,7 @@ describe('teardown confirmation', () => {
       expect(shown).toContain('this destroys 2 units in p, dependents first:');
       expect(shown).toContain('  - p/b\n  - p/a\n');
       expect(shown).toContain('Kept (teardown floor, never destroyed): p/floor');
+      expect(shown).toContain('Excluded (a Terragrunt exclude block, never destroyed): p/legacy');
     }
   });
 
