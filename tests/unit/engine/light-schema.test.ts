@@ -39,6 +39,14 @@ function fullState(): RunState {
     platctl_version: '0.1.0',
     resumes: 1,
     known_durations_ms: { bootstrap: { 'prod/vpc': 1200 }, teardown: { 'prod/vpc': 900 } },
+    manual_steps: { 'vpn-peering': { how: 'confirmed', by: 'ops', at: '2026-01-01T00:00:00.000Z' } },
+    lockdown: {
+      direction: 'lock',
+      status: 'failed',
+      steps: {
+        'api-private': { status: 'failed', attempts: 2, ended_at: '2026-01-01T00:03:00.000Z', error: 'e', log: 'l' },
+      },
+    },
     units: {
       'prod/vpc': {
         status: 'failed',
@@ -56,6 +64,9 @@ function fullState(): RunState {
         log: '.platctl-logs/x/0_prod__vpc.log',
         pid: 4242,
         kept: false,
+        hooks: {
+          'before-unit:crd_two_stage': { status: 'completed', ended_at: '2026-01-01T00:00:01.000Z', detail: 'd' },
+        },
       },
       'prod/app': { status: 'pending', attempts: 0, wave: 1, dependencies: [] },
     },
