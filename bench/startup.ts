@@ -6,14 +6,16 @@
  *
  * Every round runs every case once (interleaved), so a machine whose speed drifts affects all cases alike; the
  * table shows medians, and each ratio is the median of the per-round ratios to that round's `node -e 0`. With
- * several `--bin` (another build, e.g. main's), each is measured in the same rounds, for a before/after.
+ * several `--bin` (another build, e.g. main's), each is measured in the same rounds, for a before/after; each build
+ * gets its own copies of the repositories, so one build's caches never evict another's. The load average is printed
+ * before and after: on a shared machine it says how far to trust the absolute times (the ratios suffer less).
  *
  * Targets (issue 9): `--version` and `--help` <= 2x `node -e 0`; `status` <= 2.5x; `graph` of examples/platform,
  * warm, <= 3x; `graph` of 5,000 units (bench/discovery's generated repository) <= 1.5 s cold, <= 0.3 s warm.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generate } from './discovery.js';
@@ -83,6 +85,34 @@ function platformCopy(work: string, bin: string): string {
   return root;
 }
 
+/**
+ * The cases for one build, in `dir`: its own copy of the example platform (bootstrapped, for `status`) and of the
+ * generated repository of `units` units, so its caches are its own.
+ */
+function benchCases(dir: string, bin: string, units: number): Case[] {
+  mkdirSync(dir, { recursive: true });
+  const platform = platformCopy(dir, bin);
+  const big = join(dir, `repo-${units}`);
+  generate(big, units);
+  const noCache = (root: string) => () => rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
+  return [
+    { name: 'node -e 0', args: ['-e', '0'], cwd: dir, exit: 0 },
+    { name: 'platctl --version', args: [BIN, '--version'], cwd: dir, target: { x: 2 }, exit: 0 },
+    { name: 'platctl --help', args: [BIN, '--help'], cwd: dir, target: { x: 2 }, exit: 0 },
+    { name: 'platctl status', args: [BIN, 'status'], cwd: platform, target: { x: 2.5 }, exit: 0 },
+    { name: 'platctl graph (example, warm)', args: [BIN, 'graph'], cwd: platform, target: { x: 3 }, exit: 0 },
+    {
+      name: `platctl graph (${units} units, cold)`,
+      args: [BIN, 'graph'],
+      cwd: big,
+      before: noCache(big),
+      target: { ms: 1500 },
+      exit: 0,
+    },
+    { name: `platctl graph (${units} units, warm)`, args: [BIN, 'graph'], cwd: big, target: { ms: 300 }, exit: 0 },
+  ];
+}
+
 function main(): void {
   const argv = process.argv.slice(2);
   const runs = Number(option(argv, '--runs')[0] ?? 11);
@@ -91,29 +121,12 @@ function main(): void {
   if (bins.length === 0) bins.push(join(REPO, 'bin', 'platctl.js'));
 
   const work = mkdtempSync(join(tmpdir(), 'platctl-bench-startup-'));
+  const loadBefore = loadavg();
   try {
-    const platform = platformCopy(work, bins[0]!);
-    const big = join(work, `repo-${units}`);
-    generate(big, units);
-    const noCache = (root: string) => () => rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
-    const cases: Case[] = [
-      { name: 'node -e 0', args: ['-e', '0'], cwd: work, exit: 0 },
-      { name: 'platctl --version', args: [BIN, '--version'], cwd: work, target: { x: 2 }, exit: 0 },
-      { name: 'platctl --help', args: [BIN, '--help'], cwd: work, target: { x: 2 }, exit: 0 },
-      { name: 'platctl status', args: [BIN, 'status'], cwd: platform, target: { x: 2.5 }, exit: 0 },
-      { name: 'platctl graph (example, warm)', args: [BIN, 'graph'], cwd: platform, target: { x: 3 }, exit: 0 },
-      {
-        name: `platctl graph (${units} units, cold)`,
-        args: [BIN, 'graph'],
-        cwd: big,
-        before: noCache(big),
-        target: { ms: 1500 },
-        exit: 0,
-      },
-      { name: `platctl graph (${units} units, warm)`, args: [BIN, 'graph'], cwd: big, target: { ms: 300 }, exit: 0 },
-    ];
+    const casesOf = new Map(bins.map((bin, i) => [bin, benchCases(join(work, `bin-${i}`), bin, units)]));
+    const cases = casesOf.get(bins[0]!)!;
     // One untimed run of each fills the caches the warm cases rely on (and proves every case works).
-    for (const bin of bins) for (const c of cases) time(bin, c);
+    for (const bin of bins) for (const c of casesOf.get(bin)!) time(bin, c);
 
     const samples = new Map<string, number[]>();
     const ratios = new Map<string, number[]>();
@@ -121,9 +134,10 @@ function main(): void {
       map.set(key, [...(map.get(key) ?? []), value]);
     for (let round = 0; round < runs; round += 1) {
       for (const bin of bins) {
-        const baseline = time(bin, cases[0]!);
-        push(samples, `${bin}\0${cases[0]!.name}`, baseline);
-        for (const c of cases.slice(1)) {
+        const own = casesOf.get(bin)!;
+        const baseline = time(bin, own[0]!);
+        push(samples, `${bin}\0${own[0]!.name}`, baseline);
+        for (const c of own.slice(1)) {
           const ms = time(bin, c);
           push(samples, `${bin}\0${c.name}`, ms);
           push(ratios, `${bin}\0${c.name}`, ms / baseline);
@@ -131,8 +145,10 @@ function main(): void {
       }
     }
 
+    const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(' ');
     const out: string[] = [
-      `whole-process start-up, median of ${runs} interleaved rounds (${process.platform}, Node ${process.version})`,
+      `whole-process start-up, median of ${runs} interleaved rounds (${process.platform}, Node ${process.version}, ${cpus().length} cores)`,
+      `load average before: ${load(loadBefore)}, after: ${load(loadavg())}`,
     ];
     bins.forEach((bin, i) => {
       out.push('', `[${i + 1}] ${bin}`, `${'case'.padEnd(36)}${'median'.padStart(10)}${'vs node'.padStart(9)}  target`);

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { didYouMean } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
+import { loadConfigCached } from '../config/cached.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { discover, isUsable } from '../discover/index.js';
@@ -38,7 +38,7 @@ export async function loadCheckedConfig(
   args: GlobalOptions,
   io: CliIo,
 ): Promise<{ ok: true; loaded: LoadedConfig } | { ok: false; exitCode: number }> {
-  const result = await loadConfig({ path: args.config, cwd: io.cwd });
+  const result = await loadConfigCached({ path: args.config, cwd: io.cwd, version: platctlVersion() });
   if (!result.ok) {
     io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
     return { ok: false, exitCode: EXIT.usage };

@@ -5,7 +5,7 @@
  * which is how discovery names a bare include anyway (see unit-config.ts). Nothing moves to another line, so every
  * position stays right.
  */
-import { outline } from './hcl/index.js';
+import { outline } from './hcl/outline.js';
 
 /** hcl2json's message for a file mixing labelled and unlabelled blocks of one type, here `include`. */
 export const MIXED_INCLUDE_FAILURE = /Unable to convert Block to JSON: include\b/;

@@ -4,7 +4,7 @@
  * says which unit is being evaluated and which file the expression is written in.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { HclEvalError, Unknown } from './hcl/index.js';
+import { HclEvalError, Unknown } from './hcl/values.js';
 import type { HclFunction, Value } from './hcl/index.js';
 import { childPath, toPosix } from './scan.js';
 

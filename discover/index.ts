@@ -4,16 +4,16 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type FastGlob from 'fast-glob';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import fg from 'fast-glob';
 import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
 import { MAX_FOLDERS_TO_CHECK, findUp } from './functions.js';
 import { ParsedFiles } from './parsed-files.js';
 import { STACK_FILE, UNIT_FILE, childPath, relativePosix, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
-import { NeedFiles, evaluateUnitConfig } from './unit-config.js';
 import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
 import type { CachedUnit } from './unit-cache.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
@@ -34,6 +34,12 @@ const UNIT_CACHE_FORMAT = 4;
 const YIELD_AFTER_MS = 4;
 
 let codeHash: string | undefined;
+
+let fastGlobModule: typeof FastGlob | undefined;
+/** fast-glob, loaded on the first glob an expression asks for (`fileset`): most repositories never need it. */
+function fastGlob(): typeof FastGlob {
+  return (fastGlobModule ??= createRequire(import.meta.url)('fast-glob') as typeof FastGlob);
+}
 
 /**
  * A hash of discovery's own code (the files of this directory, as they run), so a cache written by another build
@@ -184,6 +190,9 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
     // by read_terragrunt_config) waits for it, and one that finds it needs more files is evaluated again once they
     // are parsed. Files shared by many units are parsed once, for the first unit that needs them.
     let lastYield = performance.now();
+    // The evaluator (and the HCL function library with its YAML parser) is loaded only when a unit needs it: a warm
+    // run whose units are all unchanged does without.
+    const evaluator = fresh.size > 0 ? await import('./unit-config.js') : undefined;
     for (const id of order) {
       const unit = units.get(id);
       if (!unit) continue;
@@ -194,6 +203,8 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
         reused += 1;
         continue;
       }
+      if (evaluator === undefined) throw new Error(`bug: ${id} is not reusable, yet every unit was`);
+      const { NeedFiles, evaluateUnitConfig } = evaluator;
       if (!files.has(unit.configFile)) {
         await files.ensure([unit.configFile]);
         lastYield = performance.now();
@@ -639,7 +650,7 @@ function evaluationHost(
     remoteState,
     repoRoot,
     readText,
-    glob: (pattern, baseDir) => fg.sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort(),
+    glob: (pattern, baseDir) => fastGlob().sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort(),
   };
 }
 

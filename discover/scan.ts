@@ -6,7 +6,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type Picomatch from 'picomatch';
 
 export const UNIT_FILE = 'terragrunt.hcl';
 export const STACK_FILE = 'terragrunt.stack.hcl';
@@ -40,7 +41,10 @@ export interface ScanResult {
 
 /** Every unit and stack directory under `dirs`. */
 export async function scan(options: ScanOptions): Promise<ScanResult> {
-  const isExcluded = options.exclude.length ? picomatch([...options.exclude], { dot: true }) : (): boolean => false;
+  // picomatch is loaded only for a configuration with exclude globs.
+  const isExcluded = options.exclude.length
+    ? (createRequire(import.meta.url)('picomatch') as typeof Picomatch)([...options.exclude], { dot: true })
+    : (): boolean => false;
   const found: ScannedDir[] = [];
   const listings = new Map<string, Map<string, 'file' | 'dir' | 'other'>>();
   const unreadable: { absDir: string; dir: string; error: unknown }[] = [];

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { z } from './light-schema.js'; // zod's API and messages, without loading zod (see there)
 import { FsError, errorCode } from './fs-errors.js';
 import type { UnitId } from './graph.js';
 import { compareIds } from './graph.js';

@@ -351,7 +351,9 @@ describe('platctl validate', () => {
     expect(run.code).toBe(0);
     expect(status).toEqual({ 'tailscale/status:local': 'pass' });
     expect(kube.requests.length).toBe(before);
-    expect(existsSync(join(root, '.platctl-cache'))).toBe(false);
+    // No discovery: neither of its caches was written (the validated .platctl.yaml may be cached).
+    expect(existsSync(join(root, '.platctl-cache', 'units.json'))).toBe(false);
+    expect(existsSync(join(root, '.platctl-cache', 'hcl-parse.json'))).toBe(false);
     expect(elapsed).toBeLessThan(2000);
   });
 

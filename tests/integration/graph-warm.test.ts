@@ -1,0 +1,145 @@
+/**
+ * A warm `platctl graph` reuses the validated configuration (.platctl-cache/config.json) and every unchanged unit's
+ * evaluation (.platctl-cache/units.json), and loads neither the YAML parser, zod nor the HCL evaluator. It must never
+ * serve a stale graph: after each kind of change, the warm graph equals the one computed with no cache at all.
+ */
+import { execFile } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const temps: string[] = [];
+afterAll(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+function platform(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'platctl-graph-warm-'));
+  temps.push(dir);
+  cpSync(join(REPO, 'examples', 'platform'), dir, {
+    recursive: true,
+    filter: (src) => !src.includes('.platctl-cache') && !src.includes('.platctl-state'),
+  });
+  return dir;
+}
+
+interface GraphJson {
+  units: { id: string; dependencies: string[] }[];
+}
+
+async function graph(root: string): Promise<GraphJson> {
+  const run = await runCli(['graph', '--format', 'json'], { cwd: root });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout) as GraphJson;
+}
+
+/** The graph with the caches as they are, then with none: they must be equal. */
+async function warmEqualsCold(root: string): Promise<GraphJson> {
+  const warm = await graph(root);
+  rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
+  const cold = await graph(root);
+  expect(warm).toEqual(cold);
+  // The cold run filled the caches again: the next change meets a warm cache.
+  return warm;
+}
+
+function depsOf(g: GraphJson, id: string): string[] | undefined {
+  return g.units.find((u) => u.id === id)?.dependencies;
+}
+
+describe('a warm platctl graph is never stale', () => {
+  it('sees an edited unit, an added and a removed unit, an edited include and an edited .platctl.yaml', async () => {
+    const root = platform();
+    const before = await warmEqualsCold(root);
+    expect(depsOf(before, 'platform/grafana')).not.toContain('platform/ecr');
+
+    // An edited unit file: a new dependency.
+    appendFileSync(
+      join(root, 'live/platform/grafana/terragrunt.hcl'),
+      '\ndependency "ecr" {\n  config_path = "../ecr"\n}\n',
+    );
+    expect(depsOf(await warmEqualsCold(root), 'platform/grafana')).toContain('platform/ecr');
+
+    // An added unit.
+    mkdirSync(join(root, 'live/platform/extra'));
+    writeFileSync(
+      join(root, 'live/platform/extra/terragrunt.hcl'),
+      'dependency "eks" {\n  config_path = "../eks"\n}\n',
+    );
+    expect(depsOf(await warmEqualsCold(root), 'platform/extra')).toEqual(['platform/eks']);
+
+    // A removed unit (nothing depends on it).
+    rmSync(join(root, 'live/platform/extra'), { recursive: true });
+    expect(depsOf(await warmEqualsCold(root), 'platform/extra')).toBeUndefined();
+
+    // An edited include: every unit including it gains the edge.
+    const include = join(root, '_envcommon/eks-addons.hcl');
+    writeFileSync(
+      include,
+      `${readFileSync(include, 'utf8')}\ndependency "net" {\n  config_path = "\${get_terragrunt_dir()}/../networking"\n}\n`,
+    );
+    const edited = await warmEqualsCold(root);
+    expect(depsOf(edited, 'platform/eks-addons')).toContain('platform/networking');
+    expect(depsOf(edited, 'preprod/eks-addons')).toContain('preprod/networking');
+
+    // An edited .platctl.yaml: a new implicit dependency.
+    const config = join(root, '.platctl.yaml');
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace(
+        'implicit_deps:\n',
+        'implicit_deps:\n  platform/tailscale: [platform/dns]\n',
+      ),
+    );
+    expect(depsOf(await warmEqualsCold(root), 'platform/tailscale')).toContain('platform/dns');
+  }, 240_000);
+});
+
+describe('what a warm start loads (the built binary, as a user runs it)', () => {
+  /** Every module URL the process loads, through a module hook registered before platctl starts. */
+  async function loadedModules(cwd: string, args: string[]): Promise<string[]> {
+    const hook = `data:text/javascript,${encodeURIComponent(
+      'export async function load(url, context, next) { process._rawDebug("LOADED " + url); return next(url, context); }',
+    )}`;
+    const register = `data:text/javascript,${encodeURIComponent(
+      `import { register } from 'node:module'; register(${JSON.stringify(hook)});`,
+    )}`;
+    const { stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', register, join(REPO, 'bin', 'platctl.js'), ...args],
+      { cwd },
+    ).catch((error: { stderr: string; code: number }) => {
+      // status exits 1 when there is no run; the modules it loaded are what matters here.
+      if (error.code !== 1) throw error;
+      return error;
+    });
+    return stderr
+      .split('\n')
+      .filter((line) => line.startsWith('LOADED '))
+      .map((line) => line.slice('LOADED '.length));
+  }
+
+  const heavy = (urls: string[]) =>
+    urls.filter((url) =>
+      /node_modules\/(zod|yaml|fast-glob|picomatch|@cdktf)\/|discover\/hcl\/(evaluate|builtins)/.test(url),
+    );
+
+  it('warm graph: no zod, no YAML parser, no glob library, no HCL evaluator', async () => {
+    const root = platform();
+    await loadedModules(root, ['graph']); // cold: fills the caches
+    const warm = await loadedModules(root, ['graph']);
+    expect(warm.some((url) => url.endsWith('/dist/discover/index.js'))).toBe(true);
+    expect(heavy(warm)).toEqual([]);
+  }, 120_000);
+
+  it('status: no zod', async () => {
+    const loaded = await loadedModules(platform(), ['status']);
+    expect(loaded.some((url) => url.endsWith('/dist/engine/state.js'))).toBe(true);
+    expect(heavy(loaded)).toEqual([]);
+  }, 60_000);
+});
