@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from './light-schema.js'; // zod's API and messages, without loading zod (see there)
+import * as v from 'valibot';
 import { FsError, errorCode } from './fs-errors.js';
 import type { UnitId } from './graph.js';
 import { compareIds } from './graph.js';
@@ -128,84 +128,81 @@ export interface RunState {
   units: Record<UnitId, UnitState>;
 }
 
-const unitStatus = z.enum(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted', 'excluded']);
-const command = z.enum(['bootstrap', 'teardown']);
+// The schema library is valibot, not zod (which `config/` uses): every run and `platctl status` read this file, and
+// valibot loads in a fraction of zod's start-up time (bench/startup.ts measures the verbs that read state).
+const isObject = (input: unknown): boolean => typeof input === 'object' && input !== null && !Array.isArray(input);
+const anObject = v.custom<Record<string, unknown>>(isObject, 'Invalid type: Expected Object');
+/** An object whose fields are checked; unknown keys are kept for a newer platctl. (valibot's own takes arrays.) */
+function record<const E extends v.ObjectEntries>(entries: E) {
+  return v.pipe(anObject, v.looseObject(entries));
+}
+/** An object used as a map from string keys to `value`. */
+function map<const S extends v.GenericSchema>(value: S) {
+  return v.pipe(anObject, v.record(v.string(), value));
+}
+const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+const text = v.string();
+const optionalText = v.optional(text);
 
 // Loose objects: a newer platctl may add fields; this one keeps what it knows and still refuses other versions.
-const unitStateSchema = z.looseObject({
-  status: unitStatus,
-  attempts: z.number().int().nonnegative(),
-  wave: z.number().int().nonnegative(),
-  dependencies: z.array(z.string()),
-  started_at: z.string().optional(),
-  ended_at: z.string().optional(),
-  duration_ms: z.number().nonnegative().optional(),
-  exit_code: z.number().int().optional(),
-  error: z.string().optional(),
-  reason: z.enum(FAILURE_REASONS).optional(),
-  skipped_because: z.string().optional(),
-  skip_reason: z.enum(['dependency-failed', 'fail-fast']).optional(),
-  log: z.string().optional(),
-  pid: z.number().int().positive().optional(),
-  kept: z.boolean().optional(),
-  excluded_by: z.string().optional(),
-  hooks: z
-    .record(
-      z.string(),
-      z.looseObject({
-        status: z.enum(['completed', 'failed']),
-        ended_at: z.string(),
-        detail: z.string().optional(),
-      }),
-    )
-    .optional(),
+const unitStateSchema = record({
+  status: v.picklist(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted', 'excluded']),
+  attempts: count,
+  wave: count,
+  dependencies: v.array(text),
+  started_at: optionalText,
+  ended_at: optionalText,
+  duration_ms: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0))),
+  exit_code: v.optional(v.pipe(v.number(), v.safeInteger())),
+  error: optionalText,
+  reason: v.optional(v.picklist(FAILURE_REASONS)),
+  skipped_because: optionalText,
+  skip_reason: v.optional(v.picklist(['dependency-failed', 'fail-fast'])),
+  log: optionalText,
+  pid: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
+  kept: v.optional(v.boolean()),
+  excluded_by: optionalText,
+  hooks: v.optional(map(record({ status: v.picklist(['completed', 'failed']), ended_at: text, detail: optionalText }))),
 });
 
-const runStateSchema = z.looseObject({
-  version: z.literal(STATE_VERSION),
-  run_id: z.string().min(1),
-  command,
-  args: z.looseObject({
-    env: z.array(z.string()),
-    unit: z.array(z.string()),
-    with_deps: z.boolean(),
-    parallelism: z.number().int().positive(),
-    fail_fast: z.boolean(),
+const durations = v.optional(map(v.pipe(v.number(), v.finite())));
+
+const runStateSchema = record({
+  version: v.literal(STATE_VERSION),
+  run_id: v.pipe(text, v.minLength(1)),
+  command: v.picklist(['bootstrap', 'teardown']),
+  args: record({
+    env: v.array(text),
+    unit: v.array(text),
+    with_deps: v.boolean(),
+    parallelism: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+    fail_fast: v.boolean(),
   }),
-  started_at: z.string(),
-  updated_at: z.string(),
-  ended_at: z.string().optional(),
-  status: z.enum(['running', 'completed', 'failed', 'interrupted']),
-  graph_fingerprint: z.string(),
-  platctl_version: z.string(),
-  resumes: z.number().int().nonnegative(),
-  known_durations_ms: z.looseObject({
-    bootstrap: z.record(z.string(), z.number()).optional(),
-    teardown: z.record(z.string(), z.number()).optional(),
-  }),
-  manual_steps: z
-    .record(
-      z.string(),
-      z.looseObject({ how: z.enum(['check', 'confirmed', 'yes']), by: z.string().optional(), at: z.string() }),
-    )
-    .optional(),
-  lockdown: z
-    .looseObject({
-      direction: z.enum(['lock', 'unlock']),
-      status: z.enum(['running', 'completed', 'failed', 'skipped']),
-      steps: z.record(
-        z.string(),
-        z.looseObject({
-          status: z.enum(['running', 'completed', 'failed']),
-          attempts: z.number().int().nonnegative(),
-          ended_at: z.string().optional(),
-          error: z.string().optional(),
-          log: z.string().optional(),
+  started_at: text,
+  updated_at: text,
+  ended_at: optionalText,
+  status: v.picklist(['running', 'completed', 'failed', 'interrupted']),
+  graph_fingerprint: text,
+  platctl_version: text,
+  resumes: count,
+  known_durations_ms: record({ bootstrap: durations, teardown: durations }),
+  manual_steps: v.optional(map(record({ how: v.picklist(['check', 'confirmed', 'yes']), by: optionalText, at: text }))),
+  lockdown: v.optional(
+    record({
+      direction: v.picklist(['lock', 'unlock']),
+      status: v.picklist(['running', 'completed', 'failed', 'skipped']),
+      steps: map(
+        record({
+          status: v.picklist(['running', 'completed', 'failed']),
+          attempts: count,
+          ended_at: optionalText,
+          error: optionalText,
+          log: optionalText,
         }),
       ),
-    })
-    .optional(),
-  units: z.record(z.string(), unitStateSchema),
+    }),
+  ),
+  units: map(unitStateSchema),
 });
 
 export type LoadedState =
@@ -262,17 +259,16 @@ export function parseState(text: string, path: string = STATE_FILE): LoadedState
       message: `${path} has version ${JSON.stringify(version)}${newer}; this platctl reads version ${STATE_VERSION}`,
     };
   }
-  const parsed = runStateSchema.safeParse(raw);
+  const parsed = v.safeParse(runStateSchema, raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? issue.path.join('.') : '';
+    const issue = parsed.issues[0];
     return {
       type: 'invalid',
       reason: 'unparsable',
-      message: `${path} is not a platctl state file (${where}: ${issue?.message ?? 'invalid'})`,
+      message: `${path} is not a platctl state file (${v.getDotPath(issue) ?? ''}: ${issue.message})`,
     };
   }
-  return { type: 'ok', state: parsed.data as RunState };
+  return { type: 'ok', state: parsed.output as RunState };
 }
 
 /** `.platctl-state.json.bak-20260129T101500.123Z`: where a state file this platctl cannot read is kept. */
