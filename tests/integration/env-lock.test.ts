@@ -90,7 +90,8 @@ describe('the S3 environment lock', () => {
   it('renews with If-Match; a stale lock is taken over only with --break-lock, and the old holder is fenced', async () => {
     const s = store();
     const now = (): number => Date.now();
-    const beat = 150;
+    // Long enough that the first checks below run well inside 3 beats on a loaded machine.
+    const beat = 1000;
     const first = await acquireEnvLocks(['prod'], owner('run-1'), {
       store: s,
       now,
@@ -116,7 +117,7 @@ describe('the S3 environment lock', () => {
     await until(async () => {
       const found = await readEnvLock(s, 'prod', now());
       return found.ok && found.value.type === 'held' && found.value.stale;
-    }, 5000);
+    }, 15_000);
     const refused = await acquireEnvLocks(['prod'], owner('run-2'), {
       store: s,
       now,
@@ -262,7 +263,7 @@ describe('processes racing for environment locks', () => {
       await Promise.all(racers.map((r) => r.ask({ release: prefix })));
       expect(await store(prefix).get(lockKey('prod'))).toEqual({ ok: true, value: undefined });
     }
-  }, 180_000);
+  }, 300_000);
 
   it('selections {a,b} and {b,c} started at once never deadlock and never both hold b', async () => {
     const [ab, bc] = await Promise.all([contender(), contender()]);
@@ -280,5 +281,5 @@ describe('processes racing for environment locks', () => {
       expect(await store(prefix).get(lockKey(loser))).toEqual({ ok: true, value: undefined });
       await Promise.all([ab.ask({ release: prefix }), bc.ask({ release: prefix })]);
     }
-  }, 180_000);
+  }, 300_000);
 });

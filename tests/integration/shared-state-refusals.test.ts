@@ -47,7 +47,7 @@ describe('with the local backend', () => {
     expect(broke.exitCode).toBe(2);
     expect(broke.stderr).toMatch(/--break-lock applies to the shared lock of state.backend s3/);
     expect(await box.calls()).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('status --run names the last run when asked for another (the local backend keeps only that one)', async () => {
     const box = await sandbox();
@@ -58,7 +58,7 @@ describe('with the local backend', () => {
       `run 20200101T000000Z-000000 is not the last run of ${box.root} (${(await box.state()).run_id})`,
     );
     expect((await box.run(['status', '--run', (await box.state()).run_id])).exitCode).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('with the s3 backend', () => {
@@ -78,7 +78,7 @@ describe('with the s3 backend', () => {
     expect(history.stderr).toMatch(
       /cannot read the run history: cannot reach S3 listing s3:\/\/platctl-refusals\/platctl\/runs\//,
     );
-  }, 60_000);
+  }, 120_000);
 
   it('a missing bucket names the bucket and the key to fix', async () => {
     const box = await sandbox();
@@ -87,7 +87,7 @@ describe('with the s3 backend', () => {
     expect(run.exitCode).toBe(3);
     expect(run.stderr).toMatch(/the bucket platctl-refusals does not exist/);
     expect(run.stderr).toMatch(/hint: create it, or fix state.bucket in .platctl.yaml/);
-  }, 60_000);
+  }, 120_000);
 
   it('a lock object that is not a platctl lock refuses the run and says where it is', async () => {
     const s3 = await createBucket();
@@ -101,7 +101,7 @@ describe('with the s3 backend', () => {
     );
     expect(run.stderr).toMatch(/hint: if no platctl run is in progress on that environment, delete the object/);
     expect(await box.calls()).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('history --env refuses an environment the configuration does not declare', async () => {
     await createBucket();
@@ -110,5 +110,5 @@ describe('with the s3 backend', () => {
     const history = await box.run(['history', '--env', 'platfrom'], moto.env);
     expect(history.exitCode).toBe(2);
     expect(history.stderr).toMatch(/no environment platfrom in .*\.platctl\.yaml \(known: platform\)/);
-  }, 60_000);
+  }, 120_000);
 });

@@ -118,7 +118,7 @@ describe('state.backend s3', () => {
     expect(text.stdout).toMatch(
       new RegExp(`${runId}\\s+bootstrap\\s+bob@\\S+\\s+\\S+\\s+\\S+\\s+completed \\(resumed 1x\\)`),
     );
-  }, 120_000);
+  }, 240_000);
 
   it('the first s3 run of a repository uploads its local state; state push/pull move it by hand', async () => {
     const box = await clone('300ms', 'local');
@@ -143,12 +143,13 @@ describe('state.backend s3', () => {
     const pushed = await other.run(['state', 'push'], as('bob'));
     expect(pushed.exitCode, pushed.stderr).toBe(0);
     expect(pushed.stdout).toMatch(/it is the latest bootstrap/);
-  }, 120_000);
+  }, 240_000);
 
   it('S3 closed mid-run: no unit starts after the failed renewal, exit 3, nothing lost locally', async () => {
     const proxy = await startAwsProxy(moto.endpoint);
     const box = await clone('300ms');
-    await box.control({}, { sleep_ms: 2500 });
+    // Long enough that the fence (a 300 ms heartbeat) always lands while the first unit still runs.
+    await box.control({}, { sleep_ms: 8000 });
     const child = box.start(['bootstrap', '--parallelism', '1'], as('alice', proxy.endpoint));
     await until(async () => (await box.calls()).length === 1, 30_000, 'the first unit');
     await proxy.close();
@@ -166,7 +167,7 @@ describe('state.backend s3', () => {
     expect(pending.length).toBe(
       Object.keys(state.units).length - 1 - Object.values(state.units).filter((u) => u.kept).length,
     );
-  }, 120_000);
+  }, 240_000);
 
   it('kill -9 of the holder: refused naming it, stale after 3 heartbeats, --break-lock takes over', async () => {
     const one = await clone('300ms');
@@ -205,7 +206,7 @@ describe('state.backend s3', () => {
     );
     expect(await remoteState()).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
     expect(await lockHolder()).toBeUndefined();
-  }, 120_000);
+  }, 240_000);
 
   it('a holder that was only paused and comes back after the takeover is fenced and writes nothing', async () => {
     const one = await clone('300ms');
@@ -238,5 +239,5 @@ describe('state.backend s3', () => {
     expect((await one.calls()).length).toBe(callsBefore);
     expect(await remoteState()).toEqual(after);
     expect(after).toMatchObject({ status: 'completed', resumes: 1 });
-  }, 120_000);
+  }, 240_000);
 });
