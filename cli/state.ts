@@ -16,6 +16,8 @@ import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 
 export const stateVerb = defineVerb({
+  // Neither --env nor --json: it moves one state file, whole.
+  globals: [],
   options: {},
   actions: {
     pull: { describe: `Copy the newest run from the shared backend into ${STATE_FILE} (the local one is kept aside)` },
