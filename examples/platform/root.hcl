@@ -18,6 +18,15 @@ locals {
     trimspace(split("=", pair)[0]) => tonumber(trimspace(split("=", pair)[1]))
     if length(split("=", pair)) == 2
   }
+
+  # A busy EKS control plane on demand (modules/cluster): unit id=count pairs. The unit's next <count> endpoint
+  # updates fail as EKS fails an update while another one is running, then updates go through again. Example:
+  # PLATCTL_EXAMPLE_BUSY=platform/eks=2. The count of failures so far is kept next to the unit's state.
+  busy = {
+    for pair in split(",", get_env("PLATCTL_EXAMPLE_BUSY", "")) :
+    trimspace(split("=", pair)[0]) => tonumber(trimspace(split("=", pair)[1]))
+    if length(split("=", pair)) == 2
+  }
 }
 
 # State stays on the local disk, next to each unit (live/platform/eks/terraform.tfstate), so the example applies
@@ -42,6 +51,8 @@ inputs = {
   unit_id       = local.unit_id
   fail          = contains(local.fail_units, local.unit_id)
   delay_seconds = lookup(local.delays, local.unit_id, lookup(local.delays, "*", 0))
+  busy_updates  = lookup(local.busy, local.unit_id, 0)
+  busy_counter  = "${get_terragrunt_dir()}/terraform.busy-count"
   tags = {
     Environment = local.env.environment
     ManagedBy   = "terragrunt"

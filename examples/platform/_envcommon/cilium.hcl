@@ -33,6 +33,7 @@ dependency "networking" {
 inputs = {
   name      = "cilium"
   namespace = "kube-system"
+  crds      = ["ciliumnetworkpolicies.cilium.io", "ciliumclusterwidenetworkpolicies.cilium.io"]
   settings = {
     chart_version          = local.chart_version
     ipam_mode              = "eni"

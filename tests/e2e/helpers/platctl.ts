@@ -154,6 +154,19 @@ export interface UnitRecord {
   readonly skipped_because?: string;
   readonly skip_reason?: string;
   readonly kept?: boolean;
+  /** Named hooks that ran, by `<point>:<name>` (`before-unit:crd_two_stage`). */
+  readonly hooks?: Readonly<
+    Record<string, { readonly status: string; readonly ended_at: string; readonly detail?: string }>
+  >;
+}
+
+/** One lockdown or unlock step as the state file records it. */
+export interface LockStepRecord {
+  readonly status: string;
+  readonly attempts: number;
+  readonly ended_at?: string;
+  readonly error?: string;
+  readonly log?: string;
 }
 
 export interface StateFile {
@@ -162,6 +175,12 @@ export interface StateFile {
   readonly status: string;
   readonly resumes: number;
   readonly units: Readonly<Record<string, UnitRecord>>;
+  /** The lockdown (after a bootstrap) or unlock (before a teardown) phase. */
+  readonly lockdown?: {
+    readonly direction: string;
+    readonly status: string;
+    readonly steps: Readonly<Record<string, LockStepRecord>>;
+  };
 }
 
 export function readState(ws: Workspace): StateFile {

@@ -1,5 +1,6 @@
 # An EKS control plane, reduced to the values its dependents read (endpoint, OIDC issuer, CA, security group).
-# endpoint_public_access is the switch a lockdown step flips (-var=endpoint_public_access=false).
+# endpoint_public_access is the switch a lockdown step flips (-var=endpoint_public_access=false); turning public
+# access off is an endpoint update, which a busy control plane refuses on demand (busy_updates).
 
 terraform {
   required_version = ">= 1.10"
@@ -45,6 +46,18 @@ variable "endpoint_public_access" {
   default = true
 }
 
+variable "busy_updates" {
+  type        = number
+  default     = 0
+  description = "How many endpoint updates fail as on a control plane that is still busy with another update."
+}
+
+variable "busy_counter" {
+  type        = string
+  default     = ""
+  description = "The file counting the endpoint updates failed so far (root.hcl puts it next to the unit's state)."
+}
+
 variable "fail" {
   type    = bool
   default = false
@@ -73,6 +86,26 @@ resource "terraform_data" "cluster" {
   }
 
   depends_on = [module.chaos]
+}
+
+# Turning public access off, as EKS's UpdateClusterConfig does it. While fewer than busy_updates updates have failed,
+# eks-update.sh fails like EKS when another update of the cluster is still running (ResourceInUseException first,
+# then "update ... in progress"); a failed create taints the resource, so the next apply tries again. The script is
+# the interpreter's argument and the cluster name the script's: no shell parses any value.
+resource "terraform_data" "endpoint_update" {
+  count = var.endpoint_public_access ? 0 : 1
+  input = { endpoint_public_access = var.endpoint_public_access }
+
+  provisioner "local-exec" {
+    interpreter = ["sh", "${path.module}/eks-update.sh"]
+    command     = var.cluster_name
+    environment = {
+      BUSY_UPDATES = tostring(var.busy_updates)
+      BUSY_COUNTER = var.busy_counter
+    }
+  }
+
+  depends_on = [terraform_data.cluster]
 }
 
 locals {

@@ -45,6 +45,12 @@ variable "exports" {
   description = "Values this component publishes for its dependents."
 }
 
+variable "crds" {
+  type        = list(string)
+  default     = []
+  description = "CustomResourceDefinitions the component installs before its own objects (crd_two_stage targets them)."
+}
+
 variable "force_destroy" {
   type        = bool
   default     = false
@@ -68,6 +74,13 @@ module "chaos" {
   delay_seconds = var.delay_seconds
 }
 
+# The component's CRDs, separate from its release so a crd_two_stage hook can apply them alone first
+# (-target=terraform_data.crds), as a real unit applies its CRD chart before the custom resources that need it.
+resource "terraform_data" "crds" {
+  count = length(var.crds) > 0 ? 1 : 0
+  input = var.crds
+}
+
 resource "terraform_data" "release" {
   input = {
     name          = var.name
@@ -77,7 +90,7 @@ resource "terraform_data" "release" {
     force_destroy = var.force_destroy
   }
 
-  depends_on = [module.chaos]
+  depends_on = [module.chaos, terraform_data.crds]
 }
 
 output "id" {
