@@ -43,6 +43,7 @@ import { buildWalkPlan, renderWalkPlan } from './walk-plan.js';
 import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import { walkPhases } from './phases.js';
 import { parkedRefusal } from './park-status.js';
+import { sharedBackend } from './shared-state.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import type { Project } from './project.js';
 import { loadProject } from './project.js';
@@ -57,6 +58,10 @@ export function walkVerbOptions(command: RunCommand) {
   return {
     'dry-run': { type: 'boolean', describe: `Print the waves in ${order} and stop` },
     resume: { type: 'boolean', describe: `Continue the last ${command}: completed units are not run again` },
+    'break-lock': {
+      type: 'boolean',
+      describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
+    },
     force: {
       type: 'boolean',
       describe:
@@ -152,6 +157,14 @@ export async function runWalkVerb(
   const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
   if (!loaded.ok) return loaded.exitCode;
   const { root, config, discovery, configPath } = loaded.project;
+  const shared = await sharedBackend(config.state, io, args['break-lock'] === true);
+  if (args['break-lock'] && !shared) {
+    io.stderr.write(
+      `platctl: --break-lock applies to the shared lock of state.backend s3; ${configPath} uses the local backend ` +
+        `(its .platctl.lock is taken over automatically once its holder is gone)\n`,
+    );
+    return EXIT.usage;
+  }
   if (command === 'bootstrap' && !args.force && !args['dry-run']) {
     const refusal = await parkedRefusal(root, config, args, io.env);
     if (refusal !== undefined) {
@@ -287,6 +300,7 @@ export async function runWalkVerb(
             : {}),
         }),
         ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
+        ...(shared ? { shared } : {}),
       },
     );
   } finally {
@@ -318,6 +332,14 @@ export async function runWalkVerb(
           problems: result.problems,
         }),
       );
+      if (result.fenced !== undefined) {
+        io.stderr.write(
+          `platctl: refused: ${result.fenced}; no unit was started after that, the running ones finished, and the ` +
+            `local state has everything.\n  hint: once no other run holds the lock, continue with ` +
+            `${resumeCommand(command, args)}\n`,
+        );
+        return EXIT.refused;
+      }
       if (result.status === 'completed')
         return (await hooks.completed?.(result.state, loaded.project, human)) ?? EXIT.ok;
       if (result.status === 'interrupted') return exitCodeForSignal(io.signal.reason);

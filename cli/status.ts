@@ -5,6 +5,7 @@
  * A state file that says `running` is believed only while the lock's holder lives: a platctl killed by `kill -9`, the
  * OOM killer or a power loss never wrote its end, and its run shows as interrupted (killed), not running.
  */
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { compareIds } from '../engine/graph.js';
@@ -13,19 +14,29 @@ import { inspectLock, procMachine } from '../engine/lock.js';
 import { countStatuses, renderStatus } from '../engine/reporters/summary.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { RunState } from '../engine/state.js';
+import type { LoadedState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/find.js';
 import { formatConfigErrors } from '../config/errors.js';
 import { parkStatusJson, printParkStatus } from './park-status.js';
+import { stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
+import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 
 export const statusVerb = defineVerb({
   globals: ['json'],
-  options: {},
+  options: {
+    run: {
+      type: 'string',
+      value: 'RUN_ID',
+      describe: 'An earlier run (platctl history lists them); needs state.backend s3 unless it is the last run',
+    },
+  },
   examples: [
     ['platctl status', 'the last run, unit by unit'],
     ['platctl status --json', 'the same as JSON, for scripts'],
+    ['platctl status --run 20260129T101500Z-3fa2c1', 'an earlier run, from the shared state'],
   ],
   run: async (args, io) => {
     const found = await findConfig(io.cwd, args.config);
@@ -34,10 +45,23 @@ export const statusVerb = defineVerb({
       return EXIT.usage;
     }
     const root = dirname(found.path);
+    const shared = await sharedStatus(found.path, args.run, io);
+    if (shared.type === 'error') return shared.exitCode;
     await printParkStatus(root, args.json === true, io);
-    const loaded = await loadState(root);
+    const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
+    if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
+      io.stderr.write(
+        `platctl: run ${args.run} is not the last run of ${root} (${loaded.state.run_id}); the local backend keeps ` +
+          `only the last run (state.backend s3 keeps them all: docs/state.md)\n`,
+      );
+      return EXIT.usage;
+    }
     if (loaded.type === 'missing') {
-      io.stderr.write(`platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`);
+      io.stderr.write(
+        shared.type === 'loaded'
+          ? `platctl: no run recorded in the shared state (state.bucket); run platctl bootstrap\n`
+          : `platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`,
+      );
       if (args.json) {
         const park = await parkStatusJson(root);
         io.stdout.write(`${JSON.stringify({ run: null, units: [], counts: null, complete: false, park })}\n`);
@@ -50,9 +74,11 @@ export const statusVerb = defineVerb({
     }
     const recorded = loaded.state;
     const lock =
-      recorded.status === 'running'
-        ? await inspectLock(root, await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }))
-        : undefined;
+      recorded.status !== 'running'
+        ? undefined
+        : shared.type === 'loaded'
+          ? await shared.lock(recorded)
+          : await inspectLock(root, await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }));
     const live = lock?.type === 'held';
     const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
     const state = killed === undefined ? recorded : asInterrupted(recorded);
@@ -102,4 +128,74 @@ function asInterrupted(state: Readonly<RunState>): RunState {
     units[id] = unit.status === 'running' ? { ...unit, status: 'interrupted' } : unit;
   }
   return { ...state, status: 'interrupted', units };
+}
+
+type SharedStatus =
+  | { readonly type: 'local' }
+  | { readonly type: 'error'; readonly exitCode: number }
+  | {
+      readonly type: 'loaded';
+      readonly loaded: LoadedState;
+      /** What the environment locks in the bucket say about a run recorded as running. */
+      readonly lock: (state: RunState) => Promise<LockState>;
+    };
+
+/**
+ * With `state.backend: s3`, the run comes from the bucket: the last one, or `--run`. The configuration is loaded in
+ * full only when the file has a top-level `state:` key, so status stays fast with the local backend.
+ */
+async function sharedStatus(configPath: string, run: string | undefined, io: CliIo): Promise<SharedStatus> {
+  const text = await readFile(configPath, 'utf8').catch(() => '');
+  if (!/^state\s*:/m.test(text)) return { type: 'local' };
+  const { loadConfig } = await import('../config/load.js');
+  const loaded = await loadConfig({ path: configPath, cwd: io.cwd, checkFilesystem: false });
+  if (!loaded.ok) {
+    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+    return { type: 'error', exitCode: EXIT.usage };
+  }
+  const store = await stateStore(loaded.value.config.state, io);
+  if (!store) return { type: 'local' };
+  const { loadRemoteLatest, loadRemoteRun, envsOf } = await import('../engine/shared-state.js');
+  const remote = run === undefined ? await loadRemoteLatest(store) : await loadRemoteRun(store, run);
+  if (!remote.ok) {
+    io.stderr.write(`platctl: cannot read the shared run state: ${remote.message}\n`);
+    if (remote.hint) io.stderr.write(`  hint: ${remote.hint}\n`);
+    return { type: 'error', exitCode: EXIT.refused };
+  }
+  if (remote.value.type === 'missing' && run !== undefined) {
+    io.stderr.write(`platctl: no run ${run} in ${store.location('runs/')}; platctl history lists the runs\n`);
+    return { type: 'error', exitCode: EXIT.usage };
+  }
+  const state: LoadedState =
+    remote.value.type === 'ok'
+      ? { type: 'ok', state: remote.value.state }
+      : remote.value.type === 'missing'
+        ? { type: 'missing' }
+        : { type: 'invalid', reason: 'unparsable', message: remote.value.message };
+  return {
+    type: 'loaded',
+    loaded: state,
+    lock: async (recorded) => {
+      const { readEnvLock } = await import('../engine/env-lock.js');
+      for (const env of envsOf(recorded)) {
+        const found = await readEnvLock(store, env, Date.now());
+        if (!found.ok) return { type: 'unreadable', message: found.message };
+        const value = found.value;
+        if (value.type !== 'held' || value.holder.run_id !== recorded.run_id) continue;
+        const holder = {
+          pid: value.holder.pid,
+          host: value.holder.host,
+          command: value.holder.command,
+          started_at: value.holder.started_at,
+        };
+        if (!value.stale) return { type: 'held', holder };
+        return {
+          type: 'stale',
+          holder,
+          why: `its lock of environment ${env} was not renewed for ${Math.round(value.ageMs / 1000)} s`,
+        };
+      }
+      return { type: 'free' };
+    },
+  };
 }

@@ -44,6 +44,12 @@ export const VERBS: readonly VerbEntry[] = [
     load: async () => (await import('./status.js')).statusVerb,
   },
   {
+    name: 'history',
+    describe:
+      'Past bootstrap/teardown runs from the shared state (state.backend s3): verb, who, when, result, duration',
+    load: async () => (await import('./history.js')).historyVerb,
+  },
+  {
     name: 'validate',
     describe: 'Health probe: credentials, deployer role and state bucket first, then every unit and endpoint',
     load: async () => (await import('./validate.js')).validateVerb,
@@ -67,6 +73,11 @@ export const VERBS: readonly VerbEntry[] = [
     name: 'up',
     describe: 'Unpark environments from their park record; done when the pods are ready',
     load: async () => (await import('./up.js')).upVerb,
+  },
+  {
+    name: 'state',
+    describe: 'Move the run state between this checkout and the shared backend by hand (pull, push)',
+    load: async () => (await import('./state.js')).stateVerb,
   },
   {
     name: 'config',

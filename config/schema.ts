@@ -361,6 +361,33 @@ const accessEnv = z.strictObject({
     .describe('EKS access entries'),
 });
 
+const region = z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'an AWS region such as eu-west-1');
+
+/** Where the run lock, run state and history live (docs/state.md). `local` is the repository's own files. */
+const stateSettings = z
+  .strictObject({
+    backend: z
+      .enum(['local', 's3'])
+      .default('local')
+      .describe('local: lock and state are files in this checkout; s3: shared by every runner through a bucket'),
+    bucket: z.string().min(3).describe('With backend s3: the bucket (the Terraform state bucket will do)').optional(),
+    key_prefix: z
+      .string()
+      .regex(/^[^/].*[^/]$|^[^/]$/, 'a key prefix without a leading or trailing slash, e.g. platctl')
+      .default('platctl')
+      .describe('Every object platctl writes lives under <key_prefix>/ in the bucket'),
+    profile: z.string().min(1).describe('The AWS profile used for the bucket (default: the usual chain)').optional(),
+    region: region.describe("The bucket's region (default: AWS_REGION)").optional(),
+    // prefault, not default: the default goes through the transform, so it is 30 s and not 30 ms.
+    heartbeat: duration
+      .prefault('30s')
+      .describe('How often a run renews its environment locks; a lock not renewed for 3 of these is stale'),
+  })
+  .refine((s) => s.backend === 'local' || s.bucket !== undefined, {
+    message: 'backend s3 needs a bucket',
+    path: ['bucket'],
+  });
+
 export const configSchema = z
   .strictObject({
     version: z.literal(1).describe('The file format version; always 1'),
@@ -414,6 +441,9 @@ export const configSchema = z
     validate: validateSettings.prefault({}).describe('Health checks of platctl validate'),
     park: z.record(envName, parkEnv).default({}).describe('What platctl down/up parks, by environment'),
     access: z.record(envName, accessEnv).default({}).describe('Cluster access for people, by environment'),
+    state: stateSettings
+      .prefault({})
+      .describe('Where the run lock, run state and history live: this checkout (local) or an S3 bucket (s3)'),
   })
   .describe('platctl configuration (.platctl.yaml)');
 
@@ -424,6 +454,7 @@ export type UnitSettings = PlatctlConfig['units'][string];
 export type HookConfig = PlatctlConfig['hooks'][number];
 export type ValidateConfig = PlatctlConfig['validate'];
 export type ParkConfig = PlatctlConfig['park'][string];
+export type StateConfig = PlatctlConfig['state'];
 
 /**
  * The JSON Schema of the file as written (the input side: durations are strings or seconds, defaults are the

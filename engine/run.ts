@@ -1,7 +1,8 @@
 /**
  * One mutating run (`bootstrap` or `teardown`) from lock to summary, in its phases: take the repository lock; read
  * the last run's state, stop unit processes a killed platctl left behind, plan (or check a resume against the current
- * graph); confirm; the before-run preflight; write the initial state; the before-walk phase, the walk (with the named
+ * graph); with the shared backend, lock the selection's environments (engine/env-lock.ts); confirm; the before-run
+ * preflight; write the initial state; the before-walk phase, the walk (with the named
  * hooks around units), the after-walk phase; record how it ended. The phases are `RunPhases` (engine/phases.ts),
  * wired by cli/. Everything the machine provides is injected.
  */
@@ -27,6 +28,10 @@ import { STATE_VERSION, StateStore, backupState, loadState, removeStaleTempFiles
 import { UNIT_ENV } from './terragrunt.js';
 import type { RunCommand } from './unit-status.js';
 import { walk } from './walk.js';
+import type { EnvLocks } from './env-lock.js';
+import type { SharedBackend } from './shared-run.js';
+import { checkResumedUnchanged, lockShared, sharedPrevious } from './shared-run.js';
+import { RunPublisher } from './shared-state.js';
 
 /** The environment variable that marks a unit process with its run, so a later run can recognise it. */
 export const RUN_ID_ENV = 'PLATCTL_RUN_ID';
@@ -77,6 +82,8 @@ export interface RunDeps {
   readonly confirm?: (what: ConfirmRequest) => Promise<boolean>;
   /** The run's lifecycle points: manual steps, named hooks, lockdown, unlock (engine/phases.ts). */
   readonly phases?: RunPhases;
+  /** The shared state backend (`state.backend: s3`); absent: the local files only. */
+  readonly shared?: SharedBackend;
 }
 
 /** What a confirmation prompt shows. */
@@ -101,6 +108,8 @@ export type RunResult =
       readonly counts: StatusCounts;
       readonly problems: readonly string[];
       readonly state: Readonly<RunState>;
+      /** The run lost its shared lock: it started nothing more after that (exit 3). */
+      readonly fenced?: string;
     }
   | {
       readonly type: 'invalid';
@@ -123,7 +132,14 @@ export type RunResult =
        * `disk-error`: the lock, the state file or the log directory cannot be written; nothing was run.
        * `preflight-failed`: the before-run phase (manual steps) refused; nothing was run.
        */
-      readonly reason: 'lock-held' | 'lock-unreadable' | 'graph-changed' | 'disk-error' | 'preflight-failed';
+      readonly reason:
+        | 'lock-held'
+        | 'lock-unreadable'
+        | 'graph-changed'
+        | 'disk-error'
+        | 'preflight-failed'
+        | 'state-unreachable'
+        | 'state-changed';
       readonly message: string;
       readonly details?: readonly string[];
       readonly hint?: string;
@@ -151,6 +167,8 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
   try {
     const prepared = await prepare(run);
     if (prepared.type !== 'prepared') return prepared.result;
+    const envLocked = await lockEnvironments(run, prepared);
+    if (envLocked !== undefined) return envLocked;
     if (!(await confirm(run, prepared))) return { type: 'cancelled' };
     const preflight = (await deps.phases?.beforeRun?.({
       command: request.command,
@@ -174,6 +192,7 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
     if (started.type !== 'started') return started.result;
     return await walkAndFinish(run, prepared, started);
   } finally {
+    for (const problem of (await run.envLocks?.release()) ?? []) run.warn(problem);
     const problem = await locked.release();
     if (problem) run.warn(problem);
   }
@@ -181,6 +200,9 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
 
 /** The request, the injected machine and the problems found so far, shared by a run's phases. */
 class RunContext {
+  /** The shared backend's environment locks, once taken (released when the run ends, whatever happens). */
+  envLocks: EnvLocks | undefined;
+
   constructor(
     readonly request: RunRequest,
     readonly deps: RunDeps,
@@ -251,6 +273,8 @@ interface Prepared {
   readonly resumed: RunState | undefined;
   /** Why the state file on disk cannot be read: it is kept as a backup before the new run's state replaces it. */
   readonly unreadable: string | undefined;
+  /** The resumed run's id, or a new one (the shared locks name it before the state file exists). */
+  readonly runId: string;
 }
 
 /** Reads the last run's state, stops what a killed run left, plans, and checks a resume against the graph. */
@@ -260,7 +284,13 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
   const stop = (result: RunResult): { type: 'stop'; result: RunResult } => ({ type: 'stop', result });
   await removeStaleTempFiles(root);
   const loaded = await loadState(root);
-  const previous = loaded.type === 'ok' ? loaded.state : undefined;
+  const local = loaded.type === 'ok' ? loaded.state : undefined;
+  let previous = local;
+  if (deps.shared) {
+    const remote = await sharedPrevious(deps.shared, local, (message) => run.warn(message));
+    if (remote.type === 'refused') return stop(remote);
+    previous = remote.previous;
+  }
   if (loaded.type === 'invalid') {
     if (request.resume)
       return stop({
@@ -270,7 +300,8 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
         hint: 'run without --resume to start a new run; it keeps the unreadable file as a backup',
       });
   }
-  if (previous) await stopOrphans(previous, deps, (message) => run.warn(message));
+  // Only a run of this checkout can have left processes on this machine.
+  if (local) await stopOrphans(local, deps, (message) => run.warn(message));
 
   if (request.resume && !previous) {
     return stop({
@@ -323,7 +354,33 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
     );
   }
   const unreadable = loaded.type === 'invalid' ? loaded.message : undefined;
-  return { type: 'prepared', plan, selection, previous, resumed, unreadable };
+  const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
+  return { type: 'prepared', plan, selection, previous, resumed, unreadable, runId };
+}
+
+/**
+ * With the shared backend: locks every environment of the selection (sorted, so overlapping runs never deadlock) and,
+ * for a resume, checks no other machine resumed the run meanwhile. Undefined when the run may go on; the locks are on
+ * `run.envLocks` and released by `executeRun` whatever happens next.
+ */
+async function lockEnvironments(run: RunContext, prepared: Prepared): Promise<RunResult | undefined> {
+  const { request, deps } = run;
+  if (!deps.shared) return undefined;
+  const { plan, resumed, runId } = prepared;
+  const envs = [...new Set(plan.scope.ids().map((id) => plan.scope.get(id)?.env ?? id.split('/')[0] ?? id))];
+  const got = await lockShared(
+    deps.shared,
+    { envs, runId, verb: request.command, command: request.commandLine },
+    deps.now,
+    (message) => run.warn(message),
+  );
+  if (got.type === 'refused') return got;
+  run.envLocks = got.locks;
+  const locks = got.locks;
+  locks.fenced.addEventListener('abort', () =>
+    run.warn(`${locks.fenceReason}: starting no more units; the running ones finish, then the run stops (exit 3)`),
+  );
+  return resumed ? await checkResumedUnchanged(deps.shared, resumed) : undefined;
 }
 
 /** Asks (teardown) before anything changes; true without a prompt. */
@@ -355,6 +412,8 @@ interface Started {
   readonly failFast: boolean;
   readonly estimates: ReadonlyMap<UnitId, number>;
   readonly startedAt: number;
+  /** Uploads the state and the unit logs (shared backend only). */
+  readonly publisher: RunPublisher | undefined;
 }
 
 /**
@@ -367,10 +426,9 @@ async function start(
   manualSteps: Readonly<Record<string, ManualStepRecord>> | undefined,
 ): Promise<Started | { type: 'stop'; result: RunResult }> {
   const { request, deps } = run;
-  const { plan, selection, previous, resumed } = prepared;
+  const { plan, selection, previous, resumed, runId } = prepared;
   const parallelism = Math.max(1, request.parallelism ?? resumed?.args.parallelism ?? request.config.parallelism.apply);
   const failFast = request.failFast || (resumed?.args.fail_fast ?? false);
-  const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
   const args: RunArgs = {
     env: [...selection.env],
     unit: [...selection.unit],
@@ -382,7 +440,17 @@ async function start(
   if (manualSteps && Object.keys(manualSteps).length > 0) {
     state.manual_steps = { ...(state.manual_steps ?? {}), ...manualSteps };
   }
-  const store = new StateStore(request.root, state, { now: deps.now, ...deps.stateOptions });
+  // With the shared backend every write of the state file is uploaded too, under the environment locks' fence.
+  const locks = run.envLocks;
+  const publisher =
+    deps.shared && locks
+      ? new RunPublisher({ store: deps.shared.store, locks, root: request.root, by: deps.shared.by, envs: locks.envs })
+      : undefined;
+  const store = new StateStore(request.root, state, {
+    now: deps.now,
+    ...deps.stateOptions,
+    ...(publisher ? { onWritten: (buffers: readonly Uint8Array[]) => publisher.stateWritten(buffers) } : {}),
+  });
   try {
     if (prepared.unreadable !== undefined) {
       run.warn(
@@ -393,6 +461,7 @@ async function start(
     await store.flush();
   } catch (error) {
     if (!(error instanceof FsError)) throw error;
+    await publisher?.close();
     return {
       type: 'stop',
       result: { type: 'refused', reason: 'disk-error', message: `${error.message}; nothing was run` },
@@ -417,7 +486,7 @@ async function start(
     remaining_path_ms: Object.fromEntries(toRun.map((id) => [id, paths.get(id) ?? 1])),
     estimates_known: known,
   });
-  return { type: 'started', runId, store, parallelism, failFast, estimates, startedAt: deps.now() };
+  return { type: 'started', runId, store, parallelism, failFast, estimates, startedAt: deps.now(), publisher };
 }
 
 /**
@@ -427,14 +496,28 @@ async function start(
 async function walkAndFinish(run: RunContext, prepared: Prepared, started: Started): Promise<RunResult> {
   const { request, deps, problems } = run;
   const { plan } = prepared;
-  const { store, runId } = started;
+  const { store, runId, publisher } = started;
+  const locks = run.envLocks;
   const executor = deps.executor(runId);
   const phase = phaseContext(run, prepared, started, executor);
+  // Shared backend: each unit's log is uploaded once the unit ends.
+  const emit = (event: WalkEvent): void => {
+    if (event.type === 'unit-completed' || event.type === 'unit-failed' || event.type === 'unit-interrupted') {
+      publisher?.unitLogClosed(runId, event.log);
+    }
+    deps.emit(event);
+  };
+  /** Asks the shared lock whether it is still this run's (false: fenced, act no more). */
+  const stillOurs = async (): Promise<boolean> => (locks ? await locks.ensureFresh() : true);
   let status: RunOutcomeStatus = 'failed';
   let counts = emptyCounts();
   try {
-    const before = (await deps.phases?.beforeWalk?.(phase)) ?? { ok: true as const };
-    if (!before.ok) {
+    const before = (await stillOurs())
+      ? ((await deps.phases?.beforeWalk?.(phase)) ?? { ok: true as const })
+      : { ok: true as const };
+    if (locks?.fenced.aborted) {
+      status = 'interrupted';
+    } else if (!before.ok) {
       problems.push(before.message, ...(before.details ?? []));
       status = deps.signal.aborted ? 'interrupted' : 'failed';
     } else {
@@ -446,8 +529,9 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
         parallelism: started.parallelism,
         failFast: started.failFast,
         signal: deps.signal,
+        ...(locks ? { halt: locks.fenced, beforeSpawn: () => locks.ensureFresh() } : {}),
         now: deps.now,
-        emit: deps.emit,
+        emit,
         weight: (id) => started.estimates.get(id) ?? 1,
         job: (unit) => unitJob(request, unit),
         openLog: (unit, header) =>
@@ -467,8 +551,10 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
         ...(deps.phases?.unitHooks ? { hooks: deps.phases.unitHooks } : {}),
       });
       problems.push(...result.problems);
-      status = result.status;
-      if (status === 'completed' && deps.phases?.afterWalk) {
+      // Fenced: nothing failed, the units left are pending; --resume (once the lock is free) continues them.
+      status = locks?.fenced.aborted && result.status === 'failed' ? 'interrupted' : result.status;
+      if (status === 'completed' && deps.phases?.afterWalk && !(await stillOurs())) status = 'interrupted';
+      else if (status === 'completed' && deps.phases?.afterWalk) {
         const after = await deps.phases.afterWalk(phase);
         if (!after.ok) {
           problems.push(after.message, ...(after.details ?? []));
@@ -488,7 +574,8 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
     // Kept and excluded units are counted in the totals: they are part of the selection and need nothing more.
     counts.completed += plan.kept.length;
     counts.excluded += plan.excluded.size;
-    store.patchRun({ status, ended_at: run.iso() });
+    const fenced = locks?.fenceReason;
+    store.patchRun({ status, ended_at: run.iso(), ...(fenced === undefined ? {} : { stopped_because: fenced }) });
     // A disk that filled up (or went read-only) mid-run must not cost the summary and the resume command.
     await store.close().catch((error: unknown) => {
       if (!(error instanceof FsError)) throw error;
@@ -500,6 +587,12 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
         store.patchRun({ status });
       }
     });
+    const unpublished = (await publisher?.close()) ?? [];
+    problems.push(...unpublished);
+    if (unpublished.length > 0 && status === 'completed') {
+      status = 'failed';
+      store.patchRun({ status });
+    }
     for (const problem of problems) run.warn(problem);
   }
   deps.emit({
@@ -511,7 +604,16 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
     counts,
     duration_ms: deps.now() - started.startedAt,
   });
-  return { type: 'finished', status, runId, counts, problems, state: store.state };
+  const fenced = locks?.fenceReason;
+  return {
+    type: 'finished',
+    status,
+    runId,
+    counts,
+    problems,
+    state: store.state,
+    ...(fenced === undefined ? {} : { fenced }),
+  };
 }
 
 /** A unit's directory, arguments and time limit for the walk. */

@@ -120,6 +120,8 @@ export interface RunState {
   platctl_version: string;
   /** How many times `--resume` continued this run. */
   resumes: number;
+  /** Why the run stopped starting units before the end (its shared lock was lost: docs/state.md). */
+  stopped_because?: string;
   /** Last known duration of each unit per verb, carried across runs: the scheduler's weights and the ETA. */
   known_durations_ms: Partial<Record<RunCommand, Record<UnitId, number>>>;
   /** Manual steps found done before the run, by step id. */
@@ -185,6 +187,7 @@ const runStateSchema = record({
   graph_fingerprint: text,
   platctl_version: text,
   resumes: count,
+  stopped_because: optionalText,
   known_durations_ms: record({ bootstrap: durations, teardown: durations }),
   manual_steps: v.optional(map(record({ how: v.picklist(['check', 'confirmed', 'yes']), by: optionalText, at: text }))),
   lockdown: v.optional(
@@ -315,6 +318,8 @@ export interface StateStoreOptions {
   readonly fsync?: boolean;
   /** The clock for `updated_at` (epoch milliseconds). */
   readonly now?: () => number;
+  /** Told after each write, with the bytes written (the shared state backend uploads them). */
+  readonly onWritten?: (buffers: readonly Uint8Array[]) => void;
 }
 
 /** Units per cached chunk of the serialised file. */
@@ -340,6 +345,7 @@ export class StateStore {
   readonly #flushDelayMs: number;
   readonly #fsync: boolean;
   readonly #now: (() => number) | undefined;
+  readonly #onWritten: ((buffers: readonly Uint8Array[]) => void) | undefined;
   #dirty = true;
   #inFlight: Promise<void> | undefined;
   /** True while the write in flight has not taken its snapshot yet: callers until then are covered by it. */
@@ -359,6 +365,7 @@ export class StateStore {
     this.#flushDelayMs = options.flushDelayMs ?? 2;
     this.#fsync = options.fsync ?? true;
     this.#now = options.now;
+    this.#onWritten = options.onWritten;
   }
 
   /** The state, read-only: change it through `patchUnit`/`patchRun`. */
@@ -486,6 +493,7 @@ export class StateStore {
     // The rename is durable only once the directory is: without this, a power loss can bring back the old file.
     if (this.#fsync) await syncDirectory(this.#dir);
     this.#writes += 1;
+    this.#onWritten?.(buffers);
   }
 }
 

@@ -52,6 +52,10 @@ export interface WalkOptions {
   readonly failFast: boolean;
   /** Aborted on the first SIGINT/SIGTERM; its `reason` is the signal name. */
   readonly signal: AbortSignal;
+  /** Aborted when the run must start nothing more but let running units finish (its shared lock was lost). */
+  readonly halt?: AbortSignal;
+  /** Awaited before each spawn: the shared lock confirms it is still this run's (and aborts `halt` if not). */
+  readonly beforeSpawn?: () => Promise<unknown>;
   readonly now: () => number;
   readonly emit: (event: WalkEvent) => void;
   /** Per-unit facts for its job: directory, Terraform arguments, timeout. */
@@ -121,6 +125,8 @@ class Walk {
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
+    const onHalt = (): void => this.#nudge();
+    this.#o.halt?.addEventListener('abort', onHalt, { once: true });
     try {
       await this.#loop();
     } catch (error) {
@@ -129,6 +135,7 @@ class Walk {
       while (this.#running.size > 0) await Promise.all([...this.#running.values()]);
     } finally {
       signal.removeEventListener('abort', onAbort);
+      this.#o.halt?.removeEventListener('abort', onHalt);
     }
     rememberDurations(this.#store, this.#o.command, this.#durations);
     return this.#summarise();
@@ -145,7 +152,7 @@ class Walk {
   }
 
   #stopped(): boolean {
-    return this.#o.signal.aborted || this.#failFastCause !== undefined || this.#fatal;
+    return this.#o.signal.aborted || this.#o.halt?.aborted === true || this.#failFastCause !== undefined || this.#fatal;
   }
 
   #bug(where: string, error: unknown): void {
@@ -229,6 +236,7 @@ class Walk {
   async #runUnit(unit: UnitId, flushed: Promise<void>, previousAttempts: number): Promise<void> {
     try {
       await flushed;
+      await this.#o.beforeSpawn?.();
     } catch (error) {
       if (!this.#fatal) this.#problems.push(`cannot write the state file: ${message(error)}; stopping`);
       this.#fatal = true;

@@ -28,6 +28,12 @@ export interface MotoOptions {
   readonly region?: string;
   /** How long to wait for the server to answer (default 20 s: a cold Python import on a busy 2-core box). */
   readonly startTimeoutMs?: number;
+  /**
+   * Answer one request at a time. moto 5.2.1 checks S3's If-None-Match/If-Match and then writes in two steps with no
+   * lock between them, so under its default threaded server two concurrent conditional writes can both pass the check;
+   * real S3 decides them atomically. Tests of racing conditional writes use this, so they test platctl, not moto.
+   */
+  readonly serialized?: boolean;
 }
 
 export interface MotoServer {
@@ -89,14 +95,19 @@ const GUARDED_MOTO = [
   '        pass',
   '    os._exit(0)',
   'threading.Thread(target=watch, daemon=True).start()',
+  "if os.environ.get('PLATCTL_MOTO_SERIALIZED') == '1':",
+  '    import werkzeug.serving',
+  '    _run_simple = werkzeug.serving.run_simple',
+  "    werkzeug.serving.run_simple = lambda *a, **kw: _run_simple(*a, **{**kw, 'threaded': False})",
   "sys.argv = ['moto.server'] + sys.argv[1:]",
   "runpy.run_module('moto.server', run_name='__main__', alter_sys=True)",
 ].join('\n');
 
 /** Starts a moto server process on `port` that ends with this process (see {@link GUARDED_MOTO}). */
-export function spawnMotoProcess(port: number): ChildProcess {
+export function spawnMotoProcess(port: number, serialized = false): ChildProcess {
   const child = spawn('python3', ['-c', GUARDED_MOTO, '-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['pipe', 'ignore', 'pipe'],
+    env: { ...process.env, PLATCTL_MOTO_SERIALIZED: serialized ? '1' : '0' },
   });
   // Python gone first: writing nothing, but a closed pipe must not become an unhandled error.
   child.stdin?.on('error', () => undefined);
@@ -130,7 +141,7 @@ export async function startMoto(options: MotoOptions = {}): Promise<MotoServer> 
   for (let attempt = 0; attempt < 3; attempt += 1) {
     const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
-    const child = spawnMotoProcess(port);
+    const child = spawnMotoProcess(port, options.serialized === true);
     running.add(child);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {

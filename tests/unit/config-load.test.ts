@@ -40,6 +40,19 @@ describe('parseConfig', () => {
     expect(config.lockdown).toBeUndefined();
   });
 
+  it('state: local by default (exactly the files of the checkout); s3 needs a bucket and keeps its prefix', () => {
+    const local = parseConfig(MINIMAL, FILE);
+    if (!local.ok) throw new Error(JSON.stringify(local.errors));
+    expect(local.value.config.state).toEqual({ backend: 'local', key_prefix: 'platctl', heartbeat: 30_000 });
+    const s3 = parseConfig(`${MINIMAL}state:\n  backend: s3\n  bucket: tf-state\n  heartbeat: 10s\n`, FILE);
+    if (!s3.ok) throw new Error(JSON.stringify(s3.errors));
+    expect(s3.value.config.state).toMatchObject({ backend: 's3', bucket: 'tf-state', heartbeat: 10_000 });
+    const noBucket = parseConfig(`${MINIMAL}state:\n  backend: s3\n`, FILE);
+    expect(errorAt(noBucket, 'state.bucket').message).toMatch(/backend s3 needs a bucket/);
+    const slash = parseConfig(`${MINIMAL}state:\n  key_prefix: /platctl/\n`, FILE);
+    expect(errorAt(slash, 'state.key_prefix').message).toMatch(/without a leading or trailing slash/);
+  });
+
   it('parses durations in every written form', () => {
     const text = `${MINIMAL}unit_timeout: 1h30m\nunits:\n  platform/eks:\n    timeout: 90\nlockdown:\n  env: platform\n  retry: { attempts: 3 }\n`;
     const result = parseConfig(text, FILE);

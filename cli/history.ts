@@ -1,0 +1,99 @@
+/**
+ * `platctl history [--env E] [--limit N] [--json]`: past bootstrap/teardown runs from the shared state backend
+ * (docs/state.md), newest first: verb, who, when, result, duration. `platctl status --run RUN_ID` shows one in full.
+ */
+import { dirname } from 'node:path';
+import { formatConfigErrors } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import type { RunSummary } from '../engine/shared-state.js';
+import { listRuns } from '../engine/shared-state.js';
+import { stateStore } from './shared-state.js';
+import { EXIT, defineVerb } from './verb.js';
+
+export const historyVerb = defineVerb({
+  globals: ['env', 'json'],
+  options: {
+    limit: { type: 'integer', value: 'N', min: 1, describe: 'At most this many runs (default 20)' },
+  },
+  examples: [
+    ['platctl history', 'the last 20 runs, newest first'],
+    ['platctl history --env platform --limit 5', 'the last 5 runs that touched platform'],
+    ['platctl history --json', 'as JSON, one object per run'],
+  ],
+  run: async (args, io) => {
+    const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
+    if (!loaded.ok) {
+      io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+      return EXIT.usage;
+    }
+    const store = await stateStore(loaded.value.config.state, io);
+    if (!store) {
+      io.stderr.write(
+        `platctl: history needs the shared state backend; ${loaded.value.path} uses the local one, which keeps ` +
+          `only the last run (platctl status shows it)\n  hint: set state.backend: s3 (docs/state.md)\n`,
+      );
+      return EXIT.usage;
+    }
+    const envs = args.env ?? [];
+    if (envs.length > 1) {
+      io.stderr.write('platctl: history takes one --env\n');
+      return EXIT.usage;
+    }
+    const unknown = envs.find((env) => !(env in loaded.value.config.environments));
+    if (unknown !== undefined) {
+      const known = Object.keys(loaded.value.config.environments).join(', ');
+      io.stderr.write(`platctl: no environment ${unknown} in ${loaded.value.path} (known: ${known})\n`);
+      return EXIT.usage;
+    }
+    const runs = await listRuns(store, { env: envs[0], limit: args.limit ?? 20 });
+    if (!runs.ok) {
+      io.stderr.write(`platctl: cannot read the run history: ${runs.message}\n`);
+      if (runs.hint) io.stderr.write(`  hint: ${runs.hint}\n`);
+      return EXIT.refused;
+    }
+    if (args.json) {
+      io.stdout.write(`${JSON.stringify({ runs: runs.value })}\n`);
+      return EXIT.ok;
+    }
+    if (runs.value.length === 0) {
+      io.stdout.write(`no runs recorded in ${store.location('runs/')} (root ${dirname(loaded.value.path)})\n`);
+      return EXIT.ok;
+    }
+    io.stdout.write(renderHistory(runs.value));
+    return EXIT.ok;
+  },
+});
+
+/** One line per run, aligned columns. */
+export function renderHistory(runs: readonly RunSummary[]): string {
+  const rows = [
+    ['RUN', 'VERB', 'BY', 'STARTED', 'DURATION', 'RESULT', 'ENVIRONMENTS'],
+    ...runs.map((run) => [
+      run.run_id,
+      run.command,
+      `${run.by.user}@${run.by.host}`,
+      run.started_at.replace(/\.\d+Z$/, 'Z'),
+      run.duration_ms === undefined ? '-' : formatDuration(run.duration_ms),
+      run.status + (run.resumes > 0 ? ` (resumed ${run.resumes}x)` : ''),
+      run.envs.join(','),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,49 @@
+/**
+ * What the shared state backend (docs/state.md) needs from an object store: read with the ETag, write only if absent
+ * or only if unchanged, delete only if unchanged, list. `cloud/state-bucket.ts` implements it on S3; the engine sees
+ * only this interface (only `cloud/` builds AWS clients). Keys are relative to the configured `key_prefix`.
+ *
+ * Expected failures (no network, no permission, no bucket) are values; a failed condition is not a failure but
+ * `conflict`: someone else wrote first.
+ */
+
+/** The same shape as `CloudResult` (`cloud/result.ts`), which is assignable to it. */
+export type StoreResult<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly reason: string; readonly message: string; readonly hint?: string };
+
+export interface StoredObject {
+  readonly body: string;
+  readonly etag: string;
+}
+
+export type PutCondition =
+  /** Only if no object has the key (`If-None-Match: *`). */
+  | { readonly ifNoneMatch: true }
+  /** Only if the object still has this ETag (`If-Match`). */
+  | { readonly ifMatch: string }
+  | { readonly always: true };
+
+export type PutOutcome = { readonly type: 'written'; readonly etag: string } | { readonly type: 'conflict' };
+
+export type DeleteOutcome = 'deleted' | 'conflict' | 'missing';
+
+export interface ObjectStore {
+  /** `s3://bucket/prefix/key`: for messages. */
+  location(key: string): string;
+  /** The object and its ETag; undefined when there is none. */
+  get(key: string): Promise<StoreResult<StoredObject | undefined>>;
+  put(key: string, body: string | Uint8Array, condition: PutCondition): Promise<StoreResult<PutOutcome>>;
+  /** Deletes the object if it still has `ifMatch` as its ETag. */
+  remove(key: string, ifMatch: string): Promise<StoreResult<DeleteOutcome>>;
+  /** Keys directly under `prefix` (`objects`) and the next level of "folders" (`folders`, without the prefix). */
+  list(prefix: string): Promise<StoreResult<{ objects: string[]; folders: string[] }>>;
+}
+
+export function storeFailure(
+  reason: string,
+  message: string,
+  hint?: string,
+): { readonly ok: false; readonly reason: string; readonly message: string; readonly hint?: string } {
+  return hint === undefined ? { ok: false, reason, message } : { ok: false, reason, message, hint };
+}

@@ -1,0 +1,276 @@
+/**
+ * The run state in the shared backend (docs/state.md), beside the local files that stay as a cache:
+ *
+ *   <prefix>/runs/<run_id>/state.json    the whole state (what `.platctl-state.json` holds), on every coalesced flush
+ *   <prefix>/runs/<run_id>/summary.json  verb, who, when, result, duration: what `platctl history` lists
+ *   <prefix>/runs/<run_id>/logs/<file>   each unit's log, uploaded when the unit ends
+ *   <prefix>/latest/<verb>.json          the summary of the newest run of that verb: where status and --resume start
+ *
+ * Every write goes through the run's environment locks first ({@link EnvLocks.ensureFresh}): a fenced run writes
+ * nothing. Uploads run in the background, one at a time and coalesced, so the walk never waits for S3; `close()`
+ * waits for the last one.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EnvLocks } from './env-lock.js';
+import type { ObjectStore, StoreResult } from './object-store.js';
+import type { LoadedState, RunState, RunStatus } from './state.js';
+import { parseState } from './state.js';
+import type { RunCommand, UnitStatus } from './unit-status.js';
+
+export const SUMMARY_VERSION = 1;
+const VERBS: readonly RunCommand[] = ['bootstrap', 'teardown'];
+
+export const runStateKey = (runId: string): string => `runs/${runId}/state.json`;
+export const runSummaryKey = (runId: string): string => `runs/${runId}/summary.json`;
+export const runLogKey = (runId: string, file: string): string => `runs/${runId}/logs/${file}`;
+export const latestKey = (verb: RunCommand): string => `latest/${verb}.json`;
+
+/** `runs/<run_id>/summary.json` and `latest/<verb>.json`. */
+export interface RunSummary {
+  readonly version: typeof SUMMARY_VERSION;
+  readonly run_id: string;
+  readonly command: RunCommand;
+  readonly envs: readonly string[];
+  readonly by: { readonly user: string; readonly host: string };
+  readonly started_at: string;
+  readonly updated_at: string;
+  readonly ended_at?: string;
+  readonly status: RunStatus;
+  readonly duration_ms?: number;
+  readonly counts: Partial<Record<UnitStatus, number>>;
+  readonly resumes: number;
+  readonly stopped_because?: string;
+}
+
+/** Who runs, for summaries. */
+export interface RunAuthor {
+  readonly user: string;
+  readonly host: string;
+}
+
+export function summarize(state: RunState, envs: readonly string[], by: RunAuthor): RunSummary {
+  const counts: Partial<Record<UnitStatus, number>> = {};
+  for (const unit of Object.values(state.units)) counts[unit.status] = (counts[unit.status] ?? 0) + 1;
+  const ended = state.ended_at === undefined ? undefined : Date.parse(state.ended_at) - Date.parse(state.started_at);
+  return {
+    version: SUMMARY_VERSION,
+    run_id: state.run_id,
+    command: state.command,
+    envs: [...envs],
+    by,
+    started_at: state.started_at,
+    updated_at: state.updated_at,
+    ...(state.ended_at === undefined ? {} : { ended_at: state.ended_at }),
+    status: state.status,
+    ...(ended === undefined || Number.isNaN(ended) ? {} : { duration_ms: Math.max(0, ended) }),
+    counts,
+    resumes: state.resumes,
+    ...(state.stopped_because === undefined ? {} : { stopped_because: state.stopped_because }),
+  };
+}
+
+export function parseSummary(text: string): RunSummary | undefined {
+  try {
+    const raw = JSON.parse(text) as Partial<RunSummary>;
+    if (raw.version !== SUMMARY_VERSION || typeof raw.run_id !== 'string' || typeof raw.command !== 'string') {
+      return undefined;
+    }
+    return raw as RunSummary;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The environments a state's units belong to (`<env>/<path>` ids). */
+export function envsOf(state: Pick<RunState, 'units'>): string[] {
+  return [...new Set(Object.keys(state.units).map((id) => id.slice(0, id.indexOf('/'))))].sort();
+}
+
+export type RemoteState =
+  | { readonly type: 'missing' }
+  | { readonly type: 'ok'; readonly state: RunState; readonly summary: RunSummary }
+  | { readonly type: 'invalid'; readonly message: string };
+
+/** One run's state from the bucket. */
+export async function loadRemoteRun(store: ObjectStore, runId: string): Promise<StoreResult<RemoteState>> {
+  const [stateObject, summaryObject] = await Promise.all([
+    store.get(runStateKey(runId)),
+    store.get(runSummaryKey(runId)),
+  ]);
+  if (!stateObject.ok) return stateObject;
+  if (!summaryObject.ok) return summaryObject;
+  if (stateObject.value === undefined) return { ok: true, value: { type: 'missing' } };
+  const loaded: LoadedState = parseState(stateObject.value.body, store.location(runStateKey(runId)));
+  if (loaded.type !== 'ok') {
+    return { ok: true, value: { type: 'invalid', message: loaded.type === 'invalid' ? loaded.message : '' } };
+  }
+  const summary =
+    (summaryObject.value && parseSummary(summaryObject.value.body)) ??
+    summarize(loaded.state, envsOf(loaded.state), { user: '(unknown)', host: '(unknown)' });
+  return { ok: true, value: { type: 'ok', state: loaded.state, summary } };
+}
+
+/** The newest run of any verb (`latest/<verb>.json`, newest `updated_at`), or of `verb`. */
+export async function loadRemoteLatest(store: ObjectStore, verb?: RunCommand): Promise<StoreResult<RemoteState>> {
+  const pointers = await Promise.all((verb ? [verb] : VERBS).map((v) => store.get(latestKey(v))));
+  const summaries: RunSummary[] = [];
+  for (const [i, pointer] of pointers.entries()) {
+    if (!pointer.ok) return pointer;
+    if (pointer.value === undefined) continue;
+    const summary = parseSummary(pointer.value.body);
+    if (!summary) {
+      const key = latestKey((verb ? [verb] : VERBS)[i] ?? 'bootstrap');
+      return { ok: true, value: { type: 'invalid', message: `${store.location(key)} is not a platctl run summary` } };
+    }
+    summaries.push(summary);
+  }
+  const newest = summaries.sort((a, b) => b.updated_at.localeCompare(a.updated_at))[0];
+  if (!newest) return { ok: true, value: { type: 'missing' } };
+  return loadRemoteRun(store, newest.run_id);
+}
+
+/** Past runs, newest first (run ids sort by time), at most `limit`, only those touching `env` when given. */
+export async function listRuns(
+  store: ObjectStore,
+  options: { readonly env?: string | undefined; readonly limit: number },
+): Promise<StoreResult<RunSummary[]>> {
+  const listed = await store.list('runs/');
+  if (!listed.ok) return listed;
+  const ids = [...listed.value.folders].sort().reverse();
+  const out: RunSummary[] = [];
+  const BATCH = 16;
+  for (let i = 0; i < ids.length && out.length < options.limit; i += BATCH) {
+    const got = await Promise.all(ids.slice(i, i + BATCH).map((id) => store.get(runSummaryKey(id))));
+    for (const object of got) {
+      if (!object.ok) return object;
+      const summary = object.value && parseSummary(object.value.body);
+      if (!summary) continue;
+      if (options.env !== undefined && !summary.envs.includes(options.env)) continue;
+      if (out.length < options.limit) out.push(summary);
+    }
+  }
+  return { ok: true, value: out };
+}
+
+/**
+ * Uploads a state written before the shared backend was configured (the first s3 run of a repository, or
+ * `platctl state push`): its state, summary and, unless a newer run of its verb is there, the latest pointer.
+ */
+export async function uploadState(
+  store: ObjectStore,
+  state: RunState,
+  by: RunAuthor,
+): Promise<StoreResult<'uploaded' | 'exists'>> {
+  const summary = summarize(state, envsOf(state), by);
+  const text = `${JSON.stringify(state)}\n`;
+  const put = await store.put(runStateKey(state.run_id), text, { always: true });
+  if (!put.ok) return put;
+  const summaryPut = await store.put(runSummaryKey(state.run_id), `${JSON.stringify(summary, null, 2)}\n`, {
+    always: true,
+  });
+  if (!summaryPut.ok) return summaryPut;
+  const current = await store.get(latestKey(state.command));
+  if (!current.ok) return current;
+  const newer = current.value && parseSummary(current.value.body);
+  if (newer && newer.run_id !== state.run_id && newer.updated_at > state.updated_at) {
+    return { ok: true, value: 'exists' };
+  }
+  const condition = current.value ? { ifMatch: current.value.etag } : { ifNoneMatch: true as const };
+  const pointer = await store.put(latestKey(state.command), `${JSON.stringify(summary, null, 2)}\n`, condition);
+  if (!pointer.ok) return pointer;
+  return { ok: true, value: pointer.value.type === 'written' ? 'uploaded' : 'exists' };
+}
+
+/** Uploads a run's state, summary, pointer and logs while (and only while) it holds its environment locks. */
+export class RunPublisher {
+  readonly #store: ObjectStore;
+  readonly #locks: EnvLocks;
+  readonly #root: string;
+  readonly #by: RunAuthor;
+  readonly #envs: readonly string[];
+  readonly #queue: (() => Promise<void>)[] = [];
+  #pendingText: string | undefined;
+  #draining: Promise<void> | undefined;
+  readonly #problems = new Set<string>();
+  #skipped = false;
+
+  constructor(options: { store: ObjectStore; locks: EnvLocks; root: string; by: RunAuthor; envs: readonly string[] }) {
+    this.#store = options.store;
+    this.#locks = options.locks;
+    this.#root = options.root;
+    this.#by = options.by;
+    this.#envs = options.envs;
+  }
+
+  /** The state file was written: upload this version (a later one replaces it if this one has not left yet). */
+  stateWritten(buffers: readonly Uint8Array[]): void {
+    // The bytes are a snapshot: the store keeps changing its live state while the upload waits.
+    this.#pendingText = Buffer.concat(buffers).toString('utf8');
+    this.#kick();
+  }
+
+  /** A unit ended: upload its log (`log` is relative to the repository root). */
+  unitLogClosed(runId: string, log: string): void {
+    if (log === '') return;
+    this.#queue.push(async () => {
+      const body = await readFile(join(this.#root, log)).catch(() => undefined);
+      if (body === undefined) return;
+      await this.#write(runLogKey(runId, log.split('/').pop() ?? log), body);
+    });
+    this.#kick();
+  }
+
+  /** Waits for every upload; returns what could not be uploaded. */
+  async close(): Promise<string[]> {
+    while (this.#draining) await this.#draining;
+    if (this.#skipped && this.#locks.fenceReason !== undefined) {
+      this.#problems.add(
+        `nothing more was written to ${this.#store.location('')} after the lock was lost; the local files have it all`,
+      );
+    }
+    return [...this.#problems];
+  }
+
+  #kick(): void {
+    this.#draining ??= this.#drain().finally(() => {
+      this.#draining = undefined;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    for (;;) {
+      const job = this.#queue.shift();
+      if (job) {
+        await job();
+        continue;
+      }
+      const text = this.#pendingText;
+      if (text === undefined) return;
+      this.#pendingText = undefined;
+      const state = JSON.parse(text) as RunState;
+      const summary = `${JSON.stringify(summarize(state, this.#envs, this.#by), null, 2)}\n`;
+      if (!(await this.#write(runStateKey(state.run_id), text))) continue;
+      if (!(await this.#write(runSummaryKey(state.run_id), summary))) continue;
+      await this.#write(latestKey(state.command), summary);
+    }
+  }
+
+  async #write(key: string, body: string | Uint8Array): Promise<boolean> {
+    if (!(await this.#locks.ensureFresh())) {
+      this.#skipped = true;
+      return false;
+    }
+    const put = await this.#store.put(key, body, { always: true });
+    if (!put.ok) {
+      this.#problems.add(`cannot upload to the shared state: ${put.message}`);
+      return false;
+    }
+    return true;
+  }
+}
+
+/** The author of a run on this machine. */
+export function author(env: Readonly<Record<string, string | undefined>>, host: string): RunAuthor {
+  return { user: env.USER ?? env.LOGNAME ?? env.USERNAME ?? 'unknown', host };
+}

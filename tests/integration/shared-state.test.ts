@@ -1,0 +1,243 @@
+/**
+ * `state.backend: s3` end to end: the built CLI with the fake terragrunt, against moto over real HTTP. Two sandboxes
+ * are two clones of the repository (another directory, another HOME) sharing one bucket.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createStateBucket } from '../../cloud/state-bucket.js';
+import { lockKey, readEnvLock } from '../../engine/env-lock.js';
+import type { ObjectStore } from '../../engine/object-store.js';
+import { loadRemoteLatest } from '../../engine/shared-state.js';
+import type { RunState } from '../../engine/state.js';
+import { startAwsProxy } from '../helpers/aws-proxy.js';
+import { useMoto } from '../helpers/moto.js';
+import type { Sandbox } from './engine-helpers.js';
+import { sandbox, until } from './engine-helpers.js';
+
+const moto = useMoto();
+const BUCKET = 'platctl-shared';
+
+beforeEach(async () => {
+  const s3 = new S3Client({
+    region: moto.region,
+    endpoint: moto.endpoint,
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
+  await s3.send(
+    new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }),
+  );
+});
+
+function bucket(): ObjectStore {
+  return createStateBucket({ bucket: BUCKET, keyPrefix: 'platctl', region: moto.region }, moto.env);
+}
+
+/** A clone of the fixture repository using the shared backend (`heartbeat` short, so staleness takes a second). */
+async function clone(heartbeat = '300ms', backend: 's3' | 'local' = 's3'): Promise<Sandbox> {
+  const box = await sandbox();
+  if (backend === 's3') await useS3(box, heartbeat);
+  return box;
+}
+
+async function useS3(box: Sandbox, heartbeat = '300ms'): Promise<void> {
+  const config = join(box.root, '.platctl.yaml');
+  const text = await readFile(config, 'utf8');
+  await writeFile(config, `${text}state:\n  backend: s3\n  bucket: ${BUCKET}\n  heartbeat: ${heartbeat}\n`);
+}
+
+function as(user: string, endpoint = moto.endpoint): Record<string, string> {
+  return { ...moto.env, AWS_ENDPOINT_URL: endpoint, USER: user };
+}
+
+async function remoteState(): Promise<RunState> {
+  const latest = await loadRemoteLatest(bucket());
+  if (!latest.ok || latest.value.type !== 'ok') throw new Error(`no remote state: ${JSON.stringify(latest)}`);
+  return latest.value.state;
+}
+
+async function lockHolder(): Promise<string | undefined> {
+  const found = await readEnvLock(bucket(), 'platform', Date.now());
+  return found.ok && found.value.type === 'held' ? found.value.holder.run_id : undefined;
+}
+
+describe('state.backend s3', () => {
+  it('status, resume, history and logs from a second clone with another HOME', async () => {
+    const one = await clone();
+    const two = await clone();
+    await one.control({ 'platform/eks': { fail: true } });
+    const first = await one.run(['bootstrap'], as('alice'));
+    expect(first.exitCode, first.stderr).toBe(1);
+    const runId = (await one.state()).run_id;
+    // The lock is released; state, summary, pointer and each ended unit's log are in the bucket.
+    expect(await bucket().get(lockKey('platform'))).toEqual({ ok: true, value: undefined });
+    const logs = await bucket().list(`runs/${runId}/logs/`);
+    expect(logs.ok && logs.value.objects.some((name) => name.endsWith('platform__eks.log'))).toBe(true);
+    const eksLog = await bucket().get(
+      `runs/${runId}/logs/${logs.ok ? logs.value.objects.find((n) => n.endsWith('platform__eks.log')) : ''}`,
+    );
+    expect(eksLog.ok && eksLog.value?.body).toMatch(/platform\/eks/);
+
+    // The second clone sees the failed run, though it has no local state.
+    const status = await two.run(['status', '--json'], as('bob'));
+    expect(status.exitCode, status.stderr).toBe(1);
+    const shown = JSON.parse(status.stdout) as { run: { run_id: string }; units: { id: string; status: string }[] };
+    expect(shown.run.run_id).toBe(runId);
+    expect(shown.units.find((u) => u.id === 'platform/eks')?.status).toBe('failed');
+
+    // ... and resumes it: only what did not complete runs there.
+    const completedInOne = Object.entries((await one.state()).units)
+      .filter(([, u]) => u.status === 'completed' && !u.kept)
+      .map(([id]) => id);
+    const resumed = await two.run(['bootstrap', '--resume'], as('bob'));
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const ranInTwo = (await two.calls()).map((c) => c.unit);
+    expect(ranInTwo).toContain('platform/eks');
+    expect(ranInTwo.filter((unit) => completedInOne.includes(unit))).toEqual([]);
+    const shared = await remoteState();
+    expect(shared).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
+
+    // The first clone's status now comes from the bucket, not its stale local file.
+    const back = await one.run(['status'], as('alice'));
+    expect(back.exitCode, back.stdout + back.stderr).toBe(0);
+    const old = await one.run(['status', '--run', runId, '--json'], as('alice'));
+    expect(old.exitCode).toBe(0);
+    const missing = await one.run(['status', '--run', '20200101T000000Z-000000'], as('alice'));
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/no run 20200101T000000Z-000000 in s3:\/\/platctl-shared\/platctl\/runs\//);
+
+    const history = await one.run(['history', '--json'], as('alice'));
+    expect(history.exitCode, history.stderr).toBe(0);
+    const runs = (JSON.parse(history.stdout) as { runs: Record<string, unknown>[] }).runs;
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ run_id: runId, command: 'bootstrap', status: 'completed', resumes: 1 });
+    expect(runs[0]?.by).toMatchObject({ user: 'bob' });
+    const text = await one.run(['history', '--env', 'platform', '--limit', '5'], as('alice'));
+    expect(text.stdout).toMatch(
+      new RegExp(`${runId}\\s+bootstrap\\s+bob@\\S+\\s+\\S+\\s+\\S+\\s+completed \\(resumed 1x\\)`),
+    );
+  }, 240_000);
+
+  it('the first s3 run of a repository uploads its local state; state push/pull move it by hand', async () => {
+    const box = await clone('300ms', 'local');
+    await box.control({ 'platform/eks': { fail: true } });
+    expect((await box.run(['bootstrap'])).exitCode).toBe(1);
+    const runId = (await box.state()).run_id;
+    await useS3(box);
+    const other = await clone();
+    expect((await other.run(['status'], as('bob'))).exitCode).toBe(1);
+
+    await box.control({});
+    const resumed = await box.run(['bootstrap', '--resume'], as('alice'));
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout + resumed.stderr).toMatch(
+      new RegExp(`uploaded the local state of run ${runId} to s3://platctl-shared/platctl/`),
+    );
+    expect(await remoteState()).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
+
+    const pulled = await other.run(['state', 'pull'], as('bob'));
+    expect(pulled.exitCode, pulled.stderr).toBe(0);
+    expect((await other.state()).run_id).toBe(runId);
+    const pushed = await other.run(['state', 'push'], as('bob'));
+    expect(pushed.exitCode, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toMatch(/it is the latest bootstrap/);
+  }, 240_000);
+
+  it('S3 closed mid-run: no unit starts after the failed renewal, exit 3, nothing lost locally', async () => {
+    const proxy = await startAwsProxy(moto.endpoint);
+    const box = await clone('300ms');
+    // Long enough that the fence (a 300 ms heartbeat) always lands while the first unit still runs.
+    await box.control({}, { sleep_ms: 8000 });
+    const child = box.start(['bootstrap', '--parallelism', '1'], as('alice', proxy.endpoint));
+    await until(async () => (await box.calls()).length === 1, 30_000, 'the first unit');
+    await proxy.close();
+    const result = await child;
+    expect(result.exitCode, String(result.stderr)).toBe(3);
+    expect(String(result.stderr)).toMatch(/refused: cannot renew the lock of environment platform: cannot reach S3/);
+    // The unit running at the cut finished; none started after it.
+    const calls = await box.calls();
+    expect(calls).toHaveLength(1);
+    const state = await box.state();
+    expect(state.status).toBe('interrupted');
+    expect(state.stopped_because).toMatch(/^cannot renew the lock of environment platform/);
+    expect(state.units[calls[0]!.unit]?.status).toBe('completed');
+    const pending = Object.values(state.units).filter((u) => u.status === 'pending' && !u.kept);
+    expect(pending.length).toBe(
+      Object.keys(state.units).length - 1 - Object.values(state.units).filter((u) => u.kept).length,
+    );
+  }, 240_000);
+
+  it('kill -9 of the holder: refused naming it, stale after 3 heartbeats, --break-lock takes over', async () => {
+    const one = await clone('300ms');
+    const two = await clone('300ms');
+    await one.control({}, { sleep_ms: 1000 });
+    const child = one.start(['bootstrap', '--parallelism', '1'], as('alice'));
+    await until(async () => (await one.calls()).length === 1 && (await lockHolder()) !== undefined, 30_000, 'the lock');
+    child.kill('SIGKILL');
+    await child;
+    const runId = await lockHolder();
+
+    const held = await two.run(['bootstrap', '--resume'], as('bob'));
+    expect(held.exitCode).toBe(3);
+    expect(held.stderr).toMatch(/environment platform is locked by another platctl run/);
+    expect(held.stderr).toContain(`run ${runId}: bootstrap (platctl bootstrap --parallelism 1)`);
+    expect(held.stderr).toMatch(/by alice@\S+, pid \d+, started /);
+    expect(held.stderr).toMatch(/last heartbeat \d+ s ago/);
+
+    await until(
+      async () => {
+        const found = await readEnvLock(bucket(), 'platform', Date.now());
+        return found.ok && found.value.type === 'held' && found.value.stale;
+      },
+      10_000,
+      'the lock to go stale',
+    );
+    const stale = await two.run(['bootstrap', '--resume'], as('bob'));
+    expect(stale.exitCode).toBe(3);
+    expect(stale.stderr).toMatch(/heartbeat stopped \d+ s ago .* run again with --break-lock/);
+
+    await two.control({});
+    const broke = await two.run(['bootstrap', '--resume', '--break-lock'], as('bob'));
+    expect(broke.exitCode, broke.stderr).toBe(0);
+    expect(broke.stdout + broke.stderr).toMatch(
+      new RegExp(`breaking the stale lock of environment platform: run ${runId} \\(bootstrap\\) by alice@`),
+    );
+    expect(await remoteState()).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
+    expect(await lockHolder()).toBeUndefined();
+  }, 240_000);
+
+  it('a holder that was only paused and comes back after the takeover is fenced and writes nothing', async () => {
+    const one = await clone('300ms');
+    const two = await clone('300ms');
+    await one.control({}, { sleep_ms: 800 });
+    const child = one.start(['bootstrap', '--parallelism', '1'], as('alice'));
+    await until(async () => (await one.calls()).length === 1 && (await lockHolder()) !== undefined, 30_000, 'the lock');
+    child.kill('SIGSTOP');
+    try {
+      await until(
+        async () => {
+          const found = await readEnvLock(bucket(), 'platform', Date.now());
+          return found.ok && found.value.type === 'held' && found.value.stale;
+        },
+        10_000,
+        'the lock to go stale',
+      );
+      await two.control({});
+      const broke = await two.run(['bootstrap', '--resume', '--break-lock'], as('bob'));
+      expect(broke.exitCode, broke.stderr).toBe(0);
+    } finally {
+      child.kill('SIGCONT');
+    }
+    const after = await remoteState();
+    const callsBefore = (await one.calls()).length;
+    const result = await child;
+    expect(result.exitCode, String(result.stderr)).toBe(3);
+    expect(String(result.stderr)).toMatch(/lock of environment platform .* was taken over by another run/);
+    // It started nothing after it came back, and the bucket still holds the new holder's state.
+    expect((await one.calls()).length).toBe(callsBefore);
+    expect(await remoteState()).toEqual(after);
+    expect(after).toMatchObject({ status: 'completed', resumes: 1 });
+  }, 240_000);
+});
