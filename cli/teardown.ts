@@ -6,7 +6,8 @@
 import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest } from '../engine/run.js';
-import { checkWalkArgs, runWalkVerb, walkVerbOptions } from './bootstrap.js';
+import { checkWalkArgs, walkVerbOptions } from './bootstrap.js';
+import { runWalkVerb } from './walk-verb.js';
 import { clearParkAfterTeardown } from './park-status.js';
 import type { CliIo } from './verb.js';
 import { defineVerb } from './verb.js';

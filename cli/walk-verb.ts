@@ -1,0 +1,305 @@
+/**
+ * The shared body of `bootstrap` and `teardown`: load and check the project, refuse what must not start, then either
+ * print the whole plan (`--dry-run`) or run it through `executeRun` and say how it ended. Each phase is a function
+ * below, in the order a run goes through them.
+ */
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import type { PlatctlConfig } from '../config/schema.js';
+import { excludedUnits } from '../discover/exclude.js';
+import type { WalkEvent } from '../engine/events.js';
+import type { UnitId } from '../engine/graph.js';
+import { procMachine } from '../engine/lock.js';
+import type { ExclusionsOf, SelectionArgs } from '../engine/plan.js';
+import { planRun } from '../engine/plan.js';
+import { Redactor, secretValues } from '../engine/redact.js';
+import type { Paint } from '../engine/reporters/paint.js';
+import { makePaint } from '../engine/reporters/paint.js';
+import type { ConfirmRequest, RunDeps, RunRequest, RunResult } from '../engine/run.js';
+import { RUN_ID_ENV, executeRun } from '../engine/run.js';
+import type { SharedBackend } from '../engine/shared-run.js';
+import type { RunState } from '../engine/state.js';
+import { TerragruntExecutor, detectTfVersion, providerCacheDecision, terragruntArgs } from '../engine/terragrunt.js';
+import type { RunCommand } from '../engine/unit-status.js';
+import { tfCommandFor } from '../engine/unit-status.js';
+import { manualStepsPhase } from '../hooks/manual-steps.js';
+import type { WalkVerbArgs } from './bootstrap.js';
+import { productionHooks, unitHooks } from './hooks.js';
+import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
+import { parkedRefusal } from './park-status.js';
+import { walkPhases } from './phases.js';
+import type { Project } from './project.js';
+import { loadProject } from './project.js';
+import { sharedBackend } from './shared-state.js';
+import { childGroups, handleInterruptions, processAlive } from './signals.js';
+import type { CliIo, GlobalOptions } from './verb.js';
+import { EXIT } from './verb.js';
+import { buildWalkPlan, renderWalkPlan } from './walk-plan.js';
+import type { RunTrack } from './walk-output.js';
+import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
+import type { ToolsReady } from './walk-tools.js';
+import { parseGrace, prepareTools, toolsForPlan } from './walk-tools.js';
+import { platctlVersion } from './version.js';
+
+/** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
+export interface WalkVerbHooks {
+  readonly confirm?: (request: ConfirmRequest, paint: Paint) => Promise<boolean>;
+  /** Refuses before anything is loaded (teardown without a terminal and without --yes). */
+  readonly precheck?: () => string | undefined;
+  /** After a completed run (teardown clears park records); an exit code it returns replaces 0. */
+  readonly completed?: (
+    state: Readonly<RunState>,
+    project: Project,
+    out: NodeJS.WritableStream,
+  ) => Promise<number | undefined>;
+}
+
+type Args = WalkVerbArgs & GlobalOptions;
+
+/** What a walk covers, the same for its dry run and its run. */
+interface WalkScope {
+  readonly selection: SelectionArgs;
+  readonly preventDestroy: ReadonlySet<UnitId>;
+  /** Terragrunt `exclude` blocks for the Terraform command this verb runs, decided among the selected units. */
+  readonly excluded: ExclusionsOf;
+  readonly absDir: (unit: UnitId) => string;
+}
+
+/** `bootstrap` or `teardown`, from the parsed flags to the exit code. */
+export async function runWalkVerb(
+  command: RunCommand,
+  args: Args,
+  io: CliIo,
+  hooks: WalkVerbHooks = {},
+): Promise<number> {
+  const paint = makePaint(io.color);
+  if (!args['dry-run']) {
+    const refusal = hooks.precheck?.();
+    if (refusal !== undefined) {
+      io.stderr.write(`platctl: ${refusal}\n`);
+      return EXIT.refused;
+    }
+  }
+  const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
+  if (!loaded.ok) return loaded.exitCode;
+  const project = loaded.project;
+  const shared = await sharedBackend(project.config.state, io, args['break-lock'] === true);
+  const refusal = await refuseToStart(command, args, project, shared, io);
+  if (refusal !== undefined) return refusal;
+  const scope = walkScope(command, args, project);
+  if (args['dry-run']) return printDryRun(command, args, project, scope, io, paint);
+
+  const tools = await prepareTools(command, project.root, project.config, project.configPath, io);
+  if (!tools.ok) return tools.exitCode;
+  handleInterruptions();
+  // A closed terminal (SIGHUP) or a reader that went away makes every later write fail (EIO, EPIPE). Unhandled, that
+  // error would crash platctl mid-run: units SIGKILLed instead of interrupted, state left "running". Nothing can be
+  // shown any more, so the error is dropped and the run stops its units and saves its state as on any signal.
+  for (const stream of [io.stdout, io.stderr]) dropWriteErrors(stream);
+  const reporter = makeReporter(args, io, paint);
+  const track: RunTrack = { failureLines: new Map() };
+  const emit = (event: WalkEvent): void => {
+    if (event.type === 'unit-failed') track.failureLines.set(event.unit, event.last_lines.slice(-8));
+    if (event.type === 'run-finished') track.durationMs = event.duration_ms;
+    reporter.event(event);
+  };
+  let result: RunResult;
+  try {
+    await dropUnsafeProviderCache(args, project, tools, emit);
+    result = await executeRun(
+      runInput(command, args, project, scope),
+      await runDeps(command, args, project, tools, { emit, paint, io, hooks, shared }),
+    );
+  } finally {
+    reporter.close();
+  }
+  const human = args.json ? io.stderr : io.stdout;
+  return reportOutcome(result, {
+    command,
+    args,
+    io,
+    paint,
+    human,
+    track,
+    ...(hooks.completed ? { completed: (state) => hooks.completed!(state, project, human) } : {}),
+  });
+}
+
+/** Flags that do not fit this project, and a bootstrap of a parked environment: refused before anything runs. */
+async function refuseToStart(
+  command: RunCommand,
+  args: Args,
+  project: Project,
+  shared: SharedBackend | undefined,
+  io: CliIo,
+): Promise<number | undefined> {
+  if (args['break-lock'] && !shared) {
+    io.stderr.write(
+      `platctl: --break-lock applies to the shared lock of state.backend s3; ${project.configPath} uses the local ` +
+        `backend (its .platctl.lock is taken over automatically once its holder is gone)\n`,
+    );
+    return EXIT.usage;
+  }
+  if (command === 'bootstrap' && !args.force && !args['dry-run']) {
+    const refusal = await parkedRefusal(project.root, project.config, args, io.env);
+    if (refusal !== undefined) {
+      io.stderr.write(`platctl: refused: ${refusal}\n`);
+      return EXIT.refused;
+    }
+  }
+  return undefined;
+}
+
+function walkScope(command: RunCommand, args: Args, project: Project): WalkScope {
+  const { root, discovery } = project;
+  return {
+    selection: { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true },
+    preventDestroy: new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id)),
+    excluded: (scope) => excludedUnits(scope, discovery.units, tfCommandFor(command)),
+    absDir: (unit) => discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit),
+  };
+}
+
+/** `--dry-run`: the whole plan (phases, waves, hooks, exact command lines), nothing run. */
+async function printDryRun(
+  command: RunCommand,
+  args: Args,
+  project: Project,
+  scope: WalkScope,
+  io: CliIo,
+  paint: Paint,
+): Promise<number> {
+  const { root, config, discovery } = project;
+  const { selection, preventDestroy, excluded } = scope;
+  const planned = planRun({ command, graph: discovery.graph, config, selection, preventDestroy, excluded });
+  if (planned.type === 'invalid') {
+    io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
+    return EXIT.usage;
+  }
+  const tools = await toolsForPlan(root, config, io);
+  const view = await buildWalkPlan({
+    command,
+    plan: planned.plan,
+    graphSize: discovery.graph.size,
+    config,
+    lockdownFlag: args.lockdown === true,
+    commandLine: (unit, tfCommand, tfArgs) => [
+      tools.binary,
+      ...terragruntArgs(
+        { unit, command: tfCommand, absDir: scope.absDir(unit), tfArgs, attempt: 1, timeoutMs: 0 },
+        tools.tfPathArg,
+        config.terragrunt.extra_args,
+      ),
+    ],
+    ...(command === 'bootstrap'
+      ? {
+          hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
+          runCheck: checkRunner(root, io.env),
+        }
+      : {}),
+    signal: io.signal,
+  });
+  io.stdout.write(args.json ? `${JSON.stringify(view)}\n` : renderWalkPlan(view, paint));
+  return EXIT.ok;
+}
+
+/**
+ * A shared provider cache is unsafe for parallel `init` with some Terraform versions (docs/tools.md): when this run
+ * would be parallel and the cache is unsafe, the units run without it, and a warning says so.
+ */
+async function dropUnsafeProviderCache(
+  args: Args,
+  project: Project,
+  tools: ToolsReady,
+  emit: (event: WalkEvent) => void,
+): Promise<void> {
+  const { unitEnv } = tools;
+  const parallelism = args.parallelism ?? project.config.parallelism.apply;
+  if (unitEnv.TF_PLUGIN_CACHE_DIR === undefined || parallelism <= 1) return;
+  const decision = providerCacheDecision({
+    env: unitEnv,
+    parallelism,
+    extraArgs: project.config.terragrunt.extra_args,
+    tfVersion: await detectTfVersion(tools.tf.path, unitEnv, project.root),
+  });
+  if (decision.type === 'unset') {
+    delete unitEnv.TF_PLUGIN_CACHE_DIR;
+    emit({ type: 'warning', at: new Date().toISOString(), message: decision.message });
+  }
+}
+
+/** What to run: the graph, the selection and the flags that shape the walk. */
+function runInput(command: RunCommand, args: Args, project: Project, scope: WalkScope): RunRequest {
+  return {
+    command,
+    root: project.root,
+    graph: project.discovery.graph,
+    config: project.config,
+    ...scope,
+    resume: args.resume === true,
+    force: args.force === true,
+    ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),
+    failFast: args['fail-fast'] === true,
+    commandLine: invocation(command, args),
+    platctlVersion: platctlVersion(),
+  };
+}
+
+/** How to run it: the clock, this process, terragrunt, the phases around the walk and the shared backend. */
+async function runDeps(
+  command: RunCommand,
+  args: Args,
+  project: Project,
+  tools: ToolsReady,
+  context: {
+    readonly emit: (event: WalkEvent) => void;
+    readonly paint: Paint;
+    readonly io: CliIo;
+    readonly hooks: WalkVerbHooks;
+    readonly shared: SharedBackend | undefined;
+  },
+): Promise<RunDeps> {
+  const { root, config } = project;
+  const { io, paint, hooks, shared } = context;
+  const graceMs = parseGrace(io.env.PLATCTL_KILL_GRACE);
+  return {
+    now: () => Date.now(),
+    machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
+    groups: childGroups,
+    executor: (runId) =>
+      new TerragruntExecutor(
+        {
+          binary: tools.binary.path,
+          tfPath: tools.tfPathArg,
+          extraArgs: config.terragrunt.extra_args,
+          env: { ...tools.unitEnv, [RUN_ID_ENV]: runId },
+          graceMs,
+        },
+        childGroups,
+      ),
+    signal: io.signal,
+    emit: context.emit,
+    redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
+    graceMs,
+    phases: walkPhases(command, config, {
+      lockdown: args.lockdown === true,
+      hooks: productionHooks({ environments: config.environments, env: io.env }),
+      ...(command === 'bootstrap' && config.manual_steps.length > 0
+        ? { beforeRun: manualSteps(root, config, args, io, paint) }
+        : {}),
+    }),
+    ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
+    ...(shared ? { shared } : {}),
+  };
+}
+
+/** Bootstrap's manual steps, asked on the terminal when there is one. */
+function manualSteps(root: string, config: PlatctlConfig, args: Args, io: CliIo, paint: Paint) {
+  const ask = terminalAsk(io, paint);
+  return manualStepsPhase(config.manual_steps, {
+    runCheck: checkRunner(root, io.env),
+    ...(ask ? { ask } : {}),
+    yes: args.yes === true,
+    who: whoAmI(io.env),
+  });
+}
