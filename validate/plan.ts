@@ -141,202 +141,175 @@ export function stateLocation(unit: UnitInfo, fallbackBucket: string | undefined
   return region === undefined ? { type: 's3', bucket, key } : { type: 's3', bucket, key, region };
 }
 
-/** Builds the checks of a run. */
-export function planChecks(input: PlanInput): PlanResult {
-  const { config } = input;
-  const allEnvs = Object.keys(config.environments);
-  const selectedEnvs = input.envs && input.envs.length > 0 ? allEnvs.filter((e) => input.envs?.includes(e)) : allEnvs;
-  const timeoutMs = config.validate.timeout ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const checks: PlannedCheck[] = [];
-  const iamOf = new Map<string, string[]>();
-  const clusterOf = new Map<string, string>();
+/** Options of one planned check; the defaults are no environment, no dependency, the run's timeout, not a failure. */
+interface AddOptions {
+  readonly env?: string;
+  readonly requires?: readonly string[];
+  readonly timeoutMs?: number;
+  readonly timeoutIsFailure?: boolean;
+}
 
-  const add = (
-    check: string,
-    target: string,
-    phase: CheckPhase,
-    spec: CheckSpec,
-    options: { env?: string; requires?: string[]; timeoutMs?: number; timeoutIsFailure?: boolean } = {},
-  ): string => {
+/** The checks of a run as they are planned, and what later phases depend on: each environment's gates. */
+class CheckList {
+  readonly checks: PlannedCheck[] = [];
+  /** Per environment: the ids of its IAM checks, which every later check of that environment requires. */
+  readonly iamOf = new Map<string, string[]>();
+  /** Per environment: the id of its cluster API check, when it has one. */
+  readonly clusterOf = new Map<string, string>();
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** Adds a check and returns its id (`<check>:<target>`). */
+  add(check: string, target: string, phase: CheckPhase, spec: CheckSpec, options: AddOptions = {}): string {
     const id = `${check}:${target}`;
-    checks.push({
+    this.checks.push({
       id,
       check,
       target,
       phase,
       ...(options.env !== undefined ? { env: options.env } : {}),
-      requires: options.requires ?? [],
-      timeoutMs: options.timeoutMs ?? timeoutMs,
+      requires: [...(options.requires ?? [])],
+      timeoutMs: options.timeoutMs ?? this.timeoutMs,
       timeoutIsFailure: options.timeoutIsFailure ?? false,
       spec,
     });
     return id;
-  };
+  }
 
-  const kubeEnvs = new Set<string>();
+  /** The IAM checks of `env`, plus its cluster check when `withCluster`. */
+  gates(env: string, withCluster: boolean): string[] {
+    const cluster = withCluster ? this.clusterOf.get(env) : undefined;
+    return [...(this.iamOf.get(env) ?? []), ...(cluster ? [cluster] : [])];
+  }
+}
+
+/** What every phase of planning needs: the configuration, the environments in scope and their units. */
+interface Scope {
+  readonly config: PlatctlConfig;
+  readonly allEnvs: readonly string[];
+  readonly selectedEnvs: readonly string[];
+  /** The selected environments' units, by environment, in id order. */
+  readonly unitsByEnv: ReadonlyMap<string, readonly UnitInfo[]>;
+  /** The environment of `validate.gateway` (its own `env`, or the first with a cluster). */
+  readonly gatewayEnv: string | undefined;
+}
+
+/** Builds the checks of a run. */
+export function planChecks(input: PlanInput): PlanResult {
+  const scope = scopeOf(input);
+  const list = new CheckList(input.config.validate.timeout ?? DEFAULT_CHECK_TIMEOUT_MS);
+  addIamAndClusterChecks(list, scope);
+  addUnitChecks(list, scope);
+  addCrossChecks(list, scope);
+  const ordered = list.checks.sort((a, b) => PHASE_ORDER.indexOf(a.phase) - PHASE_ORDER.indexOf(b.phase));
+  const prefix = input.checkPrefix;
+  if (prefix === undefined || prefix === '') return { ok: true, checks: ordered };
+  return selectByPrefix(ordered, prefix);
+}
+
+function scopeOf(input: PlanInput): Scope {
+  const { config } = input;
+  const allEnvs = Object.keys(config.environments);
+  const selectedEnvs = input.envs && input.envs.length > 0 ? allEnvs.filter((e) => input.envs?.includes(e)) : allEnvs;
   const unitsByEnv = new Map<string, UnitInfo[]>();
   for (const unit of [...input.units.values()].sort((a, b) => compareIds(a.id, b.id))) {
     if (!selectedEnvs.includes(unit.env)) continue;
-    const list = unitsByEnv.get(unit.env) ?? [];
-    list.push(unit);
-    unitsByEnv.set(unit.env, list);
-    if (checkerFor(unit.id, config.validate.checkers)) kubeEnvs.add(unit.env);
+    unitsByEnv.set(unit.env, [...(unitsByEnv.get(unit.env) ?? []), unit]);
   }
   const gatewayEnv = config.validate.gateway
     ? (config.validate.gateway.env ?? allEnvs.find((e) => config.environments[e]?.cluster))
     : undefined;
-  if (gatewayEnv !== undefined && selectedEnvs.includes(gatewayEnv)) kubeEnvs.add(gatewayEnv);
+  return { config, allEnvs, selectedEnvs, unitsByEnv, gatewayEnv };
+}
 
-  // Phase 1, per environment: credentials first; the role and the bucket only with working credentials.
-  for (const env of selectedEnvs) {
+/**
+ * Phase 1, per environment: credentials first; the deployer role and the state bucket only with working credentials;
+ * the cluster API when a unit check or the gateway check will need it.
+ */
+function addIamAndClusterChecks(list: CheckList, scope: Scope): void {
+  const { config } = scope;
+  const needsCluster = (env: string): boolean =>
+    (scope.unitsByEnv.get(env) ?? []).some((unit) => checkerFor(unit.id, config.validate.checkers)) ||
+    env === scope.gatewayEnv;
+  for (const env of scope.selectedEnvs) {
     const aws = config.environments[env]?.aws;
-    const credentials = add('iam/credentials', env, 'iam', { kind: 'iam-credentials', env }, { env });
+    const credentials = list.add('iam/credentials', env, 'iam', { kind: 'iam-credentials', env }, { env });
     const ids = [credentials];
+    const afterCredentials = { env, requires: [credentials] };
     if (aws?.deployer_role_arn) {
-      ids.push(
-        add(
-          'iam/deployer_role',
-          env,
-          'iam',
-          { kind: 'iam-deployer-role', env, roleArn: aws.deployer_role_arn },
-          {
-            env,
-            requires: [credentials],
-          },
-        ),
-      );
+      const spec = { kind: 'iam-deployer-role', env, roleArn: aws.deployer_role_arn } as const;
+      ids.push(list.add('iam/deployer_role', env, 'iam', spec, afterCredentials));
     }
     if (aws?.state_bucket) {
-      ids.push(
-        add(
-          'iam/state_bucket',
-          env,
-          'iam',
-          { kind: 'iam-state-bucket', env, bucket: aws.state_bucket },
-          {
-            env,
-            requires: [credentials],
-          },
-        ),
-      );
+      const spec = { kind: 'iam-state-bucket', env, bucket: aws.state_bucket } as const;
+      ids.push(list.add('iam/state_bucket', env, 'iam', spec, afterCredentials));
     }
-    iamOf.set(env, ids);
-    if (kubeEnvs.has(env)) {
+    list.iamOf.set(env, ids);
+    if (needsCluster(env)) {
       // An API server that does not answer in time is down, not merely unchecked.
-      clusterOf.set(
+      const cluster = list.add(
+        'cluster/api',
         env,
-        add(
-          'cluster/api',
-          env,
-          'cluster',
-          { kind: 'cluster-api', env },
-          { env, requires: ids, timeoutIsFailure: true },
-        ),
+        'cluster',
+        { kind: 'cluster-api', env },
+        { env, requires: ids, timeoutIsFailure: true },
       );
+      list.clusterOf.set(env, cluster);
     }
   }
+}
 
-  // Phase 2, per unit, by naming convention.
-  for (const env of selectedEnvs) {
-    const iam = iamOf.get(env) ?? [];
-    const cluster = clusterOf.get(env);
+/** Phase 2, per unit: its checker's check when `validate.checkers` names one, otherwise its Terraform state. */
+function addUnitChecks(list: CheckList, scope: Scope): void {
+  const { config } = scope;
+  for (const env of scope.selectedEnvs) {
     const fallbackBucket = config.environments[env]?.aws?.state_bucket;
-    for (const unit of unitsByEnv.get(env) ?? []) {
+    for (const unit of scope.unitsByEnv.get(env) ?? []) {
       const checker = checkerFor(unit.id, config.validate.checkers);
       if (checker) {
         const { check, kind } = UNIT_CHECK[checker];
-        add(
-          check,
-          unit.id,
-          'units',
-          { kind, env, unit: unit.id },
-          { env, requires: cluster ? [...iam, cluster] : iam },
-        );
+        list.add(check, unit.id, 'units', { kind, env, unit: unit.id }, { env, requires: list.gates(env, true) });
       } else {
-        add(
-          'unit/state',
-          unit.id,
-          'units',
-          { kind: 'unit-state', env, unit: unit.id, state: stateLocation(unit, fallbackBucket) },
-          {
-            env,
-            requires: iam,
-          },
-        );
+        const spec = { kind: 'unit-state', env, unit: unit.id, state: stateLocation(unit, fallbackBucket) } as const;
+        list.add('unit/state', unit.id, 'units', spec, { env, requires: list.gates(env, false) });
       }
     }
   }
+}
 
-  // Cross-cutting checks.
+/** Phase 3: endpoints, DNS delegations, the gateway and tailscale, each after the gates of its environment. */
+function addCrossChecks(list: CheckList, scope: Scope): void {
+  const { config, selectedEnvs, gatewayEnv } = scope;
   for (const endpoint of config.validate.endpoints) {
-    add(
-      'http/endpoint',
-      endpoint.url,
-      'cross',
-      { kind: 'http-endpoint', url: endpoint.url, expect: endpoint.expect },
-      {
-        timeoutMs: endpoint.timeout ?? timeoutMs,
-        timeoutIsFailure: true,
-      },
-    );
+    const spec = { kind: 'http-endpoint', url: endpoint.url, expect: endpoint.expect } as const;
+    const options = {
+      timeoutIsFailure: true,
+      ...(endpoint.timeout === undefined ? {} : { timeoutMs: endpoint.timeout }),
+    };
+    list.add('http/endpoint', endpoint.url, 'cross', spec, options);
   }
-  const firstAwsEnv = allEnvs.find((e) => config.environments[e]?.aws);
+  const firstAwsEnv = scope.allEnvs.find((e) => config.environments[e]?.aws);
   for (const delegation of config.validate.dns_delegation) {
     const env = delegation.env ?? firstAwsEnv;
     if (env === undefined || !selectedEnvs.includes(env)) continue;
-    add(
-      'dns/delegation',
-      delegation.zone,
-      'cross',
-      { kind: 'dns-delegation', env, zone: delegation.zone },
-      {
-        env,
-        requires: iamOf.get(env) ?? [],
-      },
-    );
+    const spec = { kind: 'dns-delegation', env, zone: delegation.zone } as const;
+    list.add('dns/delegation', delegation.zone, 'cross', spec, { env, requires: list.gates(env, false) });
   }
   const gateway = config.validate.gateway;
   if (gateway && gatewayEnv !== undefined && selectedEnvs.includes(gatewayEnv)) {
-    const cluster = clusterOf.get(gatewayEnv);
-    add(
-      'gateway/status',
-      `${gateway.namespace}/${gateway.name}`,
-      'cross',
-      {
-        kind: 'gateway',
-        env: gatewayEnv,
-        namespace: gateway.namespace,
-        name: gateway.name,
-      },
-      { env: gatewayEnv, requires: [...(iamOf.get(gatewayEnv) ?? []), ...(cluster ? [cluster] : [])] },
-    );
+    const spec = { kind: 'gateway', env: gatewayEnv, namespace: gateway.namespace, name: gateway.name } as const;
+    const options = { env: gatewayEnv, requires: list.gates(gatewayEnv, true) };
+    list.add('gateway/status', `${gateway.namespace}/${gateway.name}`, 'cross', spec, options);
   }
   const tailscale = config.validate.tailscale;
   if (tailscale) {
-    add(
-      'tailscale/status',
-      'local',
-      'cross',
-      { kind: 'tailscale-status', binary: tailscale.binary, peers: tailscale.peers },
-      {
-        timeoutIsFailure: true,
-      },
-    );
+    const spec = { kind: 'tailscale-status', binary: tailscale.binary, peers: tailscale.peers } as const;
+    list.add('tailscale/status', 'local', 'cross', spec, { timeoutIsFailure: true });
     if (tailscale.url !== undefined) {
-      add(
-        'tailscale/url',
-        tailscale.url,
-        'cross',
-        { kind: 'tailscale-url', url: tailscale.url },
-        { timeoutIsFailure: true },
-      );
+      const urlSpec = { kind: 'tailscale-url', url: tailscale.url } as const;
+      list.add('tailscale/url', tailscale.url, 'cross', urlSpec, { timeoutIsFailure: true });
     }
   }
-
-  const ordered = checks.sort((a, b) => PHASE_ORDER.indexOf(a.phase) - PHASE_ORDER.indexOf(b.phase));
-  const prefix = input.checkPrefix;
-  if (prefix === undefined || prefix === '') return { ok: true, checks: ordered };
-  return selectByPrefix(ordered, prefix);
 }
 
 /** The checks whose id starts with `prefix`, plus everything they depend on (so skips still name a cause). */
