@@ -87,11 +87,20 @@ function insideRoot(dir: string): string | undefined {
 export function semanticErrors(source: ConfigSource): ConfigError[] {
   const data = source.data;
   if (!isMap(data)) return [];
-  const out: ConfigError[] = [];
   const envNames = entries(data.environments).map(([name]) => name);
-  const declared = new Set(envNames);
+  return [
+    ...envDirShapeErrors(source, data),
+    // References to environments are only meaningful once there are declared environments to compare with.
+    ...(envNames.length > 0
+      ? [...envReferenceErrors(source, data, envNames), ...unitIdErrors(source, data, envNames)]
+      : []),
+    ...duplicateIdErrors(source, data),
+  ];
+}
 
-  // Environment dirs: relative, inside the root, neither shared nor nested.
+/** Environment dirs: relative, inside the root, neither shared nor nested. */
+function envDirShapeErrors(source: ConfigSource, data: Json): ConfigError[] {
+  const out: ConfigError[] = [];
   const dirs: { env: string; normal: string; keyPath: KeyPath }[] = [];
   for (const { env, dir, keyPath } of envDirsOf(data)) {
     const normal = insideRoot(dir);
@@ -111,11 +120,8 @@ export function semanticErrors(source: ConfigSource): ConfigError[] {
       dirs.push({ env, normal, keyPath });
     }
   }
-  for (let i = 0; i < dirs.length; i++) {
-    for (let j = i + 1; j < dirs.length; j++) {
-      const a = dirs[i];
-      const b = dirs[j];
-      if (!a || !b) continue;
+  dirs.forEach((a, i) => {
+    for (const b of dirs.slice(i + 1)) {
       const relation =
         a.normal === b.normal
           ? 'the same dir as'
@@ -135,65 +141,76 @@ export function semanticErrors(source: ConfigSource): ConfigError[] {
         ),
       );
     }
+  });
+  return out;
+}
+
+/** Keys and values that name an environment: lockdown.env, park.<env>, access.<env>, preflight_envs, validate. */
+function envReferenceErrors(source: ConfigSource, data: Json, envNames: readonly string[]): ConfigError[] {
+  const out: ConfigError[] = [];
+  const checkEnv = (name: unknown, keyPath: KeyPath, target: LocateTarget, what: string): void => {
+    if (typeof name !== 'string' || envNames.includes(name)) return;
+    out.push(unknownEnv(source, name, keyPath, target, what, envNames));
+  };
+  const lockdown = isMap(data.lockdown) ? data.lockdown : undefined;
+  checkEnv(lockdown?.env, ['lockdown', 'env'], 'value', 'lockdown.env names');
+  for (const section of ['park', 'access'] as const) {
+    for (const [name] of entries(data[section])) checkEnv(name, [section, name], 'key', `${section} names`);
   }
-
-  // References to environments. Only meaningful once there are declared environments to compare with.
-  if (declared.size > 0) {
-    const checkEnv = (name: unknown, keyPath: KeyPath, target: LocateTarget, what: string): void => {
-      if (typeof name !== 'string' || declared.has(name)) return;
-      out.push(unknownEnv(source, name, keyPath, target, what, envNames));
-    };
-    const lockdown = isMap(data.lockdown) ? data.lockdown : undefined;
-    checkEnv(lockdown?.env, ['lockdown', 'env'], 'value', 'lockdown.env names');
-    for (const section of ['park', 'access'] as const) {
-      for (const [name] of entries(data[section])) checkEnv(name, [section, name], 'key', `${section} names`);
-    }
-    for (const [name, park] of entries(data.park)) {
-      if (isMap(park)) {
-        items(park.preflight_envs).forEach((other, index) =>
-          checkEnv(other, ['park', name, 'preflight_envs', index], 'value', 'this names'),
-        );
-      }
-    }
-    const validate = isMap(data.validate) ? data.validate : undefined;
-    items(validate?.dns_delegation).forEach((entry, index) => {
-      if (isMap(entry)) checkEnv(entry.env, ['validate', 'dns_delegation', index, 'env'], 'value', 'this names');
-    });
-    if (isMap(validate?.gateway)) checkEnv(validate.gateway.env, ['validate', 'gateway', 'env'], 'value', 'this names');
-
-    // A unit id starts with its environment; a typo there is certain to match no unit.
-    const checkUnit = (id: unknown, keyPath: KeyPath, target: LocateTarget): void => {
-      if (typeof id !== 'string') return;
-      const slash = id.indexOf('/');
-      if (slash <= 0) return; // the schema reports ids without an environment
-      const env = id.slice(0, slash);
-      if (!declared.has(env)) out.push(unknownEnv(source, env, keyPath, target, `unit id ${id} names`, envNames));
-    };
-    for (const [id, deps] of entries(data.implicit_deps)) {
-      checkUnit(id, ['implicit_deps', id], 'key');
-      items(deps).forEach((dep, index) => checkUnit(dep, ['implicit_deps', id, index], 'value'));
-    }
-    for (const [id] of entries(data.units)) checkUnit(id, ['units', id], 'key');
-    items(data.manual_steps).forEach((step, index) => {
-      if (isMap(step))
-        items(step.before).forEach((unit, u) => checkUnit(unit, ['manual_steps', index, 'before', u], 'value'));
-    });
-    items(data.hooks).forEach((hook, index) => {
-      if (isMap(hook)) items(hook.units).forEach((unit, u) => checkUnit(unit, ['hooks', index, 'units', u], 'value'));
-    });
-    items(lockdown?.steps).forEach((step, index) => {
-      if (isMap(step)) checkUnit(step.unit, ['lockdown', 'steps', index, 'unit'], 'value');
-    });
-    for (const [name, park] of entries(data.park)) {
-      if (!isMap(park)) continue;
-      for (const key of ['node_group_units', 'reconnect_units'] as const) {
-        items(park[key]).forEach((unit, u) => checkUnit(unit, ['park', name, key, u], 'value'));
-      }
-      if (isMap(park.karpenter)) checkUnit(park.karpenter.unit, ['park', name, 'karpenter', 'unit'], 'value');
+  for (const [name, park] of entries(data.park)) {
+    if (isMap(park)) {
+      items(park.preflight_envs).forEach((other, index) =>
+        checkEnv(other, ['park', name, 'preflight_envs', index], 'value', 'this names'),
+      );
     }
   }
+  const validate = isMap(data.validate) ? data.validate : undefined;
+  items(validate?.dns_delegation).forEach((entry, index) => {
+    if (isMap(entry)) checkEnv(entry.env, ['validate', 'dns_delegation', index, 'env'], 'value', 'this names');
+  });
+  if (isMap(validate?.gateway)) checkEnv(validate.gateway.env, ['validate', 'gateway', 'env'], 'value', 'this names');
+  return out;
+}
 
-  // Ids that name steps must be unique: state and output key on them.
+/** Unit ids anywhere in the document: an id starts with its environment, and a typo there matches no unit. */
+function unitIdErrors(source: ConfigSource, data: Json, envNames: readonly string[]): ConfigError[] {
+  const out: ConfigError[] = [];
+  const checkUnit = (id: unknown, keyPath: KeyPath, target: LocateTarget): void => {
+    if (typeof id !== 'string') return;
+    const slash = id.indexOf('/');
+    if (slash <= 0) return; // the schema reports ids without an environment
+    const env = id.slice(0, slash);
+    if (!envNames.includes(env)) out.push(unknownEnv(source, env, keyPath, target, `unit id ${id} names`, envNames));
+  };
+  for (const [id, deps] of entries(data.implicit_deps)) {
+    checkUnit(id, ['implicit_deps', id], 'key');
+    items(deps).forEach((dep, index) => checkUnit(dep, ['implicit_deps', id, index], 'value'));
+  }
+  for (const [id] of entries(data.units)) checkUnit(id, ['units', id], 'key');
+  items(data.manual_steps).forEach((step, index) => {
+    if (isMap(step))
+      items(step.before).forEach((unit, u) => checkUnit(unit, ['manual_steps', index, 'before', u], 'value'));
+  });
+  items(data.hooks).forEach((hook, index) => {
+    if (isMap(hook)) items(hook.units).forEach((unit, u) => checkUnit(unit, ['hooks', index, 'units', u], 'value'));
+  });
+  const lockdown = isMap(data.lockdown) ? data.lockdown : undefined;
+  items(lockdown?.steps).forEach((step, index) => {
+    if (isMap(step)) checkUnit(step.unit, ['lockdown', 'steps', index, 'unit'], 'value');
+  });
+  for (const [name, park] of entries(data.park)) {
+    if (!isMap(park)) continue;
+    for (const key of ['node_group_units', 'reconnect_units'] as const) {
+      items(park[key]).forEach((unit, u) => checkUnit(unit, ['park', name, key, u], 'value'));
+    }
+    if (isMap(park.karpenter)) checkUnit(park.karpenter.unit, ['park', name, 'karpenter', 'unit'], 'value');
+  }
+  return out;
+}
+
+/** Ids that name steps must be unique: state and output key on them. */
+function duplicateIdErrors(source: ConfigSource, data: Json): ConfigError[] {
+  const out: ConfigError[] = [];
   for (const listPath of [['manual_steps'], ['lockdown', 'steps']] as const) {
     const list = listPath.length === 1 ? data.manual_steps : isMap(data.lockdown) ? data.lockdown.steps : undefined;
     const seen = new Map<string, number>();
