@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { KeyPath } from '../config/errors.js';
 import { formatKeyPath, formatLocation } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -14,12 +14,13 @@ import { applyOne } from '../engine/apply-one.js';
 import type { UnitJob } from '../engine/executor.js';
 import { LOGS_DIR, formatCommandLine } from '../engine/logs.js';
 import { Redactor, secretValues } from '../engine/redact.js';
-import { DEFAULT_GRACE_MS, TerragruntExecutor, chooseTools, resolveExecutable } from '../engine/terragrunt.js';
-import { checkWorktree } from '../engine/worktree.js';
+import { RUN_ID_ENV } from '../engine/run.js';
+import { TerragruntExecutor } from '../engine/terragrunt.js';
 import type { UnitApplier } from '../park/context.js';
 import { childGroups } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
+import { parseGrace, prepareTools } from './walk-tools.js';
 
 /** A configured unit and the key that names it. */
 interface ConfiguredUnit {
@@ -45,26 +46,6 @@ async function isFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30), as for bootstrap. */
-function graceMs(value: string | undefined): number {
-  const seconds = value === undefined || value === '' ? NaN : Number(value);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_GRACE_MS;
-}
-
-function missingTool(
-  io: CliIo,
-  name: string,
-  source: string,
-  reason: 'not-found' | 'not-executable',
-): { ok: false; exitCode: number } {
-  io.stderr.write(
-    `platctl: refused: up re-applies units and "${name}" (from ${source}) ` +
-      `${reason === 'not-executable' ? 'is not executable' : 'was not found'}; nothing was changed.\n` +
-      `  hint: install it (npm run tools builds terragrunt and OpenTofu into .tools/bin), or point ${source} at it\n`,
-  );
-  return { ok: false, exitCode: EXIT.refused };
 }
 
 /**
@@ -100,40 +81,23 @@ export async function parkUnitApplier(
   }
   if (bad) return { ok: false, exitCode: EXIT.usage };
 
-  const worktree = await checkWorktree(root, io.env);
-  if (worktree.type === 'linked-worktree') {
-    io.stderr.write(
-      `platctl: refused: up re-applies ${wanted.map((w) => w.unit).join(', ')}, and Terraform must not apply from a ` +
-        `git worktree (${root}): its state records the absolute paths of the checkout that applied it.\n` +
-        `  hint: run platctl from the main checkout (${dirname(worktree.commonDir)}).\n`,
-    );
-    return { ok: false, exitCode: EXIT.refused };
-  }
-
-  const tools = chooseTools(config, io.env);
-  const base = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
-  const binary = await resolveExecutable(tools.binary, io.env, base(tools.binarySource));
-  if (binary.type === 'missing') return missingTool(io, tools.binary, tools.binarySource, binary.reason);
-  const tf = await resolveExecutable(tools.tfPath, io.env, base(tools.tfPathSource));
-  if (tf.type === 'missing') return missingTool(io, tools.tfPath, tools.tfPathSource, tf.reason);
+  // The same checks as bootstrap: not from a linked worktree, terragrunt and tf_path found, a usable CLI config.
+  const tools = await prepareTools('up', root, config, loaded.path, io);
+  if (!tools.ok) return tools;
 
   const stamp = new Date()
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
   const runId = `park-up-${stamp}-${randomBytes(3).toString('hex')}`;
-  const unitEnv: Record<string, string> = {};
-  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) unitEnv[key] = value;
-  Object.assign(unitEnv, config.terragrunt.env, { PLATCTL_RUN_ID: runId });
   const redactor = new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]);
   const executor = new TerragruntExecutor(
     {
-      binary: binary.path,
-      // A name stays a name (terragrunt looks it up on PATH); a relative path is made absolute, as for bootstrap.
-      tfPath: tools.tfPath.includes('/') ? tf.path : tools.tfPath,
+      binary: tools.binary.path,
+      tfPath: tools.tfPathArg,
       extraArgs: config.terragrunt.extra_args,
-      env: unitEnv,
-      graceMs: graceMs(io.env.PLATCTL_KILL_GRACE),
+      env: { ...tools.unitEnv, [RUN_ID_ENV]: runId },
+      graceMs: parseGrace(io.env.PLATCTL_KILL_GRACE),
     },
     childGroups,
   );

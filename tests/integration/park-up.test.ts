@@ -80,7 +80,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Call);
-  const cli = (args: string[]) =>
+  const cli = (args: string[], extraEnv: Record<string, string> = {}) =>
     runCli([...args, '--config', join(root, '.platctl.yaml')], {
       cwd: root,
       env: {
@@ -93,6 +93,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
         PLATCTL_TF_PATH: FAKE_TOFU,
         FAKE_TG_RECORD: record(),
         FAKE_TG_CONTROL: join(root, 'control.json'),
+        ...extraEnv,
       },
     });
   /** An `exec` for the fake terragrunt: the apply sets these node-group sizes and creates these objects. */
@@ -257,6 +258,21 @@ describe('platctl up', { timeout: 240_000 }, () => {
       `.platctl.yaml:15:23: park.platform.reconnect_units[0]: platform/cross-vpc is not a unit: ${join(root, 'live/platform/cross-vpc/terragrunt.hcl')} does not exist`,
     );
     expect(proxy.calls).toEqual([]);
+    expect(existsSync(join(root, '.platctl-park'))).toBe(false);
+  });
+  it('a missing terragrunt or an unusable CLI config refuses up (exit 3) before anything runs, as for bootstrap', async () => {
+    const missing = await cli(['up'], { PLATCTL_TERRAGRUNT: join(root, 'no-such-terragrunt') });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain(
+      `terragrunt "${join(root, 'no-such-terragrunt')}" (from PLATCTL_TERRAGRUNT) was not found; nothing was run`,
+    );
+    const cliConfig = await cli(['up'], { TF_CLI_CONFIG_FILE: join(root, 'no-such.tfrc') });
+    expect(cliConfig.code).toBe(3);
+    expect(cliConfig.stderr).toContain(
+      `TF_CLI_CONFIG_FILE points at ${join(root, 'no-such.tfrc')}, which does not exist`,
+    );
+    expect(proxy.calls).toEqual([]);
+    expect(calls()).toEqual([]);
     expect(existsSync(join(root, '.platctl-park'))).toBe(false);
   });
   it('recovers Kyverno (bounded), restarts rollouts and early DB clients, and judges by pod readiness', async () => {
