@@ -9,6 +9,24 @@ import type { CheckContext } from './context.js';
 import { error, fail, listNames, pass } from './context.js';
 
 /**
+ * A GET of `url` without following redirects, read no further than its status line and headers (the body is
+ * cancelled to free the socket); a network failure is the check's outcome.
+ */
+async function getHead(
+  url: string,
+  ctx: CheckContext,
+): Promise<{ ok: true; response: Response } | { ok: false; outcome: CheckOutcome }> {
+  let response: Response;
+  try {
+    response = await ctx.deps.fetch(url, { method: 'GET', redirect: 'manual', signal: ctx.signal });
+  } catch (thrown) {
+    return { ok: false, outcome: networkFailure(url, thrown, ctx) };
+  }
+  await response.body?.cancel().catch(() => undefined);
+  return { ok: true, response };
+}
+
+/**
  * GET `url` without following redirects (a 302 to a login page is the healthy answer of many UIs, and following it
  * would test the identity provider instead), and require a status in `expect`.
  */
@@ -17,14 +35,9 @@ export async function checkHttpEndpoint(
   expect: readonly number[],
   ctx: CheckContext,
 ): Promise<CheckOutcome> {
-  let response: Response;
-  try {
-    response = await ctx.deps.fetch(url, { method: 'GET', redirect: 'manual', signal: ctx.signal });
-  } catch (thrown) {
-    return networkFailure(url, thrown, ctx);
-  }
-  // Free the socket: only the status matters.
-  await response.body?.cancel().catch(() => undefined);
+  const got = await getHead(url, ctx);
+  if (!got.ok) return got.outcome;
+  const response = got.response;
   const location = response.headers.get('location');
   const shown = `HTTP ${response.status}${location ? ` -> ${location}` : ''}`;
   if (expect.includes(response.status)) return pass(shown);
@@ -116,13 +129,9 @@ export async function checkTailscale(
 
 /** A URL reached through the tailnet answers (any status below 400). */
 export async function checkTailscaleUrl(url: string, ctx: CheckContext): Promise<CheckOutcome> {
-  let response: Response;
-  try {
-    response = await ctx.deps.fetch(url, { method: 'GET', redirect: 'manual', signal: ctx.signal });
-  } catch (thrown) {
-    return networkFailure(url, thrown, ctx);
-  }
-  await response.body?.cancel().catch(() => undefined);
+  const got = await getHead(url, ctx);
+  if (!got.ok) return got.outcome;
+  const response = got.response;
   if (response.status < 400) return pass(`HTTP ${response.status}`);
   return fail(`HTTP ${response.status}`);
 }
