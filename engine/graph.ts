@@ -33,12 +33,15 @@ export class Graph {
   readonly nodes = new Map<UnitId, GraphNode>();
   /** Keyed by `edgeKey(from, to)`. */
   readonly origins = new Map<string, EdgeOrigin[]>();
+  /** The ids, sorted, until a node is added: most graph functions start from them, several times per command. */
+  #sortedIds: UnitId[] | undefined;
 
   addNode(id: UnitId, env: string, dir: string): GraphNode {
     const existing = this.nodes.get(id);
     if (existing) return existing;
     const node: GraphNode = { id, env, dir, dependencies: new Set(), dependents: new Set() };
     this.nodes.set(id, node);
+    this.#sortedIds = undefined;
     return node;
   }
 
@@ -71,7 +74,8 @@ export class Graph {
 
   /** Unit ids, sorted. */
   ids(): UnitId[] {
-    return [...this.nodes.keys()].sort(compareIds);
+    this.#sortedIds ??= [...this.nodes.keys()].sort(compareIds);
+    return [...this.#sortedIds];
   }
 
   edgeOrigins(from: UnitId, to: UnitId): readonly EdgeOrigin[] {
