@@ -328,7 +328,20 @@ export async function discoverFully(
   }
   const discovery = { graph, units: publicUnits, problems, externals };
   if (snapshotKey !== undefined && cacheDir !== false && startedAt !== undefined && isUsable(discovery)) {
-    writeSnapshot(cacheDir, snapshotKey, { root, dirs: visited, files: files.seen(), witness, startedAt }, discovery);
+    const racyWindowMs = extras.snapshotRacyWindowMs;
+    writeSnapshot(
+      cacheDir,
+      snapshotKey,
+      {
+        root,
+        dirs: visited,
+        files: files.seen(),
+        witness,
+        startedAt,
+        ...(racyWindowMs === undefined ? {} : { racyWindowMs }),
+      },
+      discovery,
+    );
   }
   return {
     root,

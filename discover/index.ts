@@ -43,6 +43,11 @@ export interface DiscoverExtras {
   readonly version?: string;
   /** The parser pool to use instead of a new one (a test seam: tests inject parsers that crash or hang). */
   readonly parserPool?: HclParserPool;
+  /**
+   * A test seam: how long before the run an input must have last changed for the snapshot to be kept (default
+   * RACY_WINDOW_MS). Tests set it below zero to keep snapshots of files they have just written.
+   */
+  readonly snapshotRacyWindowMs?: number;
 }
 
 /** A unit's edges that point outside every environment (or at an excluded unit): satisfied, never walked. */

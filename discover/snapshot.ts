@@ -230,6 +230,8 @@ export interface SnapshotInputs {
   readonly witness: SnapshotWitness;
   /** The filesystem's clock when the run began ({@link filesystemNow}). */
   readonly startedAt: number;
+  /** Default {@link RACY_WINDOW_MS}; only tests change it. */
+  readonly racyWindowMs?: number;
 }
 
 /**
@@ -256,7 +258,7 @@ export function writeSnapshot(
   const paths: string[] = [];
   const stats: number[] = [];
   const prefix = `${root}/`;
-  const trustedBefore = startedAt - RACY_WINDOW_MS;
+  const trustedBefore = startedAt - (inputs.racyWindowMs ?? RACY_WINDOW_MS);
   for (const path of all) {
     const record = statRecord(path);
     // Changed too close to the run (or during it): its stat cannot vouch for what was read.
