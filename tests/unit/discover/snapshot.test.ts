@@ -170,7 +170,7 @@ describe('the discovery snapshot', () => {
     expect(deps(await expectFresh(root, { env: { PLATCTL_TEST_DEP: '../dbs' }, implicit }), 'dev/vpc')).toEqual([
       'dev/dbs',
     ]);
-  });
+  }, 120_000);
 
   it('keeps no snapshot of files changed within a second of the run, so an edit in the same second is never missed', async () => {
     const root = repo();
