@@ -75,7 +75,7 @@ export function renderText(view: GraphView, discovery: Pick<Discovery, 'external
     }
   });
   const edgeCount = graph.ids().reduce((n, id) => n + (graph.get(id)?.dependencies.size ?? 0), 0);
-  const critical = criticalPath(graph);
+  const critical = criticalPath(graph, undefined, all.flat());
   lines.push('');
   lines.push(
     `${graph.size} units, ${edgeCount} edges, ${all.length} waves; longest chain (${critical.path.length}): ${chainText(critical.path)}`,

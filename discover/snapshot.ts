@@ -21,12 +21,14 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { Graph } from '../engine/graph.js';
 import type { EdgeOrigin, UnitId } from '../engine/graph.js';
 import type { Problem, UnitInfo } from './types.js';
 
 export const SNAPSHOT_FILE = 'graph.json';
+/** scan.ts's UNIT_FILE, not imported: a warm run does not load the walk. */
+const UNIT_FILE = 'terragrunt.hcl';
 const CLOCK_FILE = 'graph.clock';
 /** Bumped whenever what the snapshot holds changes. */
 const FORMAT = 1;
@@ -77,21 +79,35 @@ type StatRecord = [number, number, number, number, number];
 interface Header {
   readonly format: number;
   readonly key: string;
-  /** Paths (relative to the root when below it), and per path a StatRecord, flattened. */
+  /** Paths (relative to the root when below it). */
   readonly paths: string[];
-  readonly stats: number[];
+  /** A digest of every path's StatRecord, in order ({@link statDigest}): equal when no input changed. */
+  readonly stats: string;
   /** Flat lists: path, kind | null; path, real path | null; name, value | null. */
   readonly kinds: (string | null)[];
   readonly realpaths: (string | null)[];
   readonly env: (string | null)[];
 }
 
+/**
+ * A unit, by what its node does not say: `i` its includes, `a`/`c` its absDir/configFile where they are not the
+ * root joined with its dir (and terragrunt.hcl), and its rarer fields as they are.
+ */
+interface CompactUnit {
+  readonly i: string[];
+  readonly a?: string;
+  readonly c?: string;
+  readonly rest?: Pick<UnitInfo, 'remoteState' | 'preventDestroy' | 'exclude'>;
+}
+
+/** Paths below the root are kept relative to it (the snapshot is read on every warm run: smaller is faster). */
 interface Body {
   /** id, env, dir per node. */
   readonly nodes: string[];
   /** from index, to index, origins (an empty list for an edge without one). */
   readonly edges: (number | EdgeOrigin[])[];
-  readonly units: UnitInfo[];
+  /** Per node, in the same order. */
+  readonly units: CompactUnit[];
   readonly problems: Problem[];
   readonly externals: { unit: UnitId; dir: string; origin: EdgeOrigin }[];
 }
@@ -99,6 +115,11 @@ interface Body {
 /** The key of everything that invalidates a snapshot at once: the build, the configuration, the options. */
 export function snapshotKey(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}
+
+/** The records' bytes, hashed: comparing one digest is cheaper than parsing and comparing every number. */
+function statDigest(records: Float64Array): string {
+  return createHash('sha256').update(records).digest('base64url');
 }
 
 function statRecord(path: string): StatRecord {
@@ -157,7 +178,7 @@ export function readSnapshot(
     if (split < 0) return undefined;
     const header = JSON.parse(text.slice(0, split)) as Header;
     if (header.format !== FORMAT || header.key !== key || !unchanged(header, root, env)) return undefined;
-    return restore(JSON.parse(text.slice(split + 1)) as Body);
+    return restore(JSON.parse(text.slice(split + 1)) as Body, root);
   } catch {
     // A corrupt snapshot is only a cache miss.
     return undefined;
@@ -168,27 +189,10 @@ function unchanged(header: Header, root: string, env: Readonly<Record<string, st
   for (let i = 0; i + 1 < header.env.length; i += 2) {
     if ((env[header.env[i] as string] ?? null) !== header.env[i + 1]) return false;
   }
-  const { paths, stats } = header;
-  if (stats.length !== paths.length * 5) return false;
-  const prefix = `${root}/`;
-  for (let i = 0; i < paths.length; i += 1) {
-    const path = paths[i] as string;
-    const s = statSync(path.startsWith('/') ? path : prefix + path, { throwIfNoEntry: false });
-    const at = i * 5;
-    if (!s) {
-      if (stats[at] !== 0) return false;
-      continue;
-    }
-    if (
-      stats[at] !== (s.isFile() ? 1 : s.isDirectory() ? 2 : 3) ||
-      stats[at + 1] !== s.size ||
-      stats[at + 2] !== s.mtimeMs ||
-      stats[at + 3] !== s.ctimeMs ||
-      stats[at + 4] !== s.ino
-    ) {
-      return false;
-    }
-  }
+  const { long } = pathCodec(root);
+  const records = new Float64Array(header.paths.length * 5);
+  header.paths.forEach((path, i) => records.set(statRecord(long(path)), i * 5));
+  if (statDigest(records) !== header.stats) return false;
   for (let i = 0; i + 1 < header.kinds.length; i += 2) {
     if ((kindOf(header.kinds[i] as string) ?? null) !== header.kinds[i + 1]) return false;
   }
@@ -198,27 +202,44 @@ function unchanged(header: Header, root: string, env: Readonly<Record<string, st
   return true;
 }
 
-function restore(body: Body): SnapshotDiscovery {
+/** Paths relative to the root and back. */
+function pathCodec(root: string): { short: (path: string) => string; long: (path: string) => string } {
+  const prefix = `${root}/`;
+  return {
+    short: (path) => (path.startsWith(prefix) ? path.slice(prefix.length) : path),
+    long: (path) => (isAbsolute(path) ? path : prefix + path),
+  };
+}
+
+function mapOrigin(origin: EdgeOrigin, map: (path: string) => string): EdgeOrigin {
+  return origin.location ? { ...origin, location: { ...origin.location, file: map(origin.location.file) } } : origin;
+}
+
+function restore(body: Body, root: string): SnapshotDiscovery | undefined {
+  const { long } = pathCodec(root);
   const graph = new Graph();
   const ids: string[] = [];
+  const units = new Map<UnitId, UnitInfo>();
+  if (body.units.length * 3 !== body.nodes.length) return undefined;
   for (let i = 0; i + 2 < body.nodes.length; i += 3) {
     const id = body.nodes[i] as string;
+    const env = body.nodes[i + 1] as string;
+    const dir = body.nodes[i + 2] as string;
     ids.push(id);
-    graph.addNode(id, body.nodes[i + 1] as string, body.nodes[i + 2] as string);
+    graph.addNode(id, env, dir);
+    const unit = body.units[i / 3] as CompactUnit;
+    const absDir = unit.a ?? (dir === '' ? root : `${root}/${dir}`);
+    const configFile = unit.c ?? `${absDir}/${UNIT_FILE}`;
+    units.set(id, { id, env, dir, absDir, configFile, includes: unit.i.map(long), ...unit.rest });
   }
   for (let i = 0; i + 2 < body.edges.length; i += 3) {
     const from = ids[body.edges[i] as number] as string;
     const to = ids[body.edges[i + 1] as number] as string;
     const origins = body.edges[i + 2] as EdgeOrigin[];
     if (origins.length === 0) graph.addEdge(from, to);
-    for (const origin of origins) graph.addEdge(from, to, origin);
+    for (const origin of origins) graph.addEdge(from, to, mapOrigin(origin, long));
   }
-  return {
-    graph,
-    units: new Map(body.units.map((u) => [u.id, u])),
-    problems: body.problems,
-    externals: body.externals,
-  };
+  return { graph, units, problems: body.problems, externals: body.externals };
 }
 
 export interface SnapshotInputs {
@@ -255,16 +276,22 @@ export function writeSnapshot(
   };
   if (witness.globbed) return drop();
   const all = new Set([...inputs.dirs, ...inputs.files, ...witness.texts]);
+  const { short } = pathCodec(root);
   const paths: string[] = [];
-  const stats: number[] = [];
-  const prefix = `${root}/`;
+  const records = new Float64Array(all.size * 5);
   const trustedBefore = startedAt - (inputs.racyWindowMs ?? RACY_WINDOW_MS);
   for (const path of all) {
-    const record = statRecord(path);
+    let record: StatRecord;
+    try {
+      record = statRecord(path);
+    } catch {
+      // Cannot be looked at (permission denied on the way): nothing to vouch with.
+      return drop();
+    }
     // Changed too close to the run (or during it): its stat cannot vouch for what was read.
     if (record[0] !== 0 && record[3] >= trustedBefore) return drop();
-    paths.push(path.startsWith(prefix) ? path.slice(prefix.length) : path);
-    stats.push(...record);
+    records.set(record, paths.length * 5);
+    paths.push(short(path));
   }
   const flat = (map: ReadonlyMap<string, string | undefined>): (string | null)[] =>
     [...map].flatMap(([k, v]) => [k, v ?? null]);
@@ -272,7 +299,7 @@ export function writeSnapshot(
     format: FORMAT,
     key,
     paths,
-    stats,
+    stats: statDigest(records),
     kinds: flat(witness.kinds),
     realpaths: flat(witness.realpaths),
     env: flat(witness.env),
@@ -282,18 +309,36 @@ export function writeSnapshot(
   const index = new Map(ids.map((id, i) => [id, i]));
   const nodes: string[] = [];
   const edges: (number | EdgeOrigin[])[] = [];
+  const units: CompactUnit[] = [];
   for (const id of ids) {
     const node = graph.get(id);
-    if (!node) continue;
+    const unit = discovery.units.get(id);
+    // Every node is a unit, with the same env and dir; anything else is not a discovery this can keep.
+    if (!node || !unit || unit.env !== node.env || unit.dir !== node.dir) return drop();
     nodes.push(id, node.env, node.dir);
+    const absDir = node.dir === '' ? root : `${root}/${node.dir}`;
+    const { remoteState, preventDestroy, exclude } = unit;
+    const rest = {
+      ...(remoteState ? { remoteState } : {}),
+      ...(preventDestroy !== undefined ? { preventDestroy } : {}),
+      ...(exclude ? { exclude } : {}),
+    };
+    units.push({
+      i: unit.includes.map(short),
+      ...(unit.absDir === absDir ? {} : { a: unit.absDir }),
+      ...(unit.configFile === `${unit.absDir}/${UNIT_FILE}` ? {} : { c: unit.configFile }),
+      ...(Object.keys(rest).length > 0 ? { rest } : {}),
+    });
     for (const dep of node.dependencies) {
-      edges.push(index.get(id) as number, index.get(dep) as number, [...graph.edgeOrigins(id, dep)]);
+      const origins = graph.edgeOrigins(id, dep).map((o) => mapOrigin(o, short));
+      edges.push(index.get(id) as number, index.get(dep) as number, origins);
     }
   }
+  if (units.length !== discovery.units.size) return drop();
   const body: Body = {
     nodes,
     edges,
-    units: [...discovery.units.values()],
+    units,
     // A lazily worked-out hint is worked out now (JSON reads it like any property).
     problems: discovery.problems,
     externals: discovery.externals,

@@ -347,10 +347,14 @@ export function waveIndex(graph: Graph): Map<UnitId, number> {
 
 /**
  * For each unit, the weight of the heaviest path from it to the end of the graph (itself included), following
- * dependents: the work that cannot start until it finishes. `weight` defaults to 1 per unit.
+ * dependents: the work that cannot start until it finishes. `weight` defaults to 1 per unit; `order` is
+ * `topologicalOrder(graph)`, for a caller that has it already.
  */
-export function remainingPathWeights(graph: Graph, weight: (id: UnitId) => number = () => 1): Map<UnitId, number> {
-  const order = topologicalOrder(graph);
+export function remainingPathWeights(
+  graph: Graph,
+  weight: (id: UnitId) => number = () => 1,
+  order: readonly UnitId[] = topologicalOrder(graph),
+): Map<UnitId, number> {
   const out = new Map<UnitId, number>();
   for (let i = order.length - 1; i >= 0; i -= 1) {
     const id = order[i] ?? '';
@@ -361,12 +365,13 @@ export function remainingPathWeights(graph: Graph, weight: (id: UnitId) => numbe
   return out;
 }
 
-/** The heaviest dependency chain, first unit first, and its total weight. */
+/** The heaviest dependency chain, first unit first, and its total weight (`order`: see remainingPathWeights). */
 export function criticalPath(
   graph: Graph,
   weight: (id: UnitId) => number = () => 1,
+  order?: readonly UnitId[],
 ): { path: UnitId[]; weight: number } {
-  const remaining = remainingPathWeights(graph, weight);
+  const remaining = remainingPathWeights(graph, weight, order);
   let start: UnitId | undefined;
   for (const id of graph.ids()) {
     if ((graph.nodes.get(id)?.dependencies.size ?? 0) !== 0) continue;
