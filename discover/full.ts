@@ -591,8 +591,12 @@ function evaluationHost(
   const kind = (path: string): 'file' | 'dir' | undefined => {
     if (kinds.has(path)) return kinds.get(path);
     // Inside a directory the scan read, its listing answers without a stat (a dangling name is simply absent).
-    const listing = listings.get(dirname(path));
-    const listed = listing ? (listing.get(basename(path)) ?? 'absent') : undefined;
+    // (Split at the last separator by hand where that is what dirname and basename would do: this runs for every
+    // existence check of every unit.)
+    const cut = sep === '/' ? path.lastIndexOf('/') : -1;
+    const plain = cut > 0 && cut < path.length - 1;
+    const listing = listings.get(plain ? path.slice(0, cut) : dirname(path));
+    const listed = listing ? (listing.get(plain ? path.slice(cut + 1) : basename(path)) ?? 'absent') : undefined;
     if (listed === 'file' || listed === 'dir') return listed;
     if (listed === 'absent') return undefined;
     let result: 'file' | 'dir' | undefined;
@@ -611,8 +615,8 @@ function evaluationHost(
   // share ancestors share the walk.
   const finds = new Map<string, string | undefined>();
   const findUpMemo = (dir: string, probes: readonly string[]): string | undefined => {
-    if (dir.split('/').length >= MAX_FOLDERS_TO_CHECK) return findUp(dir, probes, kind);
-    const key = `${probes.join('\u0000')}\u0000${dir}`;
+    if (depthAtLeast(dir, MAX_FOLDERS_TO_CHECK)) return findUp(dir, probes, kind);
+    const key = `${probes.length === 1 ? probes[0] : probes.join('\u0000')}\u0000${dir}`;
     if (finds.has(key)) return finds.get(key);
     let found = findUp(dir, probes, kind, 1);
     const parent = dirname(dir);
@@ -647,6 +651,13 @@ function evaluationHost(
       return fastGlob().sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort();
     },
   };
+}
+
+/** `dir.split('/').length >= depth`, without building the array (find_in_parent_folders asks it per folder). */
+function depthAtLeast(dir: string, depth: number): boolean {
+  let parts = 1;
+  for (let i = dir.indexOf('/'); i >= 0 && parts < depth; i = dir.indexOf('/', i + 1)) parts += 1;
+  return parts >= depth;
 }
 
 /** Problems written at one place of a shared file (an include, a file read by several units) are the same problem. */
