@@ -27,6 +27,11 @@ export function graphView(
   options: { envs?: readonly string[]; units?: readonly string[]; reverse?: boolean },
 ): GraphView {
   const reversed = options.reverse === true;
+  // The whole graph, as it is: nothing to pick or turn around (a warm graph of thousands of units spent a third of
+  // its time copying it).
+  if (!reversed && (options.envs ?? []).length === 0 && (options.units ?? []).length === 0) {
+    return { graph, reversed };
+  }
   const picked = select(graph, {
     envs: options.envs ?? [],
     units: options.units ?? [],
@@ -70,7 +75,7 @@ export function renderText(view: GraphView, discovery: Pick<Discovery, 'external
     }
   });
   const edgeCount = graph.ids().reduce((n, id) => n + (graph.get(id)?.dependencies.size ?? 0), 0);
-  const critical = criticalPath(graph);
+  const critical = criticalPath(graph, undefined, all.flat());
   lines.push('');
   lines.push(
     `${graph.size} units, ${edgeCount} edges, ${all.length} waves; longest chain (${critical.path.length}): ${chainText(critical.path)}`,

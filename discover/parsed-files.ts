@@ -93,6 +93,11 @@ export class ParsedFiles {
     return this.#files.has(path) || this.#missing.has(path);
   }
 
+  /** Every path read in this run, or found missing: what the run's outcome depends on. */
+  seen(): string[] {
+    return [...new Set([...this.#files.keys(), ...this.#read.keys(), ...this.#missing])];
+  }
+
   /** True when `ensure` found the file missing (an unreadable one is a file with `unusable` set). */
   isMissing(path: string): boolean {
     return this.#missing.has(path);

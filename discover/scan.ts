@@ -35,6 +35,8 @@ export interface ScanResult {
   readonly dirs: ScannedDir[];
   /** What the walk saw in every directory it read: entry name to kind. Lets discovery skip most `stat` calls. */
   readonly listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>;
+  /** Every directory the walk read or tried to read (one gone since, or unreadable, included). */
+  readonly visited: readonly string[];
   /** Directories the walk could not read (permission denied, ...): units below them would be missed. */
   readonly unreadable: readonly { readonly absDir: string; readonly dir: string; readonly error: unknown }[];
 }
@@ -48,13 +50,15 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
   const found: ScannedDir[] = [];
   const listings = new Map<string, Map<string, 'file' | 'dir' | 'other'>>();
   const unreadable: { absDir: string; dir: string; error: unknown }[] = [];
+  const visited: string[] = [];
 
   // Breadth-first with synchronous readdir, yielding every few hundred directories: much faster than a promise
   // per directory, and the event loop still turns.
   const queue = [...options.dirs];
-  for (let visited = 0; queue.length > 0; visited += 1) {
-    if (visited > 0 && visited % 256 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  for (let count = 0; queue.length > 0; count += 1) {
+    if (count > 0 && count % 256 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const absDir = queue.shift() ?? '';
+    visited.push(absDir);
     let entries;
     try {
       entries = readdirSync(absDir, { withFileTypes: true });
@@ -88,7 +92,12 @@ export async function scan(options: ScanOptions): Promise<ScanResult> {
     }
   }
 
-  return { dirs: found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)), listings, unreadable };
+  return {
+    dirs: found.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0)),
+    listings,
+    visited,
+    unreadable,
+  };
 }
 
 /**

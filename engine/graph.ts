@@ -33,12 +33,15 @@ export class Graph {
   readonly nodes = new Map<UnitId, GraphNode>();
   /** Keyed by `edgeKey(from, to)`. */
   readonly origins = new Map<string, EdgeOrigin[]>();
+  /** The ids, sorted, until a node is added: most graph functions start from them, several times per command. */
+  #sortedIds: UnitId[] | undefined;
 
   addNode(id: UnitId, env: string, dir: string): GraphNode {
     const existing = this.nodes.get(id);
     if (existing) return existing;
     const node: GraphNode = { id, env, dir, dependencies: new Set(), dependents: new Set() };
     this.nodes.set(id, node);
+    this.#sortedIds = undefined;
     return node;
   }
 
@@ -71,7 +74,8 @@ export class Graph {
 
   /** Unit ids, sorted. */
   ids(): UnitId[] {
-    return [...this.nodes.keys()].sort(compareIds);
+    this.#sortedIds ??= [...this.nodes.keys()].sort(compareIds);
+    return [...this.#sortedIds];
   }
 
   edgeOrigins(from: UnitId, to: UnitId): readonly EdgeOrigin[] {
@@ -343,10 +347,14 @@ export function waveIndex(graph: Graph): Map<UnitId, number> {
 
 /**
  * For each unit, the weight of the heaviest path from it to the end of the graph (itself included), following
- * dependents: the work that cannot start until it finishes. `weight` defaults to 1 per unit.
+ * dependents: the work that cannot start until it finishes. `weight` defaults to 1 per unit; `order` is
+ * `topologicalOrder(graph)`, for a caller that has it already.
  */
-export function remainingPathWeights(graph: Graph, weight: (id: UnitId) => number = () => 1): Map<UnitId, number> {
-  const order = topologicalOrder(graph);
+export function remainingPathWeights(
+  graph: Graph,
+  weight: (id: UnitId) => number = () => 1,
+  order: readonly UnitId[] = topologicalOrder(graph),
+): Map<UnitId, number> {
   const out = new Map<UnitId, number>();
   for (let i = order.length - 1; i >= 0; i -= 1) {
     const id = order[i] ?? '';
@@ -357,12 +365,13 @@ export function remainingPathWeights(graph: Graph, weight: (id: UnitId) => numbe
   return out;
 }
 
-/** The heaviest dependency chain, first unit first, and its total weight. */
+/** The heaviest dependency chain, first unit first, and its total weight (`order`: see remainingPathWeights). */
 export function criticalPath(
   graph: Graph,
   weight: (id: UnitId) => number = () => 1,
+  order?: readonly UnitId[],
 ): { path: UnitId[]; weight: number } {
-  const remaining = remainingPathWeights(graph, weight);
+  const remaining = remainingPathWeights(graph, weight, order);
   let start: UnitId | undefined;
   for (const id of graph.ids()) {
     if ((graph.nodes.get(id)?.dependencies.size ?? 0) !== 0) continue;

@@ -4,9 +4,21 @@
  * serve a stale graph: after each kind of change, the warm graph equals the one computed with no cache at all.
  */
 import { execFile } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
@@ -100,6 +112,43 @@ describe('a warm platctl graph is never stale', () => {
   }, 240_000);
 });
 
+/**
+ * Runs graph until a run keeps its snapshot (.platctl-cache/graph.json): that happens once every file it reads is more
+ * than a second old by the filesystem's clock. Returns the graph it printed.
+ */
+async function untilSnapshot<T>(root: string, run: () => Promise<T>): Promise<T> {
+  for (;;) {
+    const out = await run();
+    if (existsSync(join(root, '.platctl-cache/graph.json'))) return out;
+    await sleep(200);
+  }
+}
+
+describe('a warm platctl graph answered from the snapshot is never stale', () => {
+  it('sees a same-size edit made in the same second as the last run, and a file replaced by rename', async () => {
+    const root = platform();
+    const settled = await untilSnapshot(root, () => graph(root));
+    expect(depsOf(settled, 'platform/crossplane')).toContain('platform/eks');
+
+    // Right after a run, an edit that keeps the size (its mtime may equal the one the run saw).
+    const crossplane = join(root, 'live/platform/crossplane/terragrunt.hcl');
+    const size = statSync(crossplane).size;
+    writeFileSync(crossplane, readFileSync(crossplane, 'utf8').replace('"../eks"', '"../ecr"'));
+    expect(statSync(crossplane).size).toBe(size);
+    const edited = await warmEqualsCold(root);
+    expect(depsOf(edited, 'platform/crossplane')).toContain('platform/ecr');
+    expect(depsOf(edited, 'platform/crossplane')).not.toContain('platform/eks');
+
+    // Once the snapshot is back, a unit file replaced by rename (as editors save), same size.
+    await untilSnapshot(root, () => graph(root));
+    const gateway = join(root, 'live/platform/gateway/terragrunt.hcl');
+    writeFileSync(`${gateway}.new`, readFileSync(gateway, 'utf8').replace('"../dns"', '"../ecr"'));
+    renameSync(`${gateway}.new`, gateway);
+    const renamed = await warmEqualsCold(root);
+    expect(depsOf(renamed, 'platform/gateway')).toContain('platform/ecr');
+  }, 240_000);
+});
+
 describe('what a warm start loads (the built binary, as a user runs it)', () => {
   /** Every module URL the process loads, through a module hook registered before platctl starts. */
   async function loadedModules(cwd: string, args: string[]): Promise<string[]> {
@@ -134,6 +183,16 @@ describe('what a warm start loads (the built binary, as a user runs it)', () => 
     await loadedModules(root, ['graph']); // cold: fills the caches
     const warm = await loadedModules(root, ['graph']);
     expect(warm.some((url) => url.endsWith('/dist/discover/index.js'))).toBe(true);
+    expect(heavy(warm)).toEqual([]);
+  }, 120_000);
+
+  it('warm graph of a settled repository (answered from the snapshot): not even the walk, the parser or the unit cache', async () => {
+    const root = platform();
+    // The built binary keeps its own snapshot (another build's is never trusted).
+    await untilSnapshot(root, () => loadedModules(root, ['graph']));
+    const warm = await loadedModules(root, ['graph']);
+    expect(warm.some((url) => url.endsWith('/dist/discover/snapshot.js'))).toBe(true);
+    expect(warm.filter((url) => /discover\/(full|scan|parsed-files|unit-cache|hcl2json)\.js$/.test(url))).toEqual([]);
     expect(heavy(warm)).toEqual([]);
   }, 120_000);
 

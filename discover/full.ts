@@ -1,0 +1,687 @@
+/**
+ * Discovery the full way: walk the environments, read and parse the unit files (reusing the parse and unit caches),
+ * evaluate what changed, resolve the edges, and keep a snapshot for the next run. docs/discovery.md states the rules
+ * followed; index.ts answers from the snapshot first and loads this module only when it cannot.
+ */
+import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type FastGlob from 'fast-glob';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { Graph, compareIds, findCycles } from '../engine/graph.js';
+import type { UnitId } from '../engine/graph.js';
+import { MAX_FOLDERS_TO_CHECK, findUp } from './functions.js';
+import { ParsedFiles } from './parsed-files.js';
+import { STACK_FILE, UNIT_FILE, childPath, relativePosix, scan, toPosix } from './scan.js';
+import type { ScannedDir } from './scan.js';
+import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
+import type { CachedUnit } from './unit-cache.js';
+import { HclParserPool, PARSER_ID } from './hcl2json.js';
+import { discoveryCodeHash } from './index.js';
+import type { DiscoverExtras, Discovery, ExternalDependency } from './index.js';
+import type { DeclaredDependency, EvaluationHost, UnitConfig } from './unit-config.js';
+import { chainText, isUsable, problem, withLazyHint } from './types.js';
+import type { DiscoverOptions, Problem, UnitInfo } from './types.js';
+import { PathSuggester } from './suggest.js';
+import { readErrorText } from './parsed-files.js';
+import { SnapshotWitness, filesystemNow, writeSnapshot } from './snapshot.js';
+
+/** Attempts per unit: each parses the files the previous attempt found it needs (includes, read files). */
+const MAX_ROUNDS = 25;
+/** Bumped whenever what a cached unit holds changes (2: prevent_destroy; 3: find_in_parent_folders as one input; 4: flat lists). */
+const UNIT_CACHE_FORMAT = 4;
+/** How long evaluation runs before it lets the parser workers' results in (they may be waiting for more work). */
+const YIELD_AFTER_MS = 4;
+
+let fastGlobModule: typeof FastGlob | undefined;
+/** fast-glob, loaded on the first glob an expression asks for (`fileset`): most repositories never need it. */
+function fastGlob(): typeof FastGlob {
+  return (fastGlobModule ??= createRequire(import.meta.url)('fast-glob') as typeof FastGlob);
+}
+
+/**
+ * The discovery, the full way. `snapshotKey`: keep a snapshot of the result under this key (see snapshot.ts);
+ * undefined: keep none.
+ */
+export async function discoverFully(
+  options: DiscoverOptions,
+  extras: DiscoverExtras,
+  snapshotKey: string | undefined,
+): Promise<Discovery> {
+  const root = resolve(options.root);
+  const problems: Problem[] = [];
+  const envDirs = Object.entries(options.config.environments)
+    .map(([env, settings]) => ({ env, absDir: resolve(root, settings.dir) }))
+    // Longest first, so a unit belongs to the most specific environment directory.
+    .sort((a, b) => b.absDir.length - a.absDir.length);
+
+  const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
+  // The filesystem's clock before anything is read: inputs changed since (or just before) keep the snapshot unwritten.
+  const startedAt = snapshotKey !== undefined && cacheDir !== false ? filesystemNow(cacheDir) : undefined;
+  const witness = new SnapshotWitness();
+  const unitCache = new UnitCache(
+    cacheDir,
+    `${UNIT_CACHE_FORMAT}/${extras.version ?? 'dev'}/${discoveryCodeHash()}/${PARSER_ID}`,
+  );
+  await unitCache.load();
+  // With no reusable units every unit file will be parsed: start the parser now, so it loads while the scan runs.
+  const pool = extras.parserPool ?? new HclParserPool();
+  if (unitCache.empty) pool.warm(1);
+
+  const {
+    dirs: scanned,
+    listings,
+    unreadable,
+    visited,
+  } = await scan({
+    root,
+    dirs: envDirs.map((e) => e.absDir),
+    exclude: options.config.exclude,
+  }).catch(async (error: unknown) => {
+    await pool.close();
+    throw error;
+  });
+  for (const entry of unreadable) {
+    problems.push({
+      severity: 'error',
+      kind: 'read-error',
+      message: `cannot read directory ${entry.dir || '.'}: ${readErrorText(entry.error)}; units below it would be missed`,
+      details: [`path: ${entry.absDir}`],
+      hint: 'make the directory readable by the user running platctl (chmod/chown), or add it to exclude: in .platctl.yaml',
+    });
+  }
+  problems.push(...ungeneratedStacks(scanned, listings));
+  const graph = new Graph();
+  const units = new Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>();
+  const unitByDir = new Map<string, UnitId>();
+  const stackDirs: string[] = [];
+  for (const entry of scanned) {
+    if (entry.isStack) stackDirs.push(entry.absDir);
+    if (!entry.isUnit) continue;
+    const env = envDirs.find((e) => entry.absDir === e.absDir || entry.absDir.startsWith(e.absDir + sep));
+    if (!env) continue;
+    const id = `${env.env}/${relativePosix(env.absDir, entry.absDir) || '.'}`;
+    const configFile = childPath(entry.absDir, UNIT_FILE);
+    if (entry.isStack) {
+      problems.push({
+        severity: 'error',
+        kind: 'unit-and-stack',
+        unit: id,
+        message: `${entry.dir} holds both ${UNIT_FILE} and ${STACK_FILE}; Terragrunt refuses such a directory`,
+        location: { file: configFile, line: 1 },
+        hint: 'move the stack file into a directory of its own',
+      });
+    }
+    units.set(id, { id, env: env.env, dir: entry.dir, absDir: entry.absDir, configFile, includes: [], scanned: entry });
+    unitByDir.set(entry.absDir, id);
+    graph.addNode(id, env.env, entry.dir);
+  }
+
+  const files = new ParsedFiles({ cacheDir, version: extras.version ?? 'dev', pool });
+  const host = evaluationHost(files, witness.watchEnv(options.env), listings, options.remoteState === true, witness);
+  const configs = new Map<UnitId, UnitConfig>();
+  let rounds = 0;
+  let reused = 0;
+  try {
+    const mode = options.remoteState === true ? 'remote-state' : 'graph';
+    const candidates = new Map<UnitId, CachedUnit>();
+    for (const [id, unit] of units) {
+      const entry = unitCache.candidate(unit.configFile, id, mode);
+      if (entry) candidates.set(id, entry);
+    }
+    // Siblings every unit may read, and the files cached units depend on, are read with the unit files in one
+    // batch, so most units evaluate (or are found unchanged) without waiting.
+    const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
+    const unitFiles = [...units.values()].flatMap((u) => [
+      u.configFile,
+      ...siblings.map((name) => childPath(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
+    ]);
+    // Read (and hash) first; parse only when some unit has to be evaluated.
+    await files.ensure([...unitFiles, ...[...candidates.values()].flatMap(recordedFiles)], { parse: false });
+    const fresh = new Set(
+      [...units.keys()].filter((id) => {
+        const cached = candidates.get(id);
+        return !(cached && stillValid(cached, host));
+      }),
+    );
+    const order = [...units.keys()].sort(compareIds);
+    const freshFiles = order.flatMap((id) => {
+      const unit = units.get(id);
+      return unit && fresh.has(id) ? [unit.configFile, ...siblings.map((name) => childPath(unit.absDir, name))] : [];
+    });
+    // The files are parsed in the order the units are evaluated, while they are evaluated.
+    await files.startParsing(freshFiles.filter((path) => host.kind(path) === 'file'));
+    // Units are evaluated one after another; one that needs a file not parsed yet (its own, an include, a file read
+    // by read_terragrunt_config) waits for it, and one that finds it needs more files is evaluated again once they
+    // are parsed. Files shared by many units are parsed once, for the first unit that needs them.
+    let lastYield = performance.now();
+    // The evaluator (and the HCL function library with its YAML parser) is loaded only when a unit needs it: a warm
+    // run whose units are all unchanged does without.
+    const evaluator = fresh.size > 0 ? await import('./unit-config.js') : undefined;
+    for (const id of order) {
+      const unit = units.get(id);
+      if (!unit) continue;
+      const cached = candidates.get(id);
+      if (cached && !fresh.has(id)) {
+        configs.set(id, cached.config);
+        unitCache.keep(unit.configFile, cached, false);
+        reused += 1;
+        continue;
+      }
+      if (evaluator === undefined) throw new Error(`bug: ${id} is not reusable, yet every unit was`);
+      const { NeedFiles, evaluateUnitConfig } = evaluator;
+      if (!files.has(unit.configFile)) {
+        await files.ensure([unit.configFile]);
+        lastYield = performance.now();
+      } else if (performance.now() - lastYield > YIELD_AFTER_MS) {
+        // The parser workers are fed from this thread: let their results in, and their next batches out.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
+      for (let attempt = 1; ; attempt += 1) {
+        const recording = recordingHost(host);
+        try {
+          const config = evaluateUnitConfig(unit, recording.host);
+          configs.set(id, config);
+          // A unit that saw the parser crash on one of its files is evaluated again next time, not reused.
+          if (!config.problems.some((p) => p.location && files.failedByWorker(p.location.file))) {
+            unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs(), config }, true);
+          }
+          break;
+        } catch (error) {
+          if (!(error instanceof NeedFiles)) throw error;
+          if (attempt >= MAX_ROUNDS) {
+            problems.push({
+              severity: 'error',
+              kind: 'include-error',
+              unit: id,
+              message: `${id}: its includes and read files nest more than ${MAX_ROUNDS} levels deep`,
+              location: { file: unit.configFile, line: 1 },
+            });
+            break;
+          }
+          rounds += 1;
+          await files.ensure(error.paths);
+        }
+      }
+    }
+    await unitCache.save();
+    await files.save();
+  } finally {
+    await files.close();
+  }
+
+  // Edges, and the problems of each unit.
+  const externals: ExternalDependency[] = [];
+  const unitDirs = new UnitDirs(root, unitByDir.keys());
+  const warnedReadFiles = new Set<string>();
+  const realDirs = new RealDirs(unitByDir, stackDirs, witness);
+  // Many dependency paths name the same directory: each is looked up on disk once.
+  const resolutions = new Map<string, Resolution>();
+  // A problem written in a file several units include is reported once, naming the units (see withIncludingUnits).
+  const sharedProblems = new Map<string, { index: number; units: UnitId[] }>();
+  for (const id of [...configs.keys()].sort(compareIds)) {
+    const config = configs.get(id);
+    const unit = units.get(id);
+    if (!config || !unit) continue;
+    for (const p of config.problems) {
+      const key = p.location && p.location.file !== unit.configFile ? sharedProblemKey(p) : undefined;
+      const seen = key === undefined ? undefined : sharedProblems.get(key);
+      if (seen) seen.units.push(id);
+      else {
+        if (key !== undefined) sharedProblems.set(key, { index: problems.length, units: [id] });
+        problems.push(p);
+      }
+    }
+    units.set(id, {
+      ...unit,
+      includes: config.includes,
+      ...(config.remoteState ? { remoteState: config.remoteState } : {}),
+      ...(config.preventDestroy ? { preventDestroy: true } : {}),
+      ...(config.exclude ? { exclude: config.exclude } : {}),
+    });
+    for (const dep of config.dependencies) {
+      let resolved = resolutions.get(dep.target);
+      if (!resolved) {
+        resolved = resolveTarget(dep.target, { unitByDir, stackDirs, realDirs, host, root });
+        resolutions.set(dep.target, resolved);
+      }
+      switch (resolved.type) {
+        case 'units':
+          for (const target of resolved.ids) {
+            graph.addEdge(id, target, resolved.viaStack ? { ...dep.origin, kind: 'stack' } : dep.origin);
+          }
+          break;
+        case 'external':
+          externals.push({ unit: id, dir: toPosix(relative(root, resolved.dir)), origin: dep.origin });
+          break;
+        case 'dangling':
+          problems.push(danglingProblem(id, dep, resolved.dir, resolved.why, unitDirs));
+          break;
+        case 'unreadable':
+          problems.push(
+            problem({
+              severity: 'error',
+              kind: 'read-error',
+              unit: id,
+              message: `${dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path'} points at ${toPosix(relative(root, resolved.dir)) || '.'}, which cannot be read: ${resolved.why}`,
+              location: dep.origin.location,
+              details: [`expression: ${dep.expression}`, `resolved to: ${resolved.dir}`],
+              hint: 'make the directory readable by the user running platctl (chmod/chown)',
+            }),
+          );
+          break;
+      }
+    }
+    for (const read of config.readFilesWithDependencies) {
+      if (warnedReadFiles.has(read.file)) continue;
+      warnedReadFiles.add(read.file);
+      problems.push({
+        severity: 'warning',
+        kind: 'read-config-dependency',
+        unit: id,
+        message: `${toPosix(relative(root, read.file))} declares dependency blocks and is read with read_terragrunt_config; like Terragrunt, platctl does not count them as edges`,
+        location: read.location,
+        hint: 'move the dependency block into an include, or declare the order in implicit_deps',
+      });
+    }
+  }
+
+  for (const { index, units: including } of sharedProblems.values()) {
+    const shared = problems[index];
+    if (shared) problems[index] = withIncludingUnits(shared, including);
+  }
+
+  addConfiguredEdges(graph, options, extras, problems);
+
+  for (const cycle of findCycles(graph)) {
+    const first = cycle.edges[0]?.origins[0]?.location;
+    const base = {
+      severity: 'error' as const,
+      kind: 'cycle' as const,
+      unit: cycle.members[0] ?? '',
+      message:
+        cycle.members.length > 12
+          ? `dependency cycle through ${cycle.members.length.toLocaleString('en-US')} units: ${chainText(cycle.path)}`
+          : `dependency cycle: ${chainText(cycle.path)}`,
+      hint: 'remove one of these edges (or turn it into a data lookup); nothing on a cycle can be applied',
+      details: cycle.edges.map((edge) => {
+        const where = edge.origins
+          .map((o) => (o.location ? `${toPosix(relative(root, o.location.file))}:${o.location.line}` : o.kind))
+          .join(', ');
+        return `${edge.from} -> ${edge.to}${where ? `  (${where})` : ''}`;
+      }),
+    };
+    problems.push(first ? { ...base, location: first } : base);
+  }
+
+  if (options.allowUnresolved) {
+    for (let i = 0; i < problems.length; i += 1) {
+      const p = problems[i];
+      if (p?.kind === 'unresolved-expression') problems[i] = { ...p, severity: 'warning' };
+    }
+  }
+
+  const publicUnits = new Map<UnitId, UnitInfo>();
+  for (const id of [...units.keys()].sort(compareIds)) {
+    const { scanned: _scanned, ...info } = units.get(id) as UnitInfo & { scanned: ScannedDir };
+    publicUnits.set(id, info);
+  }
+  const discovery = { graph, units: publicUnits, problems, externals };
+  if (snapshotKey !== undefined && cacheDir !== false && startedAt !== undefined && isUsable(discovery)) {
+    const racyWindowMs = extras.snapshotRacyWindowMs;
+    writeSnapshot(
+      cacheDir,
+      snapshotKey,
+      {
+        root,
+        dirs: visited,
+        files: files.seen(),
+        witness,
+        startedAt,
+        ...(racyWindowMs === undefined ? {} : { racyWindowMs }),
+      },
+      discovery,
+    );
+  }
+  return {
+    root,
+    ...discovery,
+    stats: {
+      units: units.size,
+      filesParsed: files.parsedCount,
+      unitsReused: reused,
+      retries: rounds,
+      fromSnapshot: false,
+    },
+  };
+}
+
+type Resolution =
+  | { type: 'units'; ids: UnitId[]; viaStack: boolean }
+  | { type: 'external'; dir: string }
+  | { type: 'dangling'; dir: string; why: string }
+  | { type: 'unreadable'; dir: string; why: string };
+
+/** The directory `terragrunt stack generate` writes a stack's units into. */
+const GENERATED_DIR = '.terragrunt-stack';
+
+/**
+ * Stacks whose units were never generated: discovery reads generated units and does not generate them (that
+ * downloads every unit's source), so without `.terragrunt-stack` the stack's units are missing from the graph, and
+ * the unit templates they come from fail on `values.*`. Stacks inside a generated directory are generated with
+ * their parent and are not checked.
+ */
+function ungeneratedStacks(
+  scanned: readonly ScannedDir[],
+  listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>,
+): Problem[] {
+  const out: Problem[] = [];
+  for (const entry of scanned) {
+    if (!entry.isStack || entry.isUnit || entry.dir.split('/').includes(GENERATED_DIR)) continue;
+    if (listings.get(entry.absDir)?.get(GENERATED_DIR) === 'dir') continue;
+    const dir = entry.dir || '.';
+    out.push({
+      severity: 'error',
+      kind: 'stack-not-generated',
+      message: `${dir}/${STACK_FILE} has not been generated: its units are not in the graph`,
+      location: { file: childPath(entry.absDir, STACK_FILE), line: 1 },
+      hint: `run \`terragrunt stack generate --working-dir ${dir}\` from the repository root (as terragrunt run --all does first), then run platctl again`,
+    });
+  }
+  return out;
+}
+
+function stackUnits(dir: string, unitByDir: Map<string, UnitId>): Resolution {
+  const ids = [...unitByDir.entries()]
+    .filter(([unitDir]) => unitDir.startsWith(dir + sep))
+    .map(([, id]) => id)
+    .sort(compareIds);
+  return { type: 'units', ids, viaStack: true };
+}
+
+/**
+ * Discovered unit and stack directories by their real path (symlinks resolved), built on the first dependency path
+ * that misses the plain lookup: most repositories never need it.
+ */
+class RealDirs {
+  readonly #unitByDir: ReadonlyMap<string, UnitId>;
+  readonly #stackDirs: readonly string[];
+  readonly #witness: SnapshotWitness;
+  #index: { units: Map<string, UnitId>; stacks: Map<string, string> } | undefined;
+
+  constructor(unitByDir: ReadonlyMap<string, UnitId>, stackDirs: readonly string[], witness: SnapshotWitness) {
+    this.#unitByDir = unitByDir;
+    this.#stackDirs = stackDirs;
+    this.#witness = witness;
+  }
+
+  /** The path with every symlink resolved, or undefined when it does not exist (or cannot be resolved). */
+  canonical(path: string): string | undefined {
+    let real: string | undefined;
+    try {
+      real = realpathSync(path);
+    } catch {
+      real = undefined;
+    }
+    this.#witness.realpaths.set(path, real);
+    return real;
+  }
+
+  index(): { units: Map<string, UnitId>; stacks: Map<string, string> } {
+    if (this.#index) return this.#index;
+    const units = new Map<string, UnitId>();
+    for (const [dir, id] of this.#unitByDir) units.set(this.canonical(dir) ?? dir, id);
+    const stacks = new Map<string, string>();
+    for (const dir of this.#stackDirs) stacks.set(this.canonical(dir) ?? dir, dir);
+    return (this.#index = { units, stacks });
+  }
+}
+
+function resolveTarget(
+  dir: string,
+  ctx: {
+    unitByDir: Map<string, UnitId>;
+    stackDirs: string[];
+    realDirs: RealDirs;
+    host: EvaluationHost;
+    root: string;
+  },
+): Resolution {
+  // Terragrunt takes config_path as a unit directory: a file path there becomes a phantom unit named after the
+  // file (seen with terragrunt v1.1.3), which then fails at run time. Say so now.
+  if (ctx.host.kind(dir) === 'file') {
+    return { type: 'dangling', dir, why: 'is a file; config_path and dependencies paths name a unit directory' };
+  }
+  const unit = ctx.unitByDir.get(dir);
+  if (unit) return { type: 'units', ids: [unit], viaStack: false };
+  if (ctx.stackDirs.includes(dir)) return stackUnits(dir, ctx.unitByDir);
+  // Terragrunt compares dependency paths with symlinks resolved: a path through a symlink to a unit is that unit.
+  const real = ctx.realDirs.canonical(dir);
+  if (real !== undefined && real !== dir) {
+    const { units, stacks } = ctx.realDirs.index();
+    const viaLink = units.get(real);
+    if (viaLink) return { type: 'units', ids: [viaLink], viaStack: false };
+    const stack = stacks.get(real);
+    if (stack !== undefined) return stackUnits(stack, ctx.unitByDir);
+  }
+  if (ctx.host.kind(childPath(dir, UNIT_FILE)) === 'file' || ctx.host.kind(childPath(dir, STACK_FILE)) === 'file') {
+    return { type: 'external', dir };
+  }
+  const denied = accessDenied(dir);
+  if (denied) return { type: 'unreadable', dir, why: denied };
+  if (!ctx.host.kind(dir)) return { type: 'dangling', dir, why: 'does not exist' };
+  return { type: 'dangling', dir, why: `has no ${UNIT_FILE}` };
+}
+
+/**
+ * Why a path (or a directory on the way to it) cannot be looked into, when that is the reason nothing was found
+ * there: "permission denied" rather than "has no terragrunt.hcl". Undefined when it is simply absent.
+ */
+function accessDenied(dir: string): string | undefined {
+  for (const probe of [dir, childPath(dir, UNIT_FILE)]) {
+    try {
+      statSync(probe);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM') return readErrorText(error);
+      // A directory that is not there: nothing below it can be denied (the common dangling path, made cheap).
+      if (probe === dir) return undefined;
+    }
+  }
+  try {
+    readdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') return readErrorText(error);
+  }
+  return undefined;
+}
+
+/** The units' directories relative to the root, and a did-you-mean over them built when first asked. */
+class UnitDirs {
+  readonly root: string;
+  readonly #relative: Set<string>;
+  #suggester: PathSuggester | undefined;
+
+  constructor(root: string, absDirs: Iterable<string>) {
+    this.root = root;
+    this.#relative = new Set([...absDirs].map((d) => toPosix(relative(root, d))));
+  }
+
+  has(rel: string): boolean {
+    return this.#relative.has(rel);
+  }
+
+  suggest(rel: string): string | undefined {
+    this.#suggester ??= new PathSuggester(this.#relative);
+    return this.#suggester.suggest(rel);
+  }
+}
+
+function danglingProblem(id: UnitId, dep: DeclaredDependency, dir: string, why: string, units: UnitDirs): Problem {
+  const rel = toPosix(relative(units.root, dir)) || '.';
+  const what = dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path';
+  const base = problem({
+    severity: 'error',
+    kind: 'dangling-path',
+    unit: id,
+    message: `${what} points at ${rel}, which ${why}`,
+    details: [`expression: ${dep.expression}`, `resolved to: ${dir}`],
+    location: dep.origin.location,
+  });
+  return withLazyHint(base, () => {
+    // For a file inside a unit directory, the directory is the obvious fix.
+    const parent = toPosix(relative(units.root, dirname(dir)));
+    const suggestion = units.has(parent) ? parent : units.suggest(rel);
+    return suggestion
+      ? `did you mean ${suggestion}? (fix the path, or remove the dependency if that unit is gone)`
+      : 'fix the path, or remove the dependency if that unit is gone';
+  });
+}
+
+function addConfiguredEdges(graph: Graph, options: DiscoverOptions, extras: DiscoverExtras, problems: Problem[]): void {
+  let suggester: PathSuggester | undefined;
+  const unknown = (id: UnitId, keyPath: (string | number)[], role: string): void => {
+    const base = problem({
+      severity: 'error',
+      kind: 'unknown-id',
+      unit: id,
+      message: `${role} names unit "${id}", which discovery did not find`,
+      location: extras.locate?.(keyPath),
+    });
+    problems.push(
+      withLazyHint(base, () => {
+        suggester ??= new PathSuggester(graph.ids());
+        const suggestion = suggester.suggest(id);
+        return suggestion
+          ? `did you mean ${suggestion}?`
+          : 'unit ids are <env>/<path inside the env dir>; see platctl graph';
+      }),
+    );
+  };
+  for (const [from, targets] of Object.entries(options.config.implicit_deps)) {
+    if (!graph.has(from)) {
+      unknown(from, ['implicit_deps', from], 'implicit_deps');
+      continue;
+    }
+    targets.forEach((to, i) => {
+      if (!graph.has(to)) {
+        unknown(to, ['implicit_deps', from, i], `implicit_deps.${from}`);
+        return;
+      }
+      const location = extras.locate?.(['implicit_deps', from, i]);
+      graph.addEdge(from, to, location ? { kind: 'implicit', location } : { kind: 'implicit' });
+    });
+  }
+  for (const id of Object.keys(options.config.units)) {
+    if (!graph.has(id)) unknown(id, ['units', id], 'units');
+  }
+}
+
+/** The filesystem as evaluation sees it: memoised stats, git roots found by walking up (no `git` process). */
+function evaluationHost(
+  files: ParsedFiles,
+  env: Readonly<Record<string, string | undefined>>,
+  listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>,
+  remoteState: boolean,
+  witness: SnapshotWitness,
+): EvaluationHost {
+  const kinds = new Map<string, 'file' | 'dir' | undefined>();
+  const repoRoots = new Map<string, string | undefined>();
+  const kind = (path: string): 'file' | 'dir' | undefined => {
+    if (kinds.has(path)) return kinds.get(path);
+    // Inside a directory the scan read, its listing answers without a stat (a dangling name is simply absent).
+    // (Split at the last separator by hand where that is what dirname and basename would do: this runs for every
+    // existence check of every unit.)
+    const cut = sep === '/' ? path.lastIndexOf('/') : -1;
+    const plain = cut > 0 && cut < path.length - 1;
+    const listing = listings.get(plain ? path.slice(0, cut) : dirname(path));
+    const listed = listing ? (listing.get(plain ? path.slice(cut + 1) : basename(path)) ?? 'absent') : undefined;
+    if (listed === 'file' || listed === 'dir') return listed;
+    if (listed === 'absent') return undefined;
+    let result: 'file' | 'dir' | undefined;
+    try {
+      const stat = statSync(path);
+      result = stat.isDirectory() ? 'dir' : stat.isFile() ? 'file' : undefined;
+    } catch {
+      result = undefined;
+    }
+    kinds.set(path, result);
+    witness.kinds.set(path, result);
+    return result;
+  };
+  // find_in_parent_folders' answers, per folder and names. Where the walk from a folder to the filesystem root is
+  // within Terragrunt's folder limit, a folder's answer is its own match or its parent's answer, so units that
+  // share ancestors share the walk.
+  const finds = new Map<string, string | undefined>();
+  const findUpMemo = (dir: string, probes: readonly string[]): string | undefined => {
+    if (depthAtLeast(dir, MAX_FOLDERS_TO_CHECK)) return findUp(dir, probes, kind);
+    const key = `${probes.length === 1 ? probes[0] : probes.join('\u0000')}\u0000${dir}`;
+    if (finds.has(key)) return finds.get(key);
+    let found = findUp(dir, probes, kind, 1);
+    const parent = dirname(dir);
+    if (found === undefined && parent !== dir) found = findUpMemo(parent, probes);
+    finds.set(key, found);
+    return found;
+  };
+  const repoRoot = (dir: string): string | undefined => {
+    if (repoRoots.has(dir)) return repoRoots.get(dir);
+    const found = kind(childPath(dir, '.git')) ? dir : dirname(dir) === dir ? undefined : repoRoot(dirname(dir));
+    repoRoots.set(dir, found);
+    return found;
+  };
+  const readText = (path: string): string | undefined => {
+    witness.texts.add(path);
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    files,
+    kind,
+    findUp: findUpMemo,
+    env,
+    remoteState,
+    repoRoot,
+    readText,
+    glob: (pattern, baseDir) => {
+      witness.globbed = true;
+      return fastGlob().sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort();
+    },
+  };
+}
+
+/** `dir.split('/').length >= depth`, without building the array (find_in_parent_folders asks it per folder). */
+function depthAtLeast(dir: string, depth: number): boolean {
+  let parts = 1;
+  for (let i = dir.indexOf('/'); i >= 0 && parts < depth; i = dir.indexOf('/', i + 1)) parts += 1;
+  return parts >= depth;
+}
+
+/** Problems written at one place of a shared file (an include, a file read by several units) are the same problem. */
+function sharedProblemKey(p: Problem): string {
+  const at = p.location ? `${p.location.file}:${p.location.line}:${p.location.column ?? 0}` : '';
+  return `${p.severity}\u0000${p.kind}\u0000${at}\u0000${p.message}`;
+}
+
+/**
+ * The problem with a detail naming the units that include (or read) the file it is written in: the file alone does
+ * not say which unit's evaluation met it, and each unit would otherwise repeat it.
+ */
+function withIncludingUnits(p: Problem, including: readonly UnitId[]): Problem {
+  // Copied property by property: a lazily computed hint stays lazy.
+  const out = Object.defineProperties({}, Object.getOwnPropertyDescriptors(p)) as Problem & { details?: string[] };
+  const named = `included by ${including.length === 1 ? 'unit' : 'units'} ${chainList(including)}`;
+  Object.defineProperty(out, 'details', { value: [...(p.details ?? []), named], enumerable: true, configurable: true });
+  return out;
+}
+
+/** Ids for one line: all of a few, or the first ones and a count. */
+function chainList(ids: readonly UnitId[]): string {
+  const SHOWN = 10;
+  return ids.length <= SHOWN
+    ? ids.join(', ')
+    : `${ids.slice(0, SHOWN).join(', ')} and ${(ids.length - SHOWN).toLocaleString('en-US')} more`;
+}

@@ -1,0 +1,353 @@
+/**
+ * The discovery snapshot (`.platctl-cache/graph.json`): a finished discovery, kept with a fingerprint of everything
+ * it read, so a run over an unchanged repository answers from one file and a `stat` per input, without walking the
+ * tree with `readdir`, reading and hashing every unit file, or loading the unit cache.
+ *
+ * The fingerprint holds, for every directory the walk read and every file discovery read (present or missing), its
+ * kind, size, mtime, ctime and inode; every existence check answered by `stat` (outside the directories walked);
+ * every symlink resolution; and every environment variable evaluation read. The snapshot is reused only when each
+ * of those gives the same answer now and the configuration, platctl's build and the options are the same.
+ *
+ * Never stale, also for an edit that keeps the size and lands within the same clock tick as the read (its mtime and
+ * ctime would not move): a snapshot is written only when every input it records was last changed (ctime) at least
+ * {@link RACY_WINDOW_MS} before the run began, by the filesystem's own clock. A change after that moment gives the
+ * input a newer ctime, which the next run sees; an input changed just before or during the run keeps the snapshot
+ * from being written at all, and the next run takes the full path (which reads and hashes) and tries again. A
+ * directory's mtime and ctime move whenever an entry is added, removed or renamed in it, which is what makes a
+ * `stat` of a directory stand for its listing. ctime cannot be set back by `touch`, so an mtime set into the past
+ * is still a change.
+ *
+ * Discoveries with errors, or whose evaluation listed files with a glob (`fileset`), are not kept.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { Graph } from '../engine/graph.js';
+import type { EdgeOrigin, UnitId } from '../engine/graph.js';
+import type { Problem, UnitInfo } from './types.js';
+
+export const SNAPSHOT_FILE = 'graph.json';
+/** scan.ts's UNIT_FILE, not imported: a warm run does not load the walk. */
+const UNIT_FILE = 'terragrunt.hcl';
+const CLOCK_FILE = 'graph.clock';
+/** Bumped whenever what the snapshot holds changes. */
+const FORMAT = 1;
+/**
+ * How long before the run's start an input must have last changed to be trusted by its `stat`. Timestamps come from
+ * a coarse clock (a tick of a few milliseconds; seconds on some filesystems): an edit in the same tick as a read
+ * leaves the same mtime, so anything changed this close to the run is treated as changed.
+ */
+export const RACY_WINDOW_MS = 1000;
+
+/** What a full discovery observed beyond the file contents it read and the directories it walked. */
+export class SnapshotWitness {
+  /** Existence checks answered by `stat`: path, kind. */
+  readonly kinds = new Map<string, 'file' | 'dir' | undefined>();
+  /** Files read as text (file(), templatefile()). */
+  readonly texts = new Set<string>();
+  /** Symlink resolutions: path, real path. */
+  readonly realpaths = new Map<string, string | undefined>();
+  /** Environment variables read: name, value. */
+  readonly env = new Map<string, string | undefined>();
+  /** A glob was evaluated: its answer depends on listings not recorded here, so no snapshot is kept. */
+  globbed = false;
+
+  /** The environment, reads recorded. */
+  watchEnv(env: Readonly<Record<string, string | undefined>>): Readonly<Record<string, string | undefined>> {
+    return new Proxy(env, {
+      get: (target, key) => {
+        if (typeof key !== 'string') return undefined;
+        const value = target[key];
+        this.env.set(key, value);
+        return value;
+      },
+    });
+  }
+}
+
+/** What a snapshot restores: the parts of a Discovery that do not depend on this run. */
+export interface SnapshotDiscovery {
+  readonly graph: Graph;
+  readonly units: Map<UnitId, UnitInfo>;
+  readonly problems: Problem[];
+  readonly externals: { unit: UnitId; dir: string; origin: EdgeOrigin }[];
+}
+
+/** Per path: kind (0 absent, 1 file, 2 directory, 3 other), size, mtime, ctime (ms, fractional) and inode. */
+type StatRecord = [number, number, number, number, number];
+
+interface Header {
+  readonly format: number;
+  readonly key: string;
+  /** Paths (relative to the root when below it). */
+  readonly paths: string[];
+  /** A digest of every path's StatRecord, in order ({@link statDigest}): equal when no input changed. */
+  readonly stats: string;
+  /** Flat lists: path, kind | null; path, real path | null; name, value | null. */
+  readonly kinds: (string | null)[];
+  readonly realpaths: (string | null)[];
+  readonly env: (string | null)[];
+}
+
+/**
+ * A unit, by what its node does not say: `i` its includes, `a`/`c` its absDir/configFile where they are not the
+ * root joined with its dir (and terragrunt.hcl), and its rarer fields as they are.
+ */
+interface CompactUnit {
+  readonly i: string[];
+  readonly a?: string;
+  readonly c?: string;
+  readonly rest?: Pick<UnitInfo, 'remoteState' | 'preventDestroy' | 'exclude'>;
+}
+
+/** Paths below the root are kept relative to it (the snapshot is read on every warm run: smaller is faster). */
+interface Body {
+  /** id, env, dir per node. */
+  readonly nodes: string[];
+  /** from index, to index, origins (an empty list for an edge without one). */
+  readonly edges: (number | EdgeOrigin[])[];
+  /** Per node, in the same order. */
+  readonly units: CompactUnit[];
+  readonly problems: Problem[];
+  readonly externals: { unit: UnitId; dir: string; origin: EdgeOrigin }[];
+}
+
+/** The key of everything that invalidates a snapshot at once: the build, the configuration, the options. */
+export function snapshotKey(parts: unknown): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}
+
+/** The records' bytes, hashed: comparing one digest is cheaper than parsing and comparing every number. */
+function statDigest(records: Float64Array): string {
+  return createHash('sha256').update(records).digest('base64url');
+}
+
+function statRecord(path: string): StatRecord {
+  const s = statSync(path, { throwIfNoEntry: false });
+  if (!s) return [0, 0, 0, 0, 0];
+  return [s.isFile() ? 1 : s.isDirectory() ? 2 : 3, s.size, s.mtimeMs, s.ctimeMs, s.ino];
+}
+
+function kindOf(path: string): 'file' | 'dir' | undefined {
+  const s = statSync(path, { throwIfNoEntry: false });
+  return s?.isDirectory() ? 'dir' : s?.isFile() ? 'file' : undefined;
+}
+
+function realpathOf(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The filesystem's clock now, read from a file written for it in the cache directory (the clock that stamps the
+ * inputs, which on a network filesystem is not this machine's); undefined when the directory is not writable (then
+ * no snapshot is written).
+ */
+export function filesystemNow(cacheDir: string): number | undefined {
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    const file = join(cacheDir, CLOCK_FILE);
+    writeFileSync(file, '');
+    return statSync(file).ctimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The snapshot's discovery, when it was made with this key and every input it records is unchanged; undefined
+ * otherwise (no snapshot, another key, any input changed, an unreadable or corrupt file).
+ */
+export function readSnapshot(
+  cacheDir: string,
+  key: string,
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+): SnapshotDiscovery | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(cacheDir, SNAPSHOT_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  try {
+    const split = text.indexOf('\n');
+    if (split < 0) return undefined;
+    const header = JSON.parse(text.slice(0, split)) as Header;
+    if (header.format !== FORMAT || header.key !== key || !unchanged(header, root, env)) return undefined;
+    return restore(JSON.parse(text.slice(split + 1)) as Body, root);
+  } catch {
+    // A corrupt snapshot is only a cache miss.
+    return undefined;
+  }
+}
+
+function unchanged(header: Header, root: string, env: Readonly<Record<string, string | undefined>>): boolean {
+  for (let i = 0; i + 1 < header.env.length; i += 2) {
+    if ((env[header.env[i] as string] ?? null) !== header.env[i + 1]) return false;
+  }
+  const { long } = pathCodec(root);
+  const records = new Float64Array(header.paths.length * 5);
+  header.paths.forEach((path, i) => records.set(statRecord(long(path)), i * 5));
+  if (statDigest(records) !== header.stats) return false;
+  for (let i = 0; i + 1 < header.kinds.length; i += 2) {
+    if ((kindOf(header.kinds[i] as string) ?? null) !== header.kinds[i + 1]) return false;
+  }
+  for (let i = 0; i + 1 < header.realpaths.length; i += 2) {
+    if ((realpathOf(header.realpaths[i] as string) ?? null) !== header.realpaths[i + 1]) return false;
+  }
+  return true;
+}
+
+/** Paths relative to the root and back. */
+function pathCodec(root: string): { short: (path: string) => string; long: (path: string) => string } {
+  const prefix = `${root}/`;
+  return {
+    short: (path) => (path.startsWith(prefix) ? path.slice(prefix.length) : path),
+    long: (path) => (isAbsolute(path) ? path : prefix + path),
+  };
+}
+
+function mapOrigin(origin: EdgeOrigin, map: (path: string) => string): EdgeOrigin {
+  return origin.location ? { ...origin, location: { ...origin.location, file: map(origin.location.file) } } : origin;
+}
+
+function restore(body: Body, root: string): SnapshotDiscovery | undefined {
+  const { long } = pathCodec(root);
+  const graph = new Graph();
+  const ids: string[] = [];
+  const units = new Map<UnitId, UnitInfo>();
+  if (body.units.length * 3 !== body.nodes.length) return undefined;
+  for (let i = 0; i + 2 < body.nodes.length; i += 3) {
+    const id = body.nodes[i] as string;
+    const env = body.nodes[i + 1] as string;
+    const dir = body.nodes[i + 2] as string;
+    ids.push(id);
+    graph.addNode(id, env, dir);
+    const unit = body.units[i / 3] as CompactUnit;
+    const absDir = unit.a ?? (dir === '' ? root : `${root}/${dir}`);
+    const configFile = unit.c ?? `${absDir}/${UNIT_FILE}`;
+    units.set(id, { id, env, dir, absDir, configFile, includes: unit.i.map(long), ...unit.rest });
+  }
+  for (let i = 0; i + 2 < body.edges.length; i += 3) {
+    const from = ids[body.edges[i] as number] as string;
+    const to = ids[body.edges[i + 1] as number] as string;
+    const origins = body.edges[i + 2] as EdgeOrigin[];
+    if (origins.length === 0) graph.addEdge(from, to);
+    for (const origin of origins) graph.addEdge(from, to, mapOrigin(origin, long));
+  }
+  return { graph, units, problems: body.problems, externals: body.externals };
+}
+
+export interface SnapshotInputs {
+  readonly root: string;
+  /** Directories the walk read (or tried to). */
+  readonly dirs: Iterable<string>;
+  /** Files discovery read (or found missing). */
+  readonly files: Iterable<string>;
+  readonly witness: SnapshotWitness;
+  /** The filesystem's clock when the run began ({@link filesystemNow}). */
+  readonly startedAt: number;
+  /** Default {@link RACY_WINDOW_MS}; only tests change it. */
+  readonly racyWindowMs?: number;
+}
+
+/**
+ * Writes the snapshot of a finished discovery, unless an input changed within {@link RACY_WINDOW_MS} of the run's
+ * start (or during the run), or a glob was evaluated. Best effort, atomic (a temp file renamed into place).
+ */
+export function writeSnapshot(
+  cacheDir: string,
+  key: string,
+  inputs: SnapshotInputs,
+  discovery: SnapshotDiscovery,
+): void {
+  const { root, witness, startedAt } = inputs;
+  const target = join(cacheDir, SNAPSHOT_FILE);
+  const drop = (): void => {
+    try {
+      unlinkSync(target);
+    } catch {
+      // None there.
+    }
+  };
+  if (witness.globbed) return drop();
+  const all = new Set([...inputs.dirs, ...inputs.files, ...witness.texts]);
+  const { short } = pathCodec(root);
+  const paths: string[] = [];
+  const records = new Float64Array(all.size * 5);
+  const trustedBefore = startedAt - (inputs.racyWindowMs ?? RACY_WINDOW_MS);
+  for (const path of all) {
+    let record: StatRecord;
+    try {
+      record = statRecord(path);
+    } catch {
+      // Cannot be looked at (permission denied on the way): nothing to vouch with.
+      return drop();
+    }
+    // Changed too close to the run (or during it): its stat cannot vouch for what was read.
+    if (record[0] !== 0 && record[3] >= trustedBefore) return drop();
+    records.set(record, paths.length * 5);
+    paths.push(short(path));
+  }
+  const flat = (map: ReadonlyMap<string, string | undefined>): (string | null)[] =>
+    [...map].flatMap(([k, v]) => [k, v ?? null]);
+  const header: Header = {
+    format: FORMAT,
+    key,
+    paths,
+    stats: statDigest(records),
+    kinds: flat(witness.kinds),
+    realpaths: flat(witness.realpaths),
+    env: flat(witness.env),
+  };
+  const { graph } = discovery;
+  const ids = graph.ids();
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const nodes: string[] = [];
+  const edges: (number | EdgeOrigin[])[] = [];
+  const units: CompactUnit[] = [];
+  for (const id of ids) {
+    const node = graph.get(id);
+    const unit = discovery.units.get(id);
+    // Every node is a unit, with the same env and dir; anything else is not a discovery this can keep.
+    if (!node || !unit || unit.env !== node.env || unit.dir !== node.dir) return drop();
+    nodes.push(id, node.env, node.dir);
+    const absDir = node.dir === '' ? root : `${root}/${node.dir}`;
+    const { remoteState, preventDestroy, exclude } = unit;
+    const rest = {
+      ...(remoteState ? { remoteState } : {}),
+      ...(preventDestroy !== undefined ? { preventDestroy } : {}),
+      ...(exclude ? { exclude } : {}),
+    };
+    units.push({
+      i: unit.includes.map(short),
+      ...(unit.absDir === absDir ? {} : { a: unit.absDir }),
+      ...(unit.configFile === `${unit.absDir}/${UNIT_FILE}` ? {} : { c: unit.configFile }),
+      ...(Object.keys(rest).length > 0 ? { rest } : {}),
+    });
+    for (const dep of node.dependencies) {
+      const origins = graph.edgeOrigins(id, dep).map((o) => mapOrigin(o, short));
+      edges.push(index.get(id) as number, index.get(dep) as number, origins);
+    }
+  }
+  if (units.length !== discovery.units.size) return drop();
+  const body: Body = {
+    nodes,
+    edges,
+    units,
+    // A lazily worked-out hint is worked out now (JSON reads it like any property).
+    problems: discovery.problems,
+    externals: discovery.externals,
+  };
+  try {
+    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(header)}\n${JSON.stringify(body)}`);
+    renameSync(tmp, target);
+  } catch {
+    // A read-only checkout still discovers; it just takes the full path next time.
+  }
+}
