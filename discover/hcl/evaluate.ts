@@ -28,6 +28,19 @@ import {
 } from './values.js';
 import { ConversionError, asList, collectionKind, convert, equals, typeLabel, typeOf, unify } from './types.js';
 import type { HclErrorReason, Value, ValueObject } from './values.js';
+import {
+  add,
+  compare,
+  divide,
+  fromJsonNumber,
+  isZero,
+  modulo,
+  multiply,
+  negate,
+  subtract,
+  toSafeInteger,
+} from './number.js';
+import type { Num } from './number.js';
 
 /** What a function call knows about itself. */
 export interface CallInfo {
@@ -132,7 +145,8 @@ function parsedOrThrow(result: ParseResult, source: string): Expression {
 
 function evaluateJsonIn(value: unknown, ctx: Context): Value {
   if (typeof value === 'string') return evaluateJsonString(value, ctx);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (typeof value === 'number') return fromJsonNumber(value);
+  if (typeof value === 'boolean' || value === null) return value;
   if (value instanceof Unknown) return value;
   if (Array.isArray(value)) return value.map((item) => evaluateJsonIn(item, ctx));
   if (typeof value !== 'object') {
@@ -317,8 +331,9 @@ function index(source: Expression, keyNode: Expression, node: Expression, ctx: C
   if (collection instanceof Unknown) return collection;
   if (key instanceof Unknown) return key;
   if (Array.isArray(collection)) {
-    const position = toNumber(key);
-    if (position === undefined || !Number.isInteger(position)) {
+    const number = toNumber(key);
+    const position = number === undefined ? undefined : toSafeInteger(number);
+    if (position === undefined) {
       return fail(
         `index into ${describe(source)} must be a whole number, got ${describeValue(key)}`,
         node,
@@ -376,7 +391,7 @@ function requireBool(value: Value, node: Expression, what: string): boolean {
   return bool;
 }
 
-function requireNumber(value: Value, node: Expression, operator: string): number {
+function requireNumber(value: Value, node: Expression, operator: string): Num {
   const number = toNumber(value);
   if (number === undefined) {
     return fail(
@@ -392,7 +407,7 @@ function unary(node: Expression & { type: 'unary' }, ctx: Context): Value {
   const operand = evaluate(node.operand, ctx);
   if (operand instanceof Unknown) return operand;
   if (node.operator === '!') return !requireBool(operand, node.operand, 'the operand of "!"');
-  return -requireNumber(operand, node.operand, '-');
+  return negate(requireNumber(operand, node.operand, '-'));
 }
 
 function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
@@ -422,27 +437,36 @@ function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
   if (right instanceof Unknown) return right;
   const a = requireNumber(left, node.left, operator);
   const b = requireNumber(right, node.right, operator);
-  switch (operator) {
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '+':
-      return a + b;
-    case '-':
-      return a - b;
-    case '*':
-      return a * b;
-    case '/':
-      if (b === 0) return fail(`division by zero in ${describe(node)}`, node, 'evaluation-error');
-      return a / b;
-    case '%':
-      if (b === 0) return fail(`modulo by zero in ${describe(node)}`, node, 'evaluation-error');
-      return a % b;
+  // cty's arithmetic (number.ts): 512-bit binary fractions, so 1 / 3 prints 154 digits as OpenTofu prints them.
+  try {
+    switch (operator) {
+      case '<':
+        return compare(a, b) < 0;
+      case '<=':
+        return compare(a, b) <= 0;
+      case '>':
+        return compare(a, b) > 0;
+      case '>=':
+        return compare(a, b) >= 0;
+      case '+':
+        return add(a, b);
+      case '-':
+        return subtract(a, b);
+      case '*':
+        return multiply(a, b);
+      case '/':
+        // As in cty: x / 0 is an infinity; only 0 / 0 (and infinity / infinity) is an error.
+        if (isZero(a) && isZero(b))
+          return fail(`cannot divide zero by zero in ${describe(node)}`, node, 'evaluation-error');
+        return divide(a, b);
+      case '%':
+        // As in cty: x % 0 is x.
+        return modulo(a, b);
+    }
+  } catch (error) {
+    // An operation cty panics on (infinity minus infinity, zero times infinity).
+    if (error instanceof RangeError) return fail(`${error.message} in ${describe(node)}`, node, 'evaluation-error');
+    throw error;
   }
 }
 

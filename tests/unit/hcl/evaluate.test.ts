@@ -49,7 +49,10 @@ describe('literals and operators', () => {
     const error = failure(() => run('local.env + 1', { local }));
     expect(error.message).toContain('operator "+" needs a number, but local.env is "dev"');
     expect(error.reason).toBe('type-mismatch');
-    expect(failure(() => run('1 / 0')).message).toContain('division by zero');
+    // As in OpenTofu: x / 0 is an infinity, 0 / 0 an error, x % 0 is x.
+    expect(failure(() => run('0 / 0')).message).toContain('cannot divide zero by zero');
+    expect(run('tostring(1 / 0)')).toBe('+Inf');
+    expect(run('5 % 0')).toBe(5);
     expect(failure(() => run('!"maybe"')).message).toContain('must be a bool');
   });
 
