@@ -23,11 +23,14 @@ import type { FunctionContext, FunctionHost } from './functions.js';
 import {
   HclEvalError,
   Unknown,
+  describeValue,
   evaluateJson,
+  isObject,
   evaluateLocals,
   fsBuiltins,
   jsonReferences,
   pureBuiltins,
+  typeName,
 } from './hcl/index.js';
 import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
@@ -932,12 +935,18 @@ class UnitEvaluation {
       const value = this.#evaluate(block.paths, scope, location, 'dependencies paths');
       if (value === undefined) continue;
       const list = Array.isArray(value) ? value : [value];
-      for (const entry of list) {
+      for (const [i, entry] of list.entries()) {
+        const what = Array.isArray(value) ? `dependencies paths[${i}]` : 'dependencies paths';
+        // One path needs a real run (run_cmd): the same report as a whole expression that does; the rest count.
+        if (entry instanceof Unknown) {
+          this.#unresolved(entry, location, what, block.paths);
+          continue;
+        }
         if (typeof entry !== 'string' || entry === '') {
           this.#report({
             severity: 'error',
             kind: 'evaluation-error',
-            message: `dependencies paths must be strings, got ${JSON.stringify(entry)}`,
+            message: `${what} must be a string (a path to a unit directory), got ${describePathEntry(entry)}`,
             location,
           });
           continue;
@@ -955,7 +964,7 @@ class UnitEvaluation {
     const config: Record<string, unknown> = {};
     const rawConfig = block.config;
     const evaluated = this.#evaluateQuietly(rawConfig, scope);
-    if (evaluated && typeof evaluated === 'object' && !Array.isArray(evaluated) && !(evaluated instanceof Unknown)) {
+    if (isObject(evaluated)) {
       for (const [key, value] of Object.entries(evaluated)) {
         if (!(value instanceof Unknown) && !containsUnknown(value)) config[key] = value;
       }
@@ -1101,6 +1110,15 @@ function blockBodies(value: unknown): Record<string, Json[]> {
 }
 
 /** The index of the last block with this label (the one blockMap returns). */
+/** A value that is not a path, in words for a message ("the number 3", "a tuple", "an empty string", "null"). */
+function describePathEntry(entry: Value): string {
+  if (entry === '') return 'an empty string';
+  if (entry === null) return 'null';
+  const type = typeName(entry);
+  if (type === 'tuple' || type === 'object') return `${type === 'tuple' ? 'a' : 'an'} ${type}`;
+  return `the ${type} ${describeValue(entry)}`;
+}
+
 function lastOccurrence(value: unknown, name: string): number {
   return Math.max(0, (blockBodies(value)[name]?.length ?? 1) - 1);
 }
