@@ -842,6 +842,12 @@ const collectionFunctions: Record<string, HclFunction> = {
   element: shallow((args, call) => {
     arity(call, args, 2);
     const items = list(call, args, 0);
+    if (collectionKind(items) === 'set') {
+      throw misuse(
+        call,
+        `cannot read elements from a set of ${typeLabel(elementType(items))}: convert it with tolist() first`,
+      );
+    }
     const position = bigInt(call, args, 1);
     if (items.length === 0) throw misuse(call, 'cannot use element function with an empty list');
     // The index wraps around, negative ones too (cty: index % length, plus length when negative), on the exact

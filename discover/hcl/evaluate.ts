@@ -412,20 +412,7 @@ function unary(node: Expression & { type: 'unary' }, ctx: Context): Value {
 
 function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
   const { operator } = node;
-  if (operator === '&&' || operator === '||') {
-    // Short-circuit: the right side is not evaluated when the left decides (as HCL 2.22+ does).
-    const decisive = operator === '||';
-    const left = evaluate(node.left, ctx);
-    if (!(left instanceof Unknown)) {
-      const leftBool = requireBool(left, node.left, `the left operand of "${operator}"`);
-      if (leftBool === decisive) return decisive;
-    }
-    const right = evaluate(node.right, ctx);
-    if (right instanceof Unknown) return left instanceof Unknown ? left : right;
-    const rightBool = requireBool(right, node.right, `the right operand of "${operator}"`);
-    if (left instanceof Unknown) return rightBool === decisive ? decisive : left;
-    return rightBool;
-  }
+  if (operator === '&&' || operator === '||') return logical(node, ctx, operator === '||');
   const left = evaluate(node.left, ctx);
   const right = evaluate(node.right, ctx);
   if (operator === '==' || operator === '!=') {
@@ -468,6 +455,35 @@ function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
     if (error instanceof RangeError) return fail(`${error.message} in ${describe(node)}`, node, 'evaluation-error');
     throw error;
   }
+}
+
+/** An operand of `&&` or `||`: its bool, an Unknown, or the error evaluating it raised. */
+function logicalOperand(node: Expression, ctx: Context, what: string): boolean | Unknown | HclEvalError {
+  try {
+    const value = evaluate(node, ctx);
+    return value instanceof Unknown ? value : requireBool(value, node, what);
+  } catch (error) {
+    if (error instanceof HclEvalError) return error;
+    throw error;
+  }
+}
+
+/**
+ * `a && b`, `a || b`, as HCL 2.24 evaluates them: the right side is not evaluated when the left decides, and when
+ * the right side decides (false for `&&`, true for `||`) an error on the left is dropped: `(index(x, "y") == 1) ||
+ * true` is true in OpenTofu.
+ */
+function logical(node: Expression & { type: 'binary' }, ctx: Context, decisive: boolean): Value {
+  const operator = node.operator;
+  const left = logicalOperand(node.left, ctx, `the left operand of "${operator}"`);
+  if (left === decisive) return decisive;
+  const right = logicalOperand(node.right, ctx, `the right operand of "${operator}"`);
+  if (right === decisive) return decisive;
+  if (left instanceof HclEvalError) throw left;
+  if (right instanceof HclEvalError) throw right;
+  if (left instanceof Unknown) return left;
+  if (right instanceof Unknown) return right;
+  return right;
 }
 
 /**
@@ -513,8 +529,14 @@ function conditional(node: Expression & { type: 'conditional' }, ctx: Context): 
   }
 }
 
-/** The (key, value) pairs a for expression or `%{ for }` iterates: indices for tuples, sorted keys for objects. */
+/**
+ * The (key, value) pairs a for expression or `%{ for }` iterates: indices for tuples and lists, the elements
+ * themselves for sets, sorted keys for objects.
+ */
 function iterate(collection: Value, node: Expression): [Value, Value][] {
+  // A set's elements have no index: the key is the element itself, as in cty.
+  if (Array.isArray(collection) && collectionKind(collection) === 'set')
+    return collection.map((value) => [value, value]);
   if (Array.isArray(collection)) return collection.map((value, i) => [i, value]);
   if (isObject(collection)) return sortedKeys(collection).map((key) => [key, collection[key] as Value]);
   if (collection === null) return fail(`cannot iterate over ${describe(node)}: it is null`, node, 'type-mismatch');

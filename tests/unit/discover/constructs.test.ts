@@ -113,6 +113,31 @@ describe('discovery constructs', () => {
     for (const problem of problems) expect(problem.message).not.toMatch(/[{}]|"reason"/);
   });
 
+  it('reads number literals from the source where the parser rounded them through a float64', async () => {
+    const root = repo({
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/db/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl': [
+        'locals {',
+        '  big   = [12345678901234567890, 7]',
+        '  n     = 9007199254740993',
+        '  wrap  = "${100000000000000000000000}"',
+        '  fine  = 0.1',
+        '}',
+        'dependency "a" {',
+        '  config_path = tostring(local.big[0]) == "12345678901234567890" && local.n % 2 == 1 ? "../vpc" : "../db"',
+        '}',
+        'dependencies {',
+        '  paths = [local.wrap == 100000000000000000000000 && local.fine * 3 == 0.3 ? "../vpc" : "../db"]',
+        '}',
+        '',
+      ].join('\n'),
+    });
+    const { edges: found, problems } = await edges(root);
+    expect(problems).toEqual([]);
+    expect(found['dev/app']).toEqual(['dev/vpc']);
+  });
+
   it('reads an active Terragrunt exclude block as data, without a warning (bootstrap and teardown honour it)', async () => {
     const root = repo({
       'live/dev/off/terragrunt.hcl': 'exclude {\n  if      = false\n  actions = ["all"]\n}\n',

@@ -28,6 +28,13 @@ describe('numbers', () => {
     expect(failure(() => run('max()')).message).toBe('max(): takes at least 1 argument, got 0');
     expect(failure(() => run('parseint("zz", 10)')).message).toContain('cannot parse "zz" as a base 10 integer');
   });
+
+  it('element() refuses a set, as cty does (its elements have no index)', () => {
+    expect(failure(() => run('element(toset(["a"]), 0)')).message).toContain(
+      'cannot read elements from a set of string',
+    );
+    expect(run('element(tolist(toset(["a"])), 0)')).toBe('a');
+  });
 });
 
 describe('strings', () => {

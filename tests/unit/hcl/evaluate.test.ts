@@ -62,6 +62,18 @@ describe('literals and operators', () => {
     expect(() => run('true && local.missing', { local })).toThrow(HclEvalError);
   });
 
+  it('drops an error on the left of && and || when the right side decides (as OpenTofu does)', () => {
+    expect(run('(index(["a"], "b") == 1) || true')).toBe(true);
+    expect(run('(index(["a"], "b") == 1) && false')).toBe(false);
+    expect(failure(() => run('(index(["a"], "b") == 1) || false')).message).toContain('index()');
+    expect(failure(() => run('local.missing && true', { local })).reason).toBe('unknown-variable');
+  });
+
+  it('iterates a set with the element as the key', () => {
+    expect(run('{ for i, s in toset(["b", "a"]) : "k${i}" => s }')).toEqual({ ka: 'a', kb: 'b' });
+    expect(run('[for i, s in toset(["b", "a"]) : i]')).toEqual(['a', 'b']);
+  });
+
   it('evaluates only the chosen branch of a conditional', () => {
     expect(run('local.env == "dev" ? "../dev-vpc" : local.nope', { local })).toBe('../dev-vpc');
     expect(run('local.yes ? 1 : 2', { local })).toBe(1);
