@@ -48,6 +48,7 @@ import {
   formatNum,
   fromBigInt,
   fromFloat64,
+  fromInt64,
   fromJsonNumber,
   infinity,
   isInfinite,
@@ -269,7 +270,7 @@ const numberFunctions: Record<string, HclFunction> = {
   signum: pure((args, call) => {
     arity(call, args, 1);
     // cty's signum reads its argument as a Go int: a fraction is an error.
-    return Number(sign(fromBigInt(bigInt(call, args, 0))));
+    return fromInt64(sign(fromBigInt(bigInt(call, args, 0))));
   }),
   log: pure((args, call) => {
     arity(call, args, 2);
@@ -804,9 +805,10 @@ const collectionFunctions: Record<string, HclFunction> = {
   length: shallow((args, call) => {
     arity(call, args, 1);
     const value = present(call, args, 0);
-    if (typeof value === 'string') return graphemes(value).length;
-    if (Array.isArray(value)) return value.length;
-    if (isObject(value)) return Object.keys(value).length;
+    // A count is a cty.NumberIntVal: 64-bit precision (see fromInt64).
+    if (typeof value === 'string') return fromInt64(graphemes(value).length);
+    if (Array.isArray(value)) return fromInt64(value.length);
+    if (isObject(value)) return fromInt64(Object.keys(value).length);
     throw misuse(call, `argument 1 must be a string, list or map, got ${typeName(value)}`);
   }),
   concat: shallow((args, call) => {
@@ -866,7 +868,7 @@ const collectionFunctions: Record<string, HclFunction> = {
     const items = list(call, args, 0);
     const found = items.findIndex((item) => valuesEqual(item, args[1] as Value) === true);
     if (found === -1) throw misuse(call, `the list does not contain ${describeArg(args[1] as Value)}`);
-    return found;
+    return fromInt64(found);
   }),
   keys: shallow((args, call) => {
     arity(call, args, 1);
@@ -1020,6 +1022,8 @@ const collectionFunctions: Record<string, HclFunction> = {
     for (let i = 0; i < args.length; i++) {
       const arg = args[i] as Value;
       if (arg instanceof Unknown) return arg;
+      // Lists and tuples only: a set is refused, as in OpenTofu.
+      if (collectionKind(arg) === 'set') throw misuse(call, 'coalescelist arguments must be lists or tuples, not sets');
       if (list(call, args, i).length > 0) return arg;
     }
     throw misuse(call, 'no non-empty list argument');
@@ -1070,7 +1074,11 @@ const collectionFunctions: Record<string, HclFunction> = {
     if (element !== undefined && element !== 'number' && element !== 'dynamic')
       throw misuse(call, `cannot sum a ${typeLabel(type)}: convert the elements with tonumber() first`);
     // Each element converts to a number ("2" is 2), as OpenTofu's sum converts them; null is an error.
-    // The sum starts from the first element (its precision counts, as in cty).
+    // The sum starts from the first element as it is (its precision counts): Terragrunt's sum converts only the
+    // elements after it, and fails (a panic there) when the first is not a number.
+    if (items[0] !== null && !isNum(items[0])) {
+      throw misuse(call, `element 0 must be a number, got ${typeName(items[0] as Value)}: convert it with tonumber()`);
+    }
     const numbers = items.map((item, i) => {
       if (item === null) throw misuse(call, `element ${i} is null; sum needs numbers`);
       const number = toNumber(item);

@@ -27,11 +27,13 @@ import {
   typeName,
 } from './values.js';
 import { ConversionError, asList, collectionKind, convert, equals, typeLabel, typeOf, unify } from './types.js';
+import type { Type } from './types.js';
 import type { HclErrorReason, Value, ValueObject } from './values.js';
 import {
   add,
   compare,
   divide,
+  fromInt64,
   fromJsonNumber,
   isZero,
   modulo,
@@ -487,6 +489,41 @@ function logical(node: Expression & { type: 'binary' }, ctx: Context, decisive: 
 }
 
 /**
+ * The type of the branch a conditional does not take, as HCL sees it: the branch's errors are dropped, but an
+ * object or tuple constructor keeps its shape, with the type of an item that failed unknown (so
+ * `false ? { a = 1, b = index(x, "y") } : { a = 0.1, c = "s" }` is still a map of strings); a branch that fails as
+ * a whole, or is null or unknown, imposes no type (undefined).
+ */
+function branchType(node: Expression, ctx: Context): Type | undefined {
+  if (node.type === 'paren') return branchType(node.expression, ctx);
+  if (node.type === 'tuple') return { tuple: node.items.map((item) => branchType(item, ctx) ?? 'dynamic') };
+  if (node.type === 'object') {
+    const object: Record<string, Type> = {};
+    for (const { key, value } of node.items) {
+      let name: string;
+      try {
+        const evaluated = key.kind === 'name' ? key.name : evaluate(key.expression, ctx);
+        if (evaluated instanceof Unknown) return undefined;
+        name = objectKeyString(evaluated, 'object key');
+      } catch (error) {
+        if (error instanceof HclEvalError) return undefined;
+        throw error;
+      }
+      object[name] = branchType(value, ctx) ?? 'dynamic';
+    }
+    return { object };
+  }
+  let value: Value;
+  try {
+    value = evaluate(node, ctx);
+  } catch (error) {
+    if (error instanceof HclEvalError) return undefined;
+    throw error;
+  }
+  return value === null || value instanceof Unknown ? undefined : typeOf(value);
+}
+
+/**
  * `c ? a : b`, as HCL evaluates it: the result has the type both branches unify to (`true ? 1 : "x"` is the string
  * "1"), so the branch not taken is evaluated too, for its type; its errors are not reported (HCL drops them), and
  * a branch that fails or is unknown or null imposes no type.
@@ -498,15 +535,9 @@ function conditional(node: Expression & { type: 'conditional' }, ctx: Context): 
   const resultNode = chosen ? node.trueResult : node.falseResult;
   const result = evaluate(resultNode, ctx);
   if (result === null || result instanceof Unknown) return result;
-  let other: Value;
-  try {
-    other = evaluate(chosen ? node.falseResult : node.trueResult, ctx);
-  } catch (error) {
-    if (error instanceof HclEvalError) return result;
-    throw error;
-  }
-  if (other === null || other instanceof Unknown) return result;
-  const types = chosen ? [typeOf(result), typeOf(other)] : [typeOf(other), typeOf(result)];
+  const otherType = branchType(chosen ? node.falseResult : node.trueResult, ctx);
+  if (otherType === undefined) return result;
+  const types = chosen ? [typeOf(result), otherType] : [otherType, typeOf(result)];
   const unified = unify(types, true);
   if (unified === undefined) {
     return fail(
@@ -537,7 +568,8 @@ function iterate(collection: Value, node: Expression): [Value, Value][] {
   // A set's elements have no index: the key is the element itself, as in cty.
   if (Array.isArray(collection) && collectionKind(collection) === 'set')
     return collection.map((value) => [value, value]);
-  if (Array.isArray(collection)) return collection.map((value, i) => [i, value]);
+  // An index is a cty.NumberIntVal (64-bit precision, see fromInt64).
+  if (Array.isArray(collection)) return collection.map((value, i) => [fromInt64(i), value]);
   if (isObject(collection)) return sortedKeys(collection).map((key) => [key, collection[key] as Value]);
   if (collection === null) return fail(`cannot iterate over ${describe(node)}: it is null`, node, 'type-mismatch');
   return fail(

@@ -163,16 +163,25 @@ export function fromFloat64(x: number): Num {
   return new BigNumber(exact.neg, exact.mant, exact.exp, FLOAT_PRECISION);
 }
 
-/**
- * A cty number from an integer (Go's SetInt: precision 64, or the integer's length when longer). An integer within
- * ±2^53 is a plain number, as every count a function returns is (see the module comment on precision).
- */
-export function fromBigInt(i: bigint): Num {
-  if (i >= -(2n ** 53n) && i <= 2n ** 53n) return Number(i);
+/** A cty number from an integer (Go's SetInt on a new Float: precision 64, or the integer's length when longer). */
+export function fromBigInt(i: bigint): BigNumber {
   const neg = i < 0n;
   const mant = neg ? -i : i;
   const bits = Math.max(64, bitLength(mant));
-  return make(round({ neg, mant, exp: 0 }, bits), bits);
+  const exact = round({ neg, mant, exp: 0 }, bits);
+  return new BigNumber(neg, exact.mant, exact.exp, bits);
+}
+
+/**
+ * A count as cty returns it from length(), index() or signum() (cty.NumberIntVal: 64-bit precision). Its value
+ * prints like any integer, but an inexact operation with another number of low precision rounds at 64 bits:
+ * `length("ab") / length("abc")` is 0.6666666666666666667 in OpenTofu, `pow(1.5, 53) * length("ab")` prints 20
+ * digits.
+ */
+export function fromInt64(n: number): BigNumber {
+  const neg = n < 0 || Object.is(n, -0);
+  const exact = round({ neg, mant: BigInt(Math.abs(n)), exp: 0 }, 64);
+  return new BigNumber(neg && n !== 0, exact.mant, exact.exp, 64);
 }
 
 /** An integer at the precision of `like` (Go's SetInt on a Float that has a precision: rounds when longer). */
