@@ -332,6 +332,13 @@ function index(source: Expression, keyNode: Expression, node: Expression, ctx: C
   const key = evaluate(keyNode, ctx);
   if (collection instanceof Unknown) return collection;
   if (key instanceof Unknown) return key;
+  if (Array.isArray(collection) && collectionKind(collection) === 'set') {
+    return fail(
+      `cannot index ${describe(source)}: it is a set, whose elements have no index; convert it with tolist() first`,
+      node,
+      'invalid-index',
+    );
+  }
   if (Array.isArray(collection)) {
     const number = toNumber(key);
     const position = number === undefined ? undefined : toSafeInteger(number);

@@ -69,6 +69,11 @@ describe('literals and operators', () => {
     expect(failure(() => run('local.missing && true', { local })).reason).toBe('unknown-variable');
   });
 
+  it('refuses to index a set, as HCL does', () => {
+    expect(failure(() => run('toset(["a"])[0]')).message).toContain('it is a set, whose elements have no index');
+    expect(run('tolist(toset(["a"]))[0]')).toBe('a');
+  });
+
   it('iterates a set with the element as the key', () => {
     expect(run('{ for i, s in toset(["b", "a"]) : "k${i}" => s }')).toEqual({ ka: 'a', kb: 'b' });
     expect(run('[for i, s in toset(["b", "a"]) : i]')).toEqual(['a', 'b']);
