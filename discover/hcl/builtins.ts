@@ -170,6 +170,15 @@ function elementType(value: Value): Type {
   return 'dynamic';
 }
 
+/** The element type of a list or set, or of a tuple when its items unify ('dynamic' when empty or not). */
+function sequenceElementType(value: Value): Type {
+  const type = typeOf(value);
+  if (typeof type === 'object' && 'tuple' in type) {
+    return type.tuple.length === 0 ? 'dynamic' : (unify(type.tuple, true) ?? 'dynamic');
+  }
+  return elementType(value);
+}
+
 /** A result shaped like an input sequence: a list stays a list (of the same elements), a tuple a tuple. */
 function sameSequence(source: Value, items: Value[]): Value[] {
   const kind = collectionKind(source);
@@ -1100,7 +1109,10 @@ const collectionFunctions: Record<string, HclFunction> = {
     for (const items of sequences) rows = rows.flatMap((row) => items.map((item) => [...row, item]));
     if (sequences.some((items) => items.length === 0)) rows = [];
     if (args.every((arg) => collectionKind(arg) === 'set')) return setOf(call, rows);
-    return asList(rows);
+    // A list of tuples whose item types are the arguments' element types (a tuple argument's unified), even when
+    // empty: false ? tolist(["a"]) : setproduct([], [1]) does not unify, as in OpenTofu.
+    const element: Type = { tuple: args.map((arg) => sequenceElementType(arg)) };
+    return asList(rows, element);
   }),
   transpose: pure((args, call) => {
     arity(call, args, 1);

@@ -203,6 +203,34 @@ export function toFloat64(n: Num): number {
   return n.neg ? -scaled : scaled;
 }
 
+/** The number as a float64 when one holds it exactly (undefined otherwise): the fast paths compute with it. */
+function exactFloat(n: Num): number | undefined {
+  if (typeof n === 'number') return n;
+  if (n.inf || n.mant >= 2n ** 53n) return undefined;
+  const value = Number(n.mant) * 2 ** n.exp;
+  return value >= 2 ** -1022 || n.mant === 0n ? (n.neg ? -value : value) : undefined;
+}
+
+/** An exact float64 result at a precision: a plain number at 512 bits, else a BigNumber of that precision. */
+function atPrecision(value: number, prec: number): Num {
+  if (prec === PARSE_PRECISION) return value;
+  if (value === 0) return new BigNumber(Object.is(value, -0), 0n, 0, prec);
+  const exact = round(exactOfFloat(value), prec);
+  return new BigNumber(exact.neg, exact.mant, exact.exp, prec);
+}
+
+/** Dekker's split product: a * b as hi + lo exactly (when nothing overflows), so lo === 0 says hi is exact. */
+function productError(a: number, b: number, hi: number): number {
+  const split = (x: number): [number, number] => {
+    const c = 134217729 * x;
+    const high = c - (c - x);
+    return [high, x - high];
+  };
+  const [ah, al] = split(a);
+  const [bh, bl] = split(b);
+  return al * bl - (hi - ah * bh - al * bh - ah * bl);
+}
+
 // --- arithmetic ------------------------------------------------------------------------------------------------
 
 function addExact(a: Exact, b: Exact, prec: number): Exact {
@@ -226,11 +254,15 @@ function addExact(a: Exact, b: Exact, prec: number): Exact {
 
 /** a + b, as cty adds (the precision is the larger of the two). */
 export function add(a: Num, b: Num): Num {
-  if (typeof a === 'number' && typeof b === 'number') {
-    const sum = a + b;
+  const x = exactFloat(a);
+  const y = exactFloat(b);
+  if (x !== undefined && y !== undefined) {
+    const sum = x + y;
     // Exact when the rounding error of the float64 sum (Knuth's TwoSum) is zero.
-    const bv = sum - a;
-    if (Number.isFinite(sum) && a - (sum - bv) + (b - bv) === 0) return sum;
+    const bv = sum - x;
+    if (Number.isFinite(sum) && x - (sum - bv) + (y - bv) === 0 && (sum === 0 || Math.abs(sum) >= 2 ** -1022)) {
+      return atPrecision(sum, Math.max(precisionOf(a), precisionOf(b)));
+    }
   }
   if (isInf(a) || isInf(b)) {
     if (isInf(a) && isInf(b) && isNeg(a) !== isNeg(b)) throw new RangeError('infinity minus infinity');
@@ -256,18 +288,26 @@ export function absolute(a: Num): Num {
 
 /** a * b, as cty multiplies: rounded to 512 bits, with the precision of the larger operand or of the product. */
 export function multiply(a: Num, b: Num): Num {
-  if (typeof a === 'number' && typeof b === 'number') {
-    const product = a * b;
-    if (Number.isSafeInteger(a) && Number.isSafeInteger(b) && Number.isSafeInteger(product)) return product;
+  const x = exactFloat(a);
+  const y = exactFloat(b);
+  if (x !== undefined && y !== undefined) {
+    const product = x * y;
+    const exact =
+      (Number.isSafeInteger(x) && Number.isSafeInteger(y) && Number.isSafeInteger(product)) ||
+      (Number.isFinite(product) &&
+        Math.abs(product) >= 2 ** -1000 &&
+        Math.abs(product) < 2 ** 1000 &&
+        productError(x, y, product) === 0);
+    if (exact) return atPrecision(product, Math.max(precisionOf(a), precisionOf(b)));
   }
   const neg = isNeg(a) !== isNeg(b);
   if (isInf(a) || isInf(b)) {
     if (isZero(a) || isZero(b)) throw new RangeError('zero times infinity');
     return infinity(neg);
   }
-  const x = exactOf(a);
-  const y = exactOf(b);
-  const product = round({ neg, mant: x.mant * y.mant, exp: x.exp + y.exp }, PARSE_PRECISION);
+  const ea = exactOf(a);
+  const eb = exactOf(b);
+  const product = round({ neg, mant: ea.mant * eb.mant, exp: ea.exp + eb.exp }, PARSE_PRECISION);
   const prec = Math.max(precisionOf(a), precisionOf(b), bitLength(product.mant));
   return make(product, prec);
 }
@@ -284,8 +324,21 @@ function quotient(x: Exact, y: Exact, prec: number): Exact {
 
 /** a / b, as cty divides (b must not be zero; the caller reports that). */
 export function divide(a: Num, b: Num): Num {
-  if (typeof a === 'number' && typeof b === 'number' && Number.isSafeInteger(a) && Number.isSafeInteger(b) && b !== 0) {
-    if (a % b === 0) return a / b;
+  const x = exactFloat(a);
+  const y = exactFloat(b);
+  if (x !== undefined && y !== undefined && y !== 0 && x !== 0) {
+    // Exact when quotient times divisor gives the dividend back exactly.
+    const q = x / y;
+    const back = q * y;
+    if (
+      Number.isFinite(q) &&
+      Math.abs(q) >= 2 ** -1000 &&
+      Math.abs(q) < 2 ** 1000 &&
+      back === x &&
+      productError(q, y, back) === 0
+    ) {
+      return atPrecision(q, Math.max(precisionOf(a), precisionOf(b)));
+    }
   }
   const neg = isNeg(a) !== isNeg(b);
   if (isInf(a)) {
@@ -338,6 +391,9 @@ export function modulo(a: Num, b: Num): Num {
 
 /** -1, 0 or 1 as a < b, a == b, a > b (signed zeros are equal). */
 export function compare(a: Num, b: Num): number {
+  const x = exactFloat(a);
+  const y = exactFloat(b);
+  if (x !== undefined && y !== undefined) return x < y ? -1 : x > y ? 1 : 0;
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
   const infA = isInf(a);
   const infB = isInf(b);
@@ -544,8 +600,9 @@ function exponential(d: Decimal, prec: number, letter: 'e' | 'E'): string {
  * number becomes a string or JSON, Text('g', -1) for format's %v.
  */
 export function formatNum(n: Num, format: 'f' | 'e' | 'E' | 'g' | 'G', precision = -1): string {
-  if (typeof n === 'number' && format === 'f' && precision < 0 && Number.isSafeInteger(n) && !Object.is(n, -0)) {
-    return String(n);
+  if (format === 'f' && precision < 0) {
+    const fast = shortestFast(n);
+    if (fast !== undefined) return fast;
   }
   const big = asBig(n);
   const sign = big.neg ? '-' : '';
@@ -578,6 +635,32 @@ export function formatNum(n: Num, format: 'f' | 'e' | 'E' | 'g' | 'G', precision
   }
   if (prec > d.point) prec = d.digits.length;
   return sign + fixed(d, Math.max(prec - d.point, 0));
+}
+
+/**
+ * Text('f', -1) without the general algorithm where the answer is known: an integer within 2^53 at 53 bits or more
+ * prints all its digits; a plain number (512 bits) whose exact expansion is short prints that expansion (a shorter
+ * decimal would be far outside half an ulp at 512 bits); a float64 result (53 bits) prints JavaScript's shortest
+ * digits, which are Go's except for powers of two (Go's bounds are symmetric there), left to the general path.
+ */
+function shortestFast(n: Num): string | undefined {
+  const value = exactFloat(n);
+  if (value === undefined || Object.is(value, -0)) return undefined;
+  if (Number.isSafeInteger(value)) return String(value);
+  const prec = precisionOf(n);
+  // A float64 integer beyond 2^53 at 512 bits: its exact digits.
+  if (Number.isInteger(value)) return prec === PARSE_PRECISION ? BigInt(value).toString() : undefined;
+  if (Math.abs(value) >= 1e21 || Math.abs(value) < 1e-6) return undefined;
+  if (prec === PARSE_PRECISION) {
+    const { exp } = exactOfFloat(value);
+    if (exp < -100) return undefined;
+    return value.toFixed(-exp).replace(/0+$/, '').replace(/\.$/, '');
+  }
+  if (prec === FLOAT_PRECISION && typeof n !== 'number' && n.mant !== 1n) {
+    const text = String(value);
+    return text.includes('e') ? undefined : text;
+  }
+  return undefined;
 }
 
 /** The text cty gives a number converted to a string (Text('f', -1)): "0.1", "1e21" in full, "-0". */

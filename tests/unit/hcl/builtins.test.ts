@@ -29,6 +29,13 @@ describe('numbers', () => {
     expect(failure(() => run('parseint("zz", 10)')).message).toContain('cannot parse "zz" as a base 10 integer');
   });
 
+  it('setproduct() is a list of tuples of the element types, even when empty (checked with tofu console)', () => {
+    expect(failure(() => run('false ? ["a", "b"] : setproduct([], [0.3])')).message).toContain(
+      'inconsistent conditional result types',
+    );
+    expect(run('jsonencode(true ? setproduct(["a"], [1]) : [["b", "2"]])')).toBe('[["a","1"]]');
+  });
+
   it('element() refuses a set, as cty does (its elements have no index)', () => {
     expect(failure(() => run('element(toset(["a"]), 0)')).message).toContain(
       'cannot read elements from a set of string',
