@@ -4,7 +4,7 @@
  * says which unit is being evaluated and which file the expression is written in.
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { HclEvalError, Unknown } from './hcl/values.js';
+import { HclEvalError, Unknown, primitiveToString, typeName } from './hcl/values.js';
 import type { HclFunction, Value } from './hcl/index.js';
 import { childPath, toPosix } from './scan.js';
 
@@ -178,7 +178,16 @@ export function terragruntFunctions(context: FunctionContext, host: FunctionHost
       const name = requireString(args, 0, 'get_env');
       const value = host.env[name];
       if (value !== undefined) return value;
-      if (args.length > 1) return args[1] ?? null;
+      if (args.length > 1) {
+        // The default is a string parameter in Terragrunt: get_env("X", "${true}") is "true", not the bool.
+        const fallback = args[1] ?? null;
+        if (fallback === null || fallback instanceof Unknown) return fallback;
+        const text = primitiveToString(fallback);
+        if (text === undefined) {
+          throw new HclEvalError(`get_env("${name}"): the default must be a string, got ${typeName(fallback)}`);
+        }
+        return text;
+      }
       throw new HclEvalError(`get_env("${name}"): the variable is not set and no default is given`);
     },
     get_platform: () => 'linux',

@@ -23,14 +23,18 @@ import type { FunctionContext, FunctionHost } from './functions.js';
 import {
   HclEvalError,
   Unknown,
+  describeValue,
   evaluateJson,
+  isObject,
   evaluateLocals,
   fsBuiltins,
   jsonReferences,
   pureBuiltins,
+  typeName,
 } from './hcl/index.js';
 import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
+import { restoreNumberLiterals } from './hcl/number-literals.js';
 import { problem } from './types.js';
 import { childPath } from './scan.js';
 import type { ExcludeSpec, Problem, RemoteState } from './types.js';
@@ -141,6 +145,21 @@ export function layeredFunctions(
 
 type Json = Record<string, unknown>;
 
+const restoredJson = new WeakMap<Json, Json>();
+
+/**
+ * A file's hcl2json output as discovery evaluates it: number literals hcl2json rounded through a float64 are read
+ * from the source instead (see number-literals.ts). Memoised per parsed JSON.
+ */
+function sourceJson(json: Json, content: string): Json {
+  let out = restoredJson.get(json);
+  if (out === undefined) {
+    out = restoreNumberLiterals(json, content);
+    restoredJson.set(json, out);
+  }
+  return out;
+}
+
 /** Where an attribute is written, or how to find out when it is needed. */
 type Where = SourceLocation | undefined | (() => SourceLocation | undefined);
 
@@ -211,7 +230,7 @@ class UnitEvaluation {
       this.#parseProblem(file);
       return this.#result([], []);
     }
-    const json = file.outcome.json;
+    const json = sourceJson(file.outcome.json, file.content);
 
     // 1. Includes: their paths use functions only (Terragrunt parses include before locals).
     const includeDecls = this.#includeDecls(file, json);
@@ -224,7 +243,10 @@ class UnitEvaluation {
     // 2. values and features, visible to the unit and its includes.
     const valuesObject = values ? this.#valuesObject(values, baseContext) : undefined;
     const features = this.#features(
-      [json, ...included.flatMap((i) => (i.parsed?.outcome.ok ? [i.parsed.outcome.json] : []))],
+      [
+        json,
+        ...included.flatMap((i) => (i.parsed?.outcome.ok ? [sourceJson(i.parsed.outcome.json, i.parsed.content)] : [])),
+      ],
       baseContext,
     );
 
@@ -251,7 +273,7 @@ class UnitEvaluation {
         this.#parseProblem(parsed);
         continue;
       }
-      const incJson = parsed.outcome.json;
+      const incJson = sourceJson(parsed.outcome.json, parsed.content);
       if (incJson.include !== undefined) {
         this.#report({
           severity: 'error',
@@ -320,7 +342,8 @@ class UnitEvaluation {
     }
     if (autoinclude?.outcome.ok) {
       // terragrunt.autoinclude.hcl merges shallowly with no include block, and wins over the unit.
-      const autoScope = this.#scope(baseContext, autoinclude.outcome.json, {
+      const autoJson = sourceJson(autoinclude.outcome.json, autoinclude.content);
+      const autoScope = this.#scope(baseContext, autoJson, {
         values: valuesObject,
         features,
         dependencyNames,
@@ -331,11 +354,11 @@ class UnitEvaluation {
         const occurrence = lastOccurrence(json.dependency, name);
         mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child', occurrence }]);
       }
-      for (const [name, block] of Object.entries(blockMap(autoinclude.outcome.json.dependency))) {
-        const occurrence = lastOccurrence(autoinclude.outcome.json.dependency, name);
+      for (const [name, block] of Object.entries(blockMap(autoJson.dependency))) {
+        const occurrence = lastOccurrence(autoJson.dependency, name);
         mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child', occurrence }]);
       }
-      pathsFrom.push({ file: autoinclude, json: autoinclude.outcome.json, scope: autoScope });
+      pathsFrom.push({ file: autoinclude, json: autoJson, scope: autoScope });
     } else if (autoinclude && !autoinclude.outcome.ok) {
       this.#parseProblem(autoinclude);
     }
@@ -735,7 +758,8 @@ class UnitEvaluation {
     }
     const scope: Scope = { variables: {}, functions: this.#functions({ ...context, configFile: values.path }) };
     const out: Record<string, Value> = {};
-    for (const [key, raw] of Object.entries(values.outcome.json)) out[key] = this.#evaluateQuietly(raw, scope);
+    for (const [key, raw] of Object.entries(sourceJson(values.outcome.json, values.content)))
+      out[key] = this.#evaluateQuietly(raw, scope);
     return out;
   }
 
@@ -932,12 +956,18 @@ class UnitEvaluation {
       const value = this.#evaluate(block.paths, scope, location, 'dependencies paths');
       if (value === undefined) continue;
       const list = Array.isArray(value) ? value : [value];
-      for (const entry of list) {
+      for (const [i, entry] of list.entries()) {
+        const what = Array.isArray(value) ? `dependencies paths[${i}]` : 'dependencies paths';
+        // One path needs a real run (run_cmd): the same report as a whole expression that does; the rest count.
+        if (entry instanceof Unknown) {
+          this.#unresolved(entry, location, what, block.paths);
+          continue;
+        }
         if (typeof entry !== 'string' || entry === '') {
           this.#report({
             severity: 'error',
             kind: 'evaluation-error',
-            message: `dependencies paths must be strings, got ${JSON.stringify(entry)}`,
+            message: `${what} must be a string (a path to a unit directory), got ${describePathEntry(entry)}`,
             location,
           });
           continue;
@@ -955,7 +985,7 @@ class UnitEvaluation {
     const config: Record<string, unknown> = {};
     const rawConfig = block.config;
     const evaluated = this.#evaluateQuietly(rawConfig, scope);
-    if (evaluated && typeof evaluated === 'object' && !Array.isArray(evaluated) && !(evaluated instanceof Unknown)) {
+    if (isObject(evaluated)) {
       for (const [key, value] of Object.entries(evaluated)) {
         if (!(value instanceof Unknown) && !containsUnknown(value)) config[key] = value;
       }
@@ -985,7 +1015,7 @@ class UnitEvaluation {
         `read_terragrunt_config: ${path}:${parsed.outcome.location.line}: ${parsed.outcome.message}`,
       );
     }
-    const json = parsed.outcome.json;
+    const json = sourceJson(parsed.outcome.json, parsed.content);
     const names = Object.keys(blockMap(json.dependency));
     if (names.length > 0 && !this.#readWithDeps.has(path)) {
       this.#readWithDeps.set(
@@ -1026,7 +1056,8 @@ class UnitEvaluation {
     if (!parsed?.outcome.ok) throw new HclEvalError(`read_tfvars_file: ${path} could not be parsed`);
     const scope: Scope = { variables: {}, functions: {} };
     const out: Record<string, Value> = {};
-    for (const [key, raw] of Object.entries(parsed.outcome.json)) out[key] = this.#evaluateQuietly(raw, scope);
+    for (const [key, raw] of Object.entries(sourceJson(parsed.outcome.json, parsed.content)))
+      out[key] = this.#evaluateQuietly(raw, scope);
     return out;
   }
 
@@ -1101,6 +1132,15 @@ function blockBodies(value: unknown): Record<string, Json[]> {
 }
 
 /** The index of the last block with this label (the one blockMap returns). */
+/** A value that is not a path, in words for a message ("the number 3", "a tuple", "an empty string", "null"). */
+function describePathEntry(entry: Value): string {
+  if (entry === '') return 'an empty string';
+  if (entry === null) return 'null';
+  const type = typeName(entry);
+  if (type === 'tuple' || type === 'object') return `${type === 'tuple' ? 'a' : 'an'} ${type}`;
+  return `the ${type} ${describeValue(entry)}`;
+}
+
 function lastOccurrence(value: unknown, name: string): number {
   return Math.max(0, (blockBodies(value)[name]?.length ?? 1) - 1);
 }

@@ -17,16 +17,12 @@ export interface KnownDifference {
   readonly matches: (result: ProbeResult) => boolean;
 }
 
-export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
-  {
-    name: 'float-precision',
-    reason:
-      'OpenTofu computes with 512-bit binary fractions and prints every digit (1/3 has 154); platctl computes ' +
-      'with float64 and prints at most 17 significant digits, so a path built from an inexact fraction or an ' +
-      'integer beyond 2^53 can differ',
-    matches: (result) => result.probe.features.includes('float-precision'),
-  },
-];
+/**
+ * Empty since numbers follow cty (512-bit binary fractions with a precision per value, discover/hcl/number.ts): the
+ * float-precision difference this list held is gone. The generator still marks such expressions
+ * (`float-precision` in a probe's features), so a regression there is easy to spot.
+ */
+export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [];
 
 /** The known difference a result is, if any. */
 export function knownDifference(result: ProbeResult): KnownDifference | undefined {

@@ -2,6 +2,8 @@
  * The expression tree the parser builds and the evaluator walks. Every node keeps its 0-based source offsets
  * (`start` inclusive, `end` exclusive) so errors can point at the failing part.
  */
+import { BigNumber } from './number.js';
+import type { Num } from './number.js';
 
 interface Span {
   readonly start: number;
@@ -13,7 +15,8 @@ export type BinaryOperator = '||' | '&&' | '==' | '!=' | '<' | '<=' | '>' | '>='
 /** A number, bool, null, or a string without any template sequence. */
 export interface LiteralNode extends Span {
   readonly type: 'literal';
-  readonly value: string | number | boolean | null;
+  /** A number literal is parsed as cty parses it (512-bit precision): see number.ts. */
+  readonly value: string | Num | boolean | null;
 }
 
 /** A string template with at least one interpolation or directive; always evaluates to a string. */
@@ -174,7 +177,7 @@ export function describe(node: Expression): string {
     case 'paren':
       return `(${describe(node.expression)})`;
     case 'literal':
-      return JSON.stringify(node.value);
+      return node.value instanceof BigNumber ? node.value.toString() : JSON.stringify(node.value);
     case 'template':
       return 'string template';
     case 'tuple':

@@ -41,6 +41,27 @@ import {
 } from './types.js';
 import type { Type } from './types.js';
 import type { Value, ValueObject } from './values.js';
+import {
+  absolute,
+  add,
+  compare,
+  formatNum,
+  fromBigInt,
+  fromFloat64,
+  fromInt64,
+  fromJsonNumber,
+  infinity,
+  isInfinite,
+  isNegative,
+  isNum,
+  parseNumber,
+  sign,
+  toFloat64,
+  truncate,
+  withPrecision,
+} from './number.js';
+import type { Num } from './number.js';
+import { goLog, goPow } from './go-math.js';
 
 type Impl = (args: Value[], call: CallInfo) => Value;
 
@@ -79,7 +100,7 @@ function str(call: CallInfo, args: Value[], index: number): string {
   return text;
 }
 
-function num(call: CallInfo, args: Value[], index: number): number {
+function num(call: CallInfo, args: Value[], index: number): Num {
   const value = present(call, args, index);
   const number = toNumber(value);
   if (number === undefined) throw misuse(call, `${ordinal(index)} must be a number, got ${describeArg(value)}`);
@@ -87,16 +108,23 @@ function num(call: CallInfo, args: Value[], index: number): number {
 }
 
 /** 2^63: cty reads whole-number arguments as a Go int, which holds -2^63 .. 2^63-1. */
-const INT64_LIMIT = 9223372036854775808;
+const INT64_LIMIT = 2n ** 63n;
 
-function int(call: CallInfo, args: Value[], index: number): number {
+/** A whole-number argument, exactly (cty's conversion to a Go int: exact and within int64, else an error). */
+function bigInt(call: CallInfo, args: Value[], index: number): bigint {
   const number = num(call, args, index);
-  if (!Number.isInteger(number) || number >= INT64_LIMIT || number < -INT64_LIMIT)
+  const whole = isInfinite(number) ? undefined : truncate(number);
+  if (!whole?.exact || whole.value >= INT64_LIMIT || whole.value < -INT64_LIMIT)
     throw misuse(
       call,
       `${ordinal(index)} must be a whole number, between -9223372036854775808 and 9223372036854775807, got ${formatNumber(number)}`,
     );
-  return number;
+  return whole.value;
+}
+
+/** A whole-number argument as a JavaScript number (counts, offsets and lengths, where beyond 2^53 only the sign and size matter). */
+function int(call: CallInfo, args: Value[], index: number): number {
+  return Number(bigInt(call, args, index));
 }
 
 function bool(call: CallInfo, args: Value[], index: number): boolean {
@@ -140,6 +168,15 @@ function elementType(value: Value): Type {
     return 'list' in type ? type.list : 'set' in type ? type.set : type.map;
   }
   return 'dynamic';
+}
+
+/** The element type of a list or set, or of a tuple when its items unify ('dynamic' when empty or not). */
+function sequenceElementType(value: Value): Type {
+  const type = typeOf(value);
+  if (typeof type === 'object' && 'tuple' in type) {
+    return type.tuple.length === 0 ? 'dynamic' : (unify(type.tuple, true) ?? 'dynamic');
+  }
+  return elementType(value);
 }
 
 /** A result shaped like an input sequence: a list stays a list (of the same elements), a tuple a tuple. */
@@ -186,59 +223,88 @@ function needsRun(reason: string): HclFunction {
 
 // --- numbers -------------------------------------------------------------------------------------------
 
+/** Rounds toward +Inf (up) or -Inf (down) to a whole number, at the argument's precision (cty's ceil and floor). */
+function toWhole(value: Num, up: boolean): Num {
+  if (isInfinite(value)) return value;
+  const { value: whole, exact } = truncate(value);
+  let result = whole;
+  if (!exact && up && !isNegative(value)) result += 1n;
+  if (!exact && !up && isNegative(value)) result -= 1n;
+  return withPrecision(result, value);
+}
+
+/** A float64 result of a Go math function as cty holds it (NumberFloatVal); NaN is an error there. */
+function floatResult(call: CallInfo, result: number): Num {
+  if (Number.isNaN(result)) throw misuse(call, 'the result is not a number');
+  return fromFloat64(result);
+}
+
 const numberFunctions: Record<string, HclFunction> = {
   abs: pure((args, call) => {
     arity(call, args, 1);
-    return Math.abs(num(call, args, 0));
+    return absolute(num(call, args, 0));
   }),
   ceil: pure((args, call) => {
     arity(call, args, 1);
     // cty rounds to a whole big.Int, which has no negative zero: ceil(-0.5) is 0.
-    return Math.ceil(num(call, args, 0)) + 0;
+    return toWhole(num(call, args, 0), true);
   }),
   floor: pure((args, call) => {
     arity(call, args, 1);
-    return Math.floor(num(call, args, 0)) + 0;
+    return toWhole(num(call, args, 0), false);
   }),
   max: pure((args, call) => {
     arity(call, args, 1, Infinity);
-    return Math.max(...args.map((_, i) => num(call, args, i)));
+    // cty keeps the first of equal arguments, with its own precision.
+    let best: Num = infinity(true);
+    args.forEach((_, i) => {
+      const value = num(call, args, i);
+      if (compare(value, best) > 0) best = value;
+    });
+    return best;
   }),
   min: pure((args, call) => {
     arity(call, args, 1, Infinity);
-    return Math.min(...args.map((_, i) => num(call, args, i)));
+    let best: Num = infinity(false);
+    args.forEach((_, i) => {
+      const value = num(call, args, i);
+      if (compare(value, best) < 0) best = value;
+    });
+    return best;
   }),
   pow: pure((args, call) => {
     arity(call, args, 2);
-    const result = Math.pow(num(call, args, 0), num(call, args, 1));
-    if (Number.isNaN(result)) throw misuse(call, 'the result is not a number');
-    return result;
+    return floatResult(call, goPow(toFloat64(num(call, args, 0)), toFloat64(num(call, args, 1))));
   }),
   signum: pure((args, call) => {
     arity(call, args, 1);
     // cty's signum reads its argument as a Go int: a fraction is an error.
-    return Math.sign(int(call, args, 0));
+    return fromInt64(sign(fromBigInt(bigInt(call, args, 0))));
   }),
   log: pure((args, call) => {
     arity(call, args, 2);
-    return Math.log(num(call, args, 0)) / Math.log(num(call, args, 1));
+    const value = toFloat64(num(call, args, 0));
+    const base = toFloat64(num(call, args, 1));
+    return floatResult(call, goLog(value) / goLog(base));
   }),
   parseint: pure((args, call) => {
     arity(call, args, 2);
     const text = str(call, args, 0);
     const base = int(call, args, 1);
     if (base < 2 || base > 62) throw misuse(call, `base must be between 2 and 62, got ${base}`);
+    // Go's big.Int SetString: an optional sign, then digits; letters are case-blind up to base 36, above it
+    // lower case comes before upper case. No prefixes, no underscores.
     const digits = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'.slice(0, base);
     const match = /^([+-]?)(.+)$/.exec(text);
     const body = match?.[2] ?? '';
-    let result = 0;
+    let result = 0n;
     for (const char of body) {
       const digit = digits.indexOf(base <= 36 ? char.toLowerCase() : char);
       if (digit === -1) throw misuse(call, `cannot parse ${JSON.stringify(text)} as a base ${base} integer`);
-      result = result * base + digit;
+      result = result * BigInt(base) + BigInt(digit);
     }
     if (body === '') throw misuse(call, `cannot parse ${JSON.stringify(text)} as a base ${base} integer`);
-    return match?.[1] === '-' ? -result : result;
+    return fromBigInt(match?.[1] === '-' ? -result : result);
   }),
 };
 
@@ -455,17 +521,26 @@ function formatString(call: CallInfo, spec: string, args: Value[]): string {
 function formatVerb(call: CallInfo, verb: string, flags: string, precision: number | undefined, value: Value): string {
   const plus = flags.includes('+');
   const sharp = flags.includes('#');
-  const numeric = (): number => {
+  const numeric = (): Num => {
     const number = toNumber(value);
     if (number === undefined || value === null) {
       throw misuse(call, `"%${verb}" needs a number, got ${describeArg(value)}`);
     }
     return number;
   };
-  const signed = (number: number, text: string): string => (plus && number >= 0 ? `+${text}` : text);
+  /** An integer verb's argument (cty: an exact integer, else "an integer is required"). */
+  const integer = (): bigint => {
+    const number = numeric();
+    const whole = isInfinite(number) ? undefined : truncate(number);
+    if (!whole?.exact) throw misuse(call, `"%${verb}" needs a whole number, got ${formatNumber(number)}`);
+    return whole.value;
+  };
+  const signed = (negative: boolean, text: string): string => (plus && !negative ? `+${text}` : text);
   switch (verb) {
     case 'v':
-      if (sharp || (value !== null && typeof value === 'object')) return jsonEncode(call, value);
+      if (sharp || (value !== null && typeof value === 'object' && !isNum(value))) return jsonEncode(call, value);
+      // cty prints a number for %v with Go's %g at the shortest precision (1e+06, 1.5e-07).
+      if (isNum(value)) return formatNum(value, 'g');
       return value === null ? 'null' : (primitiveToString(value) ?? '');
     case 't': {
       const result = toBool(value);
@@ -481,9 +556,8 @@ function formatVerb(call: CallInfo, verb: string, flags: string, precision: numb
       return verb === 'q' ? JSON.stringify(cut) : cut;
     }
     case 'd': {
-      const number = numeric();
-      if (!Number.isInteger(number)) throw misuse(call, `"%d" needs a whole number, got ${number}`);
-      return signed(number, formatNumber(number));
+      const whole = integer();
+      return signed(whole < 0n, whole.toString());
     }
     case 'b':
     case 'o':
@@ -493,30 +567,26 @@ function formatVerb(call: CallInfo, verb: string, flags: string, precision: numb
         const hex = Buffer.from(value, 'utf8').toString('hex');
         return verb === 'X' ? hex.toUpperCase() : hex;
       }
-      const number = numeric();
-      if (!Number.isInteger(number)) throw misuse(call, `"%${verb}" needs a whole number, got ${number}`);
+      const whole = integer();
       const base = verb === 'b' ? 2 : verb === 'o' ? 8 : 16;
-      const digits = Math.abs(number).toString(base);
+      const digits = (whole < 0n ? -whole : whole).toString(base);
       const prefix = sharp ? (verb === 'o' ? '0' : verb === 'b' ? '0b' : '0x') : '';
-      const text = `${number < 0 ? '-' : ''}${prefix}${verb === 'X' ? digits.toUpperCase() : digits}`;
-      return signed(number, text);
+      const text = `${whole < 0n ? '-' : ''}${prefix}${verb === 'X' ? digits.toUpperCase() : digits}`;
+      return signed(whole < 0n, text);
     }
     case 'e':
-    case 'E': {
-      const number = numeric();
-      const text = number.toExponential(precision ?? 6).replace(/e([+-])(\d)$/, 'e$10$2');
-      return signed(number, verb === 'E' ? text.toUpperCase() : text);
-    }
+    case 'E':
     case 'f':
-    case 'F': {
-      const number = numeric();
-      return signed(number, number.toFixed(precision ?? 6));
-    }
+    case 'F':
     case 'g':
     case 'G': {
+      // Go's fmt on a big.Float: %e and %f default to 6 digits, %g to the shortest; exact digits, rounded half
+      // to even.
       const number = numeric();
-      const text = precision === undefined ? formatNumber(number) : String(Number(number.toPrecision(precision)));
-      return signed(number, verb === 'G' ? text.toUpperCase() : text);
+      const format = verb === 'F' ? 'f' : verb;
+      const digits = precision ?? (format === 'g' || format === 'G' ? -1 : 6);
+      const text = formatNum(number, format, digits);
+      return signed(isNegative(number), text.startsWith('+') ? text.slice(1) : text);
     }
     default:
       throw misuse(call, `unsupported format verb "%${verb}"`);
@@ -744,9 +814,10 @@ const collectionFunctions: Record<string, HclFunction> = {
   length: shallow((args, call) => {
     arity(call, args, 1);
     const value = present(call, args, 0);
-    if (typeof value === 'string') return graphemes(value).length;
-    if (Array.isArray(value)) return value.length;
-    if (isObject(value)) return Object.keys(value).length;
+    // A count is a cty.NumberIntVal: 64-bit precision (see fromInt64).
+    if (typeof value === 'string') return fromInt64(graphemes(value).length);
+    if (Array.isArray(value)) return fromInt64(value.length);
+    if (isObject(value)) return fromInt64(Object.keys(value).length);
     throw misuse(call, `argument 1 must be a string, list or map, got ${typeName(value)}`);
   }),
   concat: shallow((args, call) => {
@@ -782,10 +853,17 @@ const collectionFunctions: Record<string, HclFunction> = {
   element: shallow((args, call) => {
     arity(call, args, 2);
     const items = list(call, args, 0);
-    const position = int(call, args, 1);
+    if (collectionKind(items) === 'set') {
+      throw misuse(
+        call,
+        `cannot read elements from a set of ${typeLabel(elementType(items))}: convert it with tolist() first`,
+      );
+    }
+    const position = bigInt(call, args, 1);
     if (items.length === 0) throw misuse(call, 'cannot use element function with an empty list');
-    // The index wraps around, negative ones too (cty: index % length, plus length when negative).
-    const wrapped = position % items.length;
+    // The index wraps around, negative ones too (cty: index % length, plus length when negative), on the exact
+    // Go int (element(x, 9007199254740993) picks by the odd index).
+    const wrapped = Number(position % BigInt(items.length));
     return items[wrapped < 0 ? wrapped + items.length : wrapped] as Value;
   }),
   flatten: pure((args, call) => {
@@ -799,7 +877,7 @@ const collectionFunctions: Record<string, HclFunction> = {
     const items = list(call, args, 0);
     const found = items.findIndex((item) => valuesEqual(item, args[1] as Value) === true);
     if (found === -1) throw misuse(call, `the list does not contain ${describeArg(args[1] as Value)}`);
-    return found;
+    return fromInt64(found);
   }),
   keys: shallow((args, call) => {
     arity(call, args, 1);
@@ -848,19 +926,30 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   range: pure((args, call) => {
     arity(call, args, 1, 3);
+    // cty's range: the values are start, start + step, ... computed with cty's arithmetic (so range(0, 1, 0.1)
+    // holds 512-bit sums), a list of numbers.
     const numbers = args.map((_, i) => num(call, args, i));
-    const [start, limit] = numbers.length === 1 ? [0, numbers[0] ?? 0] : [numbers[0] ?? 0, numbers[1] ?? 0];
-    const step = numbers[2] ?? (start <= limit ? 1 : -1);
-    if (step === 0) throw misuse(call, 'step must not be zero');
-    if ((step > 0 && start > limit) || (step < 0 && start < limit)) {
-      throw misuse(call, `step ${step} cannot go from ${start} to ${limit}`);
+    const [first = 0, second = 0] = numbers;
+    const [start, limit] = numbers.length === 1 ? [0, first] : [first, second];
+    const step = numbers[2] ?? (compare(limit, start) < 0 ? -1 : 1);
+    if (compare(step, 0) === 0) throw misuse(call, 'step must not be zero');
+    const down = compare(step, 0) < 0;
+    if (down ? compare(limit, start) > 0 : compare(limit, start) < 0) {
+      throw misuse(
+        call,
+        `step ${formatNumber(step)} cannot go from ${formatNumber(start)} to ${formatNumber(limit)}: end must be ${down ? 'less' : 'greater'} than start when step is ${down ? 'negative' : 'positive'}`,
+      );
     }
-    const out: number[] = [];
-    for (let value = start; step > 0 ? value < limit : value > limit; value += step) {
+    const out: Num[] = [];
+    for (
+      let value: Num = start;
+      down ? compare(value, limit) > 0 : compare(value, limit) < 0;
+      value = add(value, step)
+    ) {
       if (out.length >= 1024) throw misuse(call, 'more than 1024 numbers requested');
       out.push(value);
     }
-    return out;
+    return asList(out, 'number');
   }),
   reverse: shallow((args, call) => {
     arity(call, args, 1);
@@ -942,6 +1031,8 @@ const collectionFunctions: Record<string, HclFunction> = {
     for (let i = 0; i < args.length; i++) {
       const arg = args[i] as Value;
       if (arg instanceof Unknown) return arg;
+      // Lists and tuples only: a set is refused, as in OpenTofu.
+      if (collectionKind(arg) === 'set') throw misuse(call, 'coalescelist arguments must be lists or tuples, not sets');
       if (list(call, args, i).length > 0) return arg;
     }
     throw misuse(call, 'no non-empty list argument');
@@ -992,12 +1083,23 @@ const collectionFunctions: Record<string, HclFunction> = {
     if (element !== undefined && element !== 'number' && element !== 'dynamic')
       throw misuse(call, `cannot sum a ${typeLabel(type)}: convert the elements with tonumber() first`);
     // Each element converts to a number ("2" is 2), as OpenTofu's sum converts them; null is an error.
-    return items.reduce<number>((total, item, i) => {
+    // The sum starts from the first element as it is (its precision counts): Terragrunt's sum converts only the
+    // elements after it, and fails (a panic there) when the first is not a number.
+    if (items[0] !== null && !isNum(items[0])) {
+      throw misuse(call, `element 0 must be a number, got ${typeName(items[0] as Value)}: convert it with tonumber()`);
+    }
+    const numbers = items.map((item, i) => {
       if (item === null) throw misuse(call, `element ${i} is null; sum needs numbers`);
       const number = toNumber(item);
       if (number === undefined) throw misuse(call, `element ${i} must be a number, got ${typeName(item)}`);
-      return total + number;
-    }, 0);
+      return number;
+    });
+    try {
+      return numbers.slice(1).reduce<Num>((total, number) => add(total, number), numbers[0] as Num);
+    } catch (error) {
+      if (error instanceof RangeError) throw misuse(call, error.message);
+      throw error;
+    }
   }),
   setproduct: pure((args, call) => {
     arity(call, args, 1, Infinity);
@@ -1007,7 +1109,10 @@ const collectionFunctions: Record<string, HclFunction> = {
     for (const items of sequences) rows = rows.flatMap((row) => items.map((item) => [...row, item]));
     if (sequences.some((items) => items.length === 0)) rows = [];
     if (args.every((arg) => collectionKind(arg) === 'set')) return setOf(call, rows);
-    return asList(rows);
+    // A list of tuples whose item types are the arguments' element types (a tuple argument's unified), even when
+    // empty: false ? tolist(["a"]) : setproduct([], [1]) does not unify, as in OpenTofu.
+    const element: Type = { tuple: args.map((arg) => sequenceElementType(arg)) };
+    return asList(rows, element);
   }),
   transpose: pure((args, call) => {
     arity(call, args, 1);
@@ -1088,8 +1193,8 @@ function jsonEncode(call: CallInfo, value: Value): string {
       (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
     );
   }
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw misuse(call, `cannot encode ${value} as JSON`);
+  if (isNum(value)) {
+    if (isInfinite(value)) throw misuse(call, `cannot encode ${formatNumber(value)} as JSON`);
     return formatNumber(value);
   }
   if (typeof value === 'boolean') return String(value);
@@ -1100,18 +1205,54 @@ function jsonEncode(call: CallInfo, value: Value): string {
     .join(',')}}`;
 }
 
-/** Converts decoded JSON/YAML into a Value (plain objects, no undefined, no bigint). */
+/** The prefix {@link parseJson} gives a number token's text, as a JSON string. */
+const NUMBER_MARK = '\u0000number:';
+const JSON_NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/**
+ * JSON.parse keeping each number's digits: cty's jsondecode reads a number from its text at 512 bits (0.1 is not
+ * float64's 0.1, 12345678901234567890 stays exact). Every valid number token outside a string is rewritten as a
+ * marked string first, so whatever JSON.parse refuses it still refuses (`01`, `1.`, `-`). Text that spells the
+ * mark's escape itself is parsed plainly.
+ */
+function parseJson(text: string): Value {
+  if (text.includes('\\u0000')) return fromData(JSON.parse(text));
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const char = text[i] as string;
+    if (char === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    if (char === '-' || (char >= '0' && char <= '9')) {
+      JSON_NUMBER.lastIndex = i;
+      const token = JSON_NUMBER.exec(text)?.[0];
+      if (token !== undefined) {
+        out += `"\\u0000number:${token}"`;
+        i += token.length;
+        continue;
+      }
+    }
+    out += char;
+    i += 1;
+  }
+  return fromData(JSON.parse(out));
+}
+
+/** Converts decoded JSON into a Value (plain objects, no undefined; marked number strings become numbers). */
 function fromData(data: unknown): Value {
   if (data === null || data === undefined) return null;
-  if (typeof data === 'string' || typeof data === 'boolean' || typeof data === 'number') return data;
-  if (typeof data === 'bigint') return Number(data);
-  if (Array.isArray(data)) return data.map(fromData);
-  if (data instanceof Date) return data.toISOString();
-  const out: ValueObject = {};
-  if (data instanceof Map) {
-    for (const [key, item] of data as Map<unknown, unknown>) setKey(out, String(key), fromData(item));
-    return out;
+  if (typeof data === 'string') {
+    return data.startsWith(NUMBER_MARK) ? (parseNumber(data.slice(NUMBER_MARK.length)) ?? null) : data;
   }
+  if (typeof data === 'number') return fromJsonNumber(data);
+  if (typeof data === 'boolean') return data;
+  if (Array.isArray(data)) return data.map(fromData);
+  const out: ValueObject = {};
   if (typeof data === 'object') {
     for (const [key, item] of Object.entries(data as Record<string, unknown>)) setKey(out, key, fromData(item));
     return out;
@@ -1216,7 +1357,7 @@ const encodingFunctions: Record<string, HclFunction> = {
     arity(call, args, 1);
     const text = str(call, args, 0);
     try {
-      return fromData(JSON.parse(text));
+      return parseJson(text);
     } catch (error) {
       throw misuse(call, `invalid JSON: ${(error as Error).message}`);
     }

@@ -27,7 +27,22 @@ import {
   typeName,
 } from './values.js';
 import { ConversionError, asList, collectionKind, convert, equals, typeLabel, typeOf, unify } from './types.js';
+import type { Type } from './types.js';
 import type { HclErrorReason, Value, ValueObject } from './values.js';
+import {
+  add,
+  compare,
+  divide,
+  fromInt64,
+  fromJsonNumber,
+  isZero,
+  modulo,
+  multiply,
+  negate,
+  subtract,
+  toSafeInteger,
+} from './number.js';
+import type { Num } from './number.js';
 
 /** What a function call knows about itself. */
 export interface CallInfo {
@@ -132,7 +147,8 @@ function parsedOrThrow(result: ParseResult, source: string): Expression {
 
 function evaluateJsonIn(value: unknown, ctx: Context): Value {
   if (typeof value === 'string') return evaluateJsonString(value, ctx);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
+  if (typeof value === 'number') return fromJsonNumber(value);
+  if (typeof value === 'boolean' || value === null) return value;
   if (value instanceof Unknown) return value;
   if (Array.isArray(value)) return value.map((item) => evaluateJsonIn(item, ctx));
   if (typeof value !== 'object') {
@@ -316,9 +332,17 @@ function index(source: Expression, keyNode: Expression, node: Expression, ctx: C
   const key = evaluate(keyNode, ctx);
   if (collection instanceof Unknown) return collection;
   if (key instanceof Unknown) return key;
+  if (Array.isArray(collection) && collectionKind(collection) === 'set') {
+    return fail(
+      `cannot index ${describe(source)}: it is a set, whose elements have no index; convert it with tolist() first`,
+      node,
+      'invalid-index',
+    );
+  }
   if (Array.isArray(collection)) {
-    const position = toNumber(key);
-    if (position === undefined || !Number.isInteger(position)) {
+    const number = toNumber(key);
+    const position = number === undefined ? undefined : toSafeInteger(number);
+    if (position === undefined) {
       return fail(
         `index into ${describe(source)} must be a whole number, got ${describeValue(key)}`,
         node,
@@ -376,7 +400,7 @@ function requireBool(value: Value, node: Expression, what: string): boolean {
   return bool;
 }
 
-function requireNumber(value: Value, node: Expression, operator: string): number {
+function requireNumber(value: Value, node: Expression, operator: string): Num {
   const number = toNumber(value);
   if (number === undefined) {
     return fail(
@@ -392,25 +416,12 @@ function unary(node: Expression & { type: 'unary' }, ctx: Context): Value {
   const operand = evaluate(node.operand, ctx);
   if (operand instanceof Unknown) return operand;
   if (node.operator === '!') return !requireBool(operand, node.operand, 'the operand of "!"');
-  return -requireNumber(operand, node.operand, '-');
+  return negate(requireNumber(operand, node.operand, '-'));
 }
 
 function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
   const { operator } = node;
-  if (operator === '&&' || operator === '||') {
-    // Short-circuit: the right side is not evaluated when the left decides (as HCL 2.22+ does).
-    const decisive = operator === '||';
-    const left = evaluate(node.left, ctx);
-    if (!(left instanceof Unknown)) {
-      const leftBool = requireBool(left, node.left, `the left operand of "${operator}"`);
-      if (leftBool === decisive) return decisive;
-    }
-    const right = evaluate(node.right, ctx);
-    if (right instanceof Unknown) return left instanceof Unknown ? left : right;
-    const rightBool = requireBool(right, node.right, `the right operand of "${operator}"`);
-    if (left instanceof Unknown) return rightBool === decisive ? decisive : left;
-    return rightBool;
-  }
+  if (operator === '&&' || operator === '||') return logical(node, ctx, operator === '||');
   const left = evaluate(node.left, ctx);
   const right = evaluate(node.right, ctx);
   if (operator === '==' || operator === '!=') {
@@ -422,28 +433,101 @@ function binary(node: Expression & { type: 'binary' }, ctx: Context): Value {
   if (right instanceof Unknown) return right;
   const a = requireNumber(left, node.left, operator);
   const b = requireNumber(right, node.right, operator);
-  switch (operator) {
-    case '<':
-      return a < b;
-    case '<=':
-      return a <= b;
-    case '>':
-      return a > b;
-    case '>=':
-      return a >= b;
-    case '+':
-      return a + b;
-    case '-':
-      return a - b;
-    case '*':
-      return a * b;
-    case '/':
-      if (b === 0) return fail(`division by zero in ${describe(node)}`, node, 'evaluation-error');
-      return a / b;
-    case '%':
-      if (b === 0) return fail(`modulo by zero in ${describe(node)}`, node, 'evaluation-error');
-      return a % b;
+  // cty's arithmetic (number.ts): 512-bit binary fractions, so 1 / 3 prints 154 digits as OpenTofu prints them.
+  try {
+    switch (operator) {
+      case '<':
+        return compare(a, b) < 0;
+      case '<=':
+        return compare(a, b) <= 0;
+      case '>':
+        return compare(a, b) > 0;
+      case '>=':
+        return compare(a, b) >= 0;
+      case '+':
+        return add(a, b);
+      case '-':
+        return subtract(a, b);
+      case '*':
+        return multiply(a, b);
+      case '/':
+        // As in cty: x / 0 is an infinity; only 0 / 0 (and infinity / infinity) is an error.
+        if (isZero(a) && isZero(b))
+          return fail(`cannot divide zero by zero in ${describe(node)}`, node, 'evaluation-error');
+        return divide(a, b);
+      case '%':
+        // As in cty: x % 0 is x.
+        return modulo(a, b);
+    }
+  } catch (error) {
+    // An operation cty panics on (infinity minus infinity, zero times infinity).
+    if (error instanceof RangeError) return fail(`${error.message} in ${describe(node)}`, node, 'evaluation-error');
+    throw error;
   }
+}
+
+/** An operand of `&&` or `||`: its bool, an Unknown, or the error evaluating it raised. */
+function logicalOperand(node: Expression, ctx: Context, what: string): boolean | Unknown | HclEvalError {
+  try {
+    const value = evaluate(node, ctx);
+    return value instanceof Unknown ? value : requireBool(value, node, what);
+  } catch (error) {
+    if (error instanceof HclEvalError) return error;
+    throw error;
+  }
+}
+
+/**
+ * `a && b`, `a || b`, as HCL 2.24 evaluates them: the right side is not evaluated when the left decides, and when
+ * the right side decides (false for `&&`, true for `||`) an error on the left is dropped: `(index(x, "y") == 1) ||
+ * true` is true in OpenTofu.
+ */
+function logical(node: Expression & { type: 'binary' }, ctx: Context, decisive: boolean): Value {
+  const operator = node.operator;
+  const left = logicalOperand(node.left, ctx, `the left operand of "${operator}"`);
+  if (left === decisive) return decisive;
+  const right = logicalOperand(node.right, ctx, `the right operand of "${operator}"`);
+  if (right === decisive) return decisive;
+  if (left instanceof HclEvalError) throw left;
+  if (right instanceof HclEvalError) throw right;
+  if (left instanceof Unknown) return left;
+  if (right instanceof Unknown) return right;
+  return right;
+}
+
+/**
+ * The type of the branch a conditional does not take, as HCL sees it: the branch's errors are dropped, but an
+ * object or tuple constructor keeps its shape, with the type of an item that failed unknown (so
+ * `false ? { a = 1, b = index(x, "y") } : { a = 0.1, c = "s" }` is still a map of strings); a branch that fails as
+ * a whole, or is null or unknown, imposes no type (undefined).
+ */
+function branchType(node: Expression, ctx: Context): Type | undefined {
+  if (node.type === 'paren') return branchType(node.expression, ctx);
+  if (node.type === 'tuple') return { tuple: node.items.map((item) => branchType(item, ctx) ?? 'dynamic') };
+  if (node.type === 'object') {
+    const object: Record<string, Type> = {};
+    for (const { key, value } of node.items) {
+      let name: string;
+      try {
+        const evaluated = key.kind === 'name' ? key.name : evaluate(key.expression, ctx);
+        if (evaluated instanceof Unknown) return undefined;
+        name = objectKeyString(evaluated, 'object key');
+      } catch (error) {
+        if (error instanceof HclEvalError) return undefined;
+        throw error;
+      }
+      object[name] = branchType(value, ctx) ?? 'dynamic';
+    }
+    return { object };
+  }
+  let value: Value;
+  try {
+    value = evaluate(node, ctx);
+  } catch (error) {
+    if (error instanceof HclEvalError) return undefined;
+    throw error;
+  }
+  return value === null || value instanceof Unknown ? undefined : typeOf(value);
 }
 
 /**
@@ -458,15 +542,9 @@ function conditional(node: Expression & { type: 'conditional' }, ctx: Context): 
   const resultNode = chosen ? node.trueResult : node.falseResult;
   const result = evaluate(resultNode, ctx);
   if (result === null || result instanceof Unknown) return result;
-  let other: Value;
-  try {
-    other = evaluate(chosen ? node.falseResult : node.trueResult, ctx);
-  } catch (error) {
-    if (error instanceof HclEvalError) return result;
-    throw error;
-  }
-  if (other === null || other instanceof Unknown) return result;
-  const types = chosen ? [typeOf(result), typeOf(other)] : [typeOf(other), typeOf(result)];
+  const otherType = branchType(chosen ? node.falseResult : node.trueResult, ctx);
+  if (otherType === undefined) return result;
+  const types = chosen ? [typeOf(result), otherType] : [otherType, typeOf(result)];
   const unified = unify(types, true);
   if (unified === undefined) {
     return fail(
@@ -489,9 +567,16 @@ function conditional(node: Expression & { type: 'conditional' }, ctx: Context): 
   }
 }
 
-/** The (key, value) pairs a for expression or `%{ for }` iterates: indices for tuples, sorted keys for objects. */
+/**
+ * The (key, value) pairs a for expression or `%{ for }` iterates: indices for tuples and lists, the elements
+ * themselves for sets, sorted keys for objects.
+ */
 function iterate(collection: Value, node: Expression): [Value, Value][] {
-  if (Array.isArray(collection)) return collection.map((value, i) => [i, value]);
+  // A set's elements have no index: the key is the element itself, as in cty.
+  if (Array.isArray(collection) && collectionKind(collection) === 'set')
+    return collection.map((value) => [value, value]);
+  // An index is a cty.NumberIntVal (64-bit precision, see fromInt64).
+  if (Array.isArray(collection)) return collection.map((value, i) => [fromInt64(i), value]);
   if (isObject(collection)) return sortedKeys(collection).map((key) => [key, collection[key] as Value]);
   if (collection === null) return fail(`cannot iterate over ${describe(node)}: it is null`, node, 'type-mismatch');
   return fail(

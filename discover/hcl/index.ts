@@ -46,6 +46,7 @@ export {
   HclEvalError,
   isObject,
   typeName,
+  describeValue,
   findUnknown,
   isWhollyKnown,
   formatNumber,

@@ -7,6 +7,8 @@
  */
 import type { BinaryOperator, Expression, ObjectKey, SplatItemNode, TemplatePart } from './ast.js';
 import { lineColumn, tokenize } from './lexer.js';
+import { parseNumber } from './number.js';
+import type { Num } from './number.js';
 import type { LexMode, Token } from './lexer.js';
 import { SyntaxFailure, assembleTemplate } from './template.js';
 import type { FlatItem } from './template.js';
@@ -232,7 +234,12 @@ class Parser {
         if (after.type === 'number') {
           this.#next();
           this.#next();
-          const key = { type: 'literal' as const, value: Number(after.value), start: after.start, end: after.end };
+          const key = {
+            type: 'literal' as const,
+            value: numberLiteral(after.value),
+            start: after.start,
+            end: after.end,
+          };
           node = { type: 'index', object: node, key, start: node.start, end: after.end };
           continue;
         }
@@ -278,7 +285,7 @@ class Parser {
   #primary(): Expression {
     const token = this.#next();
     if (token.type === 'number') {
-      return { type: 'literal', value: Number(token.value), start: token.start, end: token.end };
+      return { type: 'literal', value: numberLiteral(token.value), start: token.start, end: token.end };
     }
     if (token.type === 'ident') return this.#identifier(token);
     if (token.type === 'oquote') return this.#quoted(token);
@@ -567,6 +574,11 @@ class Parser {
       }
     });
   }
+}
+
+/** A number literal's value, as HCL reads it (cty.ParseNumberVal: 512 bits). */
+function numberLiteral(text: string): Num {
+  return parseNumber(text) ?? Number(text);
 }
 
 function describeToken(token: Token): string {

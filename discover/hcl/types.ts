@@ -16,6 +16,8 @@
  */
 import { Unknown, compareStrings, formatNumber, hasKey, isObject, setKey } from './values.js';
 import type { Value, ValueObject } from './values.js';
+import { BigNumber, compare, isNum, numbersEqual, parseNumber as parseNum } from './number.js';
+import type { Num } from './number.js';
 
 /** A cty type. Primitive types are strings; the rest are small objects. */
 export type Type =
@@ -69,7 +71,7 @@ function elementTypeOf(items: readonly Value[]): Type {
 export function typeOf(value: Value): Type {
   if (value === null || value instanceof Unknown) return 'dynamic';
   if (typeof value === 'string') return 'string';
-  if (typeof value === 'number') return 'number';
+  if (typeof value === 'number' || value instanceof BigNumber) return 'number';
   if (typeof value === 'boolean') return 'bool';
   const tag = collections.get(value);
   if (Array.isArray(value)) {
@@ -201,11 +203,9 @@ export function canConvert(from: Type, to: Type, unsafe: boolean): boolean {
   return false;
 }
 
-const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/** cty's string-to-number parse: decimal notation only, no spaces, no hex. */
-export function parseNumber(text: string): number | undefined {
-  return NUMBER_TEXT.test(text) ? Number(text) : undefined;
+/** cty's string-to-number parse (cty.ParseNumberVal): decimal notation, no spaces, no hex; see number.ts. */
+export function parseNumber(text: string): Num | undefined {
+  return parseNum(text);
 }
 
 /**
@@ -217,7 +217,7 @@ export function convert(value: Value, to: Type, unsafe = true): Value {
   const from = typeOf(value);
   if (sameType(from, to)) return value;
   if (isPrimitive(to)) return convertPrimitive(value, to, unsafe);
-  if (typeof value !== 'object') throw new ConversionError(`${typeLabel(to)} required`);
+  if (typeof value !== 'object' || value instanceof BigNumber) throw new ConversionError(`${typeLabel(to)} required`);
   const toKind = kindOf(to);
   if (toKind === 'list' || toKind === 'set') {
     if (!Array.isArray(value)) throw new ConversionError(`${typeLabel(to)} required`);
@@ -266,7 +266,7 @@ export function convert(value: Value, to: Type, unsafe = true): Value {
 
 function convertPrimitive(value: Value, to: 'string' | 'number' | 'bool', unsafe: boolean): Value {
   if (to === 'string') {
-    if (typeof value === 'number') return formatNumber(value);
+    if (isNum(value)) return formatNumber(value);
     if (typeof value === 'boolean') return value ? 'true' : 'false';
     throw new ConversionError('string required');
   }
@@ -490,7 +490,7 @@ export function setOrder(items: readonly Value[]): Value[] {
   for (const item of items) {
     if (!unique.some((seen) => equals(seen, item) === true)) unique.push(item);
   }
-  if (unique.every((item) => typeof item === 'number')) return unique.sort((a, b) => a - b);
+  if (unique.every(isNum)) return unique.sort(compare);
   if (unique.every((item) => typeof item === 'string')) return unique.sort(compareStrings);
   if (unique.every((item) => typeof item === 'boolean')) return unique.sort((a, b) => Number(a) - Number(b));
   return unique;
@@ -505,7 +505,7 @@ export function equals(a: Value, b: Value): boolean | Unknown {
   if (b instanceof Unknown) return b;
   if (a === null || b === null) return a === b;
   if (!sameType(typeOf(a), typeOf(b))) return false;
-  if (typeof a === 'number') return a === b || formatNumber(a) === formatNumber(b as number);
+  if (isNum(a)) return numbersEqual(a, b as Num);
   if (typeof a !== 'object') return a === b;
   if (Array.isArray(a)) {
     const other = b as Value[];

@@ -8,8 +8,15 @@
  * operation instead of failing it.
  */
 
-/** An evaluated HCL value. */
-export type Value = string | number | boolean | null | Value[] | ValueObject | Unknown;
+import { BigNumber, formatShortest, isNum, parseNumber } from './number.js';
+import type { Num } from './number.js';
+import { boundedDistance } from '../../config/errors.js';
+
+/**
+ * An evaluated HCL value. A number is a plain JavaScript number or, when a float64 cannot hold it exactly (or its
+ * precision is not 512 bits), a {@link BigNumber}: see number.ts.
+ */
+export type Value = string | number | BigNumber | boolean | null | Value[] | ValueObject | Unknown;
 
 /** An HCL object or map. */
 export interface ValueObject {
@@ -84,7 +91,13 @@ export class HclEvalError extends Error {
 
 /** True for an HCL object (not null, not a tuple, not an Unknown). */
 export function isObject(value: Value | undefined): value is ValueObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Unknown);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Unknown) &&
+    !(value instanceof BigNumber)
+  );
 }
 
 /** The HCL type name of a value, for messages. */
@@ -93,7 +106,7 @@ export function typeName(value: Value): TypeName {
   if (value instanceof Unknown) return 'unknown';
   if (Array.isArray(value)) return 'tuple';
   if (typeof value === 'string') return 'string';
-  if (typeof value === 'number') return 'number';
+  if (isNum(value)) return 'number';
   if (typeof value === 'boolean') return 'bool';
   return 'object';
 }
@@ -125,66 +138,23 @@ export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/**
- * Formats a number the way HCL converts it to a string: integers in full (no exponent), fractions with at most 15
- * significant digits so binary artefacts (0.1 + 0.2) print as cty's arbitrary-precision arithmetic would.
- */
-export function formatNumber(n: number): string {
-  if (Number.isNaN(n)) return 'NaN';
-  if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
-  // cty keeps the sign of zero (0 * -1, tonumber("-0") and -0.0 in JSON print as "-0").
-  if (Object.is(n, -0)) return '-0';
-  if (Number.isInteger(n)) {
-    if (Math.abs(n) < 1e21) return String(n);
-    // A float64 prints as its shortest round-tripping digits, zero-padded (Go's Text('f', -1) at 53 bits): 1e21
-    // is "1000000000000000000000", not the binary value's exact expansion.
-    return expandExponent(String(n).replace('e+', 'e'));
-  }
-  const short = String(n);
-  if (!short.includes('e') && significantDigits(short) <= 15) return short;
-  const precise = n.toPrecision(15);
-  if (!precise.includes('e')) return trimFraction(precise);
-  // Very small or very large fractions: expand the exponent so the result has no "e".
-  return trimFraction(expandExponent(precise));
-}
-
-function significantDigits(text: string): number {
-  return text.replace(/^-?0*\.?0*/, '').replace('.', '').length;
-}
-
-function trimFraction(text: string): string {
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
-}
-
-function expandExponent(text: string): string {
-  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]?\d+)$/.exec(text);
-  if (!match) return text;
-  const [, sign = '', lead = '', fraction = '', exponentText = '0'] = match;
-  const digits = lead + fraction;
-  const exponent = Number(exponentText);
-  const point = 1 + exponent;
-  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
-  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+/** Formats a number the way HCL converts it to a string (Go's Text('f', -1) at the number's precision). */
+export function formatNumber(n: Num): string {
+  return formatShortest(n);
 }
 
 /** A string, the way HCL converts a primitive (undefined when the value has no string form). */
 export function primitiveToString(value: Value): string | undefined {
   if (typeof value === 'string') return value;
-  if (typeof value === 'number') return formatNumber(value);
+  if (isNum(value)) return formatNumber(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   return undefined;
 }
 
-const NUMBER_SYNTAX = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
-
-/** A number from a number or a numeric string, as HCL converts (undefined when not convertible). */
-export function toNumber(value: Value): number | undefined {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'string') {
-    const text = value.trim() === value ? value : '';
-    return NUMBER_SYNTAX.test(text) ? Number(text) : undefined;
-  }
+/** A number from a number or a numeric string, as cty converts (undefined when not convertible). */
+export function toNumber(value: Value): Num | undefined {
+  if (isNum(value)) return value;
+  if (typeof value === 'string') return parseNumber(value);
   return undefined;
 }
 
@@ -224,24 +194,9 @@ export function isWhollyKnown(value: Value): boolean {
 export function describeValue(value: Value): string {
   if (value instanceof Unknown) return value.toString();
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (isNum(value)) return formatNumber(value);
   if (value === null || typeof value !== 'object') return String(value);
   return typeName(value);
-}
-
-/** Levenshtein distance, for "did you mean" suggestions. */
-function editDistance(a: string, b: string): number {
-  const previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = previous[0] ?? 0;
-    previous[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = previous[j] ?? 0;
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      previous[j] = Math.min(above + 1, (previous[j - 1] ?? 0) + 1, diagonal + cost);
-      diagonal = above;
-    }
-  }
-  return previous[b.length] ?? 0;
 }
 
 /** The closest candidate to a misspelt name, if one is close enough to be a plausible typo. */
@@ -250,7 +205,7 @@ export function suggest(name: string, candidates: Iterable<string>): string | un
   let bestDistance = Infinity;
   const limit = Math.max(2, Math.floor(name.length / 3));
   for (const candidate of candidates) {
-    const distance = editDistance(name, candidate);
+    const distance = boundedDistance(name, candidate, limit);
     if (distance <= limit && distance < bestDistance) {
       best = candidate;
       bestDistance = distance;

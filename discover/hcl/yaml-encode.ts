@@ -12,6 +12,7 @@
  *   one inside a sequence starts on the same line (`- - a`); empty ones are `[]` and `{}`.
  */
 import { Unknown, formatNumber, sortedKeys } from './values.js';
+import { isInfinite, isNum } from './number.js';
 import type { Value } from './values.js';
 
 /** Why a value cannot be written as YAML. */
@@ -127,11 +128,11 @@ function stringScalar(text: string, column: number, indent: number): string {
 
 function isEmptyCollection(value: Value): boolean {
   if (Array.isArray(value)) return value.length === 0;
-  return value !== null && typeof value === 'object' && !(value instanceof Unknown) && Object.keys(value).length === 0;
+  return isCollection(value) && Object.keys(value as object).length === 0;
 }
 
 function isCollection(value: Value): boolean {
-  return value !== null && typeof value === 'object' && !(value instanceof Unknown);
+  return value !== null && typeof value === 'object' && !(value instanceof Unknown) && !isNum(value);
 }
 
 /**
@@ -142,8 +143,8 @@ function scalar(value: Value, column: number, indent: number): string {
   if (value === null) return 'null\n';
   if (value instanceof Unknown) throw new YamlEncodeError(`cannot encode an unknown value (${value.reason})`);
   if (typeof value === 'boolean') return `${String(value)}\n`;
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new YamlEncodeError(`cannot encode ${value} as YAML`);
+  if (isNum(value)) {
+    if (isInfinite(value)) throw new YamlEncodeError(`cannot encode ${formatNumber(value)} as YAML`);
     return `${formatNumber(value)}\n`;
   }
   if (typeof value === 'string') return stringScalar(value, column, indent);
@@ -184,6 +185,6 @@ function block(value: Value, indent: number, inline: boolean): string {
 export function encodeYaml(value: Value): string {
   if (isCollection(value) && !isEmptyCollection(value)) return block(value, 0, false);
   // A plain scalar (null, a bool, a number) alone in the document is followed by the document end marker.
-  const plain = value === null || typeof value === 'boolean' || typeof value === 'number';
+  const plain = value === null || typeof value === 'boolean' || isNum(value);
   return `${scalar(value, 0, INDENT)}${plain ? '...\n' : ''}`;
 }

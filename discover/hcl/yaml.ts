@@ -19,6 +19,8 @@ import type { Node } from 'yaml';
 import { formatNumber, setKey } from './values.js';
 import type { Value, ValueObject } from './values.js';
 import { parseNumber } from './types.js';
+import { fromBigInt, isNum } from './number.js';
+import type { Num } from './number.js';
 
 /** A YAML document OpenTofu would refuse; the message says why. */
 export class YamlDecodeError extends Error {
@@ -58,7 +60,7 @@ function hint(text: string): 'sign' | 'digit' | 'word' | 'dot' | 'none' {
 }
 
 /** Go's strconv.ParseInt/ParseUint with base 0: 0x, 0o, 0b prefixes and a leading 0 for octal. */
-function parseGoInteger(text: string): number | undefined {
+function parseGoInteger(text: string): Num | undefined {
   const match = /^([+-]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(text);
   if (!match) return undefined;
   const [, sign = '', body = ''] = match;
@@ -68,7 +70,7 @@ function parseGoInteger(text: string): number | undefined {
   else value = BigInt(body);
   if (sign === '-') value = -value;
   if (value < -(2n ** 63n) || value >= 2n ** 64n) return undefined;
-  return Number(value);
+  return fromBigInt(value);
 }
 
 function pad(n: string): string {
@@ -211,7 +213,7 @@ class Converter {
       }
       if (key === null) throw new YamlDecodeError('mapping key cannot be null');
       if (typeof key === 'object') throw new YamlDecodeError('only strings are allowed as mapping keys');
-      const name = typeof key === 'number' ? formatNumber(key) : String(key);
+      const name = isNum(key) ? formatNumber(key) : String(key);
       setKey(out, name, this.node(pair.value as Node | null));
     }
     return out;

@@ -93,6 +93,51 @@ describe('discovery constructs', () => {
     expect(problems[0]?.location?.line).toBe(2);
   });
 
+  it('a run_cmd inside a dependencies path is reported as unresolved, in words, and the other paths still count', async () => {
+    const root = repo({
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/db/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl':
+        '\ndependencies {\n  paths = ["../vpc", run_cmd("sh", "-c", "echo ../db"), 3, ["../x"]]\n}\n',
+    });
+    const { problems, edges: found } = await edges(root);
+    expect(found['dev/app']).toEqual(['dev/vpc']);
+    const unresolved = problems.find((p) => p.kind === 'unresolved-expression');
+    expect(unresolved?.message).toMatch(/^dependencies paths\[1\] cannot be resolved offline: run_cmd\(\) /);
+    expect(unresolved?.location?.line).toBe(3);
+    const wrong = problems.filter((p) => p.kind === 'evaluation-error').map((p) => p.message);
+    expect(wrong).toEqual([
+      'dependencies paths[2] must be a string (a path to a unit directory), got the number 3',
+      'dependencies paths[3] must be a string (a path to a unit directory), got a tuple',
+    ]);
+    for (const problem of problems) expect(problem.message).not.toMatch(/[{}]|"reason"/);
+  });
+
+  it('reads number literals from the source where the parser rounded them through a float64', async () => {
+    const root = repo({
+      'live/dev/vpc/terragrunt.hcl': '',
+      'live/dev/db/terragrunt.hcl': '',
+      'live/dev/app/terragrunt.hcl': [
+        'locals {',
+        '  big   = [12345678901234567890, 7]',
+        '  n     = 9007199254740993',
+        '  wrap  = "${100000000000000000000000}"',
+        '  fine  = 0.1',
+        '}',
+        'dependency "a" {',
+        '  config_path = tostring(local.big[0]) == "12345678901234567890" && local.n % 2 == 1 ? "../vpc" : "../db"',
+        '}',
+        'dependencies {',
+        '  paths = [local.wrap == 100000000000000000000000 && local.fine * 3 == 0.3 ? "../vpc" : "../db"]',
+        '}',
+        '',
+      ].join('\n'),
+    });
+    const { edges: found, problems } = await edges(root);
+    expect(problems).toEqual([]);
+    expect(found['dev/app']).toEqual(['dev/vpc']);
+  });
+
   it('reads an active Terragrunt exclude block as data, without a warning (bootstrap and teardown honour it)', async () => {
     const root = repo({
       'live/dev/off/terragrunt.hcl': 'exclude {\n  if      = false\n  actions = ["all"]\n}\n',

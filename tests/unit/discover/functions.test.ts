@@ -100,6 +100,9 @@ describe('Terragrunt functions', () => {
   it('get_env reads the injected environment, with a default, and fails without one', () => {
     expect(call('get_env', ['REGION'])).toBe('eu-west-1');
     expect(call('get_env', ['NOPE', 'x'])).toBe('x');
+    // The default is a string parameter in Terragrunt: a bool or number becomes its text.
+    expect(call('get_env', ['NOPE', true])).toBe('true');
+    expect(call('get_env', ['NOPE', 12])).toBe('12');
     expect(() => call('get_env', ['NOPE'])).toThrow(/not set and no default/);
   });
 

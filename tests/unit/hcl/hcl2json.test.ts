@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { BigNumber } from '../../../discover/hcl/number.js';
 import {
   Unknown,
   evaluateJson,
@@ -184,8 +185,22 @@ describe('evaluating hcl2json output', () => {
   it('gives the expected value for every attribute', () => {
     const scope = scopeFor(json.locals as Record<string, unknown>[]);
     for (const [name, value] of Object.entries(expected)) {
-      expect(evaluateJson(json[name], scope), name).toEqual(value);
+      const result = evaluateJson(json[name], scope);
+      // A fraction such as 3.14 is read back as cty reads the literal (a 512-bit number); compare its text.
+      if (result instanceof BigNumber) expect(result.toString(), name).toBe(String(value as number));
+      else expect(result, name).toEqual(value);
     }
+  });
+
+  it('reads a fraction written as a JSON number back as cty reads the literal (512 bits, not float64)', () => {
+    const scope = scopeFor(json.locals as Record<string, unknown>[]);
+    // 0.1 as float64 is 0.1000000000000000055511151231257827...; as a cty literal it is 0.1 to 512 bits, and
+    // three of them add up to 0.3 exactly as OpenTofu prints it.
+    expect(evaluateJson('${tostring(0.1 + 0.1 + 0.1)}', scope)).toBe('0.3');
+    expect((evaluateJson(0.1, scope) as BigNumber).toString()).toBe('0.1');
+    expect(
+      evaluateJson('${tostring(local.x * 3)}', { ...scope, variables: { local: { x: evaluateJson(0.1, scope) } } }),
+    ).toBe('0.3');
   });
 
   it('covers every attribute of the fixture', () => {

@@ -1,0 +1,85 @@
+/**
+ * Number literals hcl2json has rounded. hcl2json writes a literal that stands alone (`n = 12345678901234567890`, an
+ * element of a literal tuple or object, `"${100000000000000000000000}"`) as a JSON number, which has already been
+ * through a float64: 12345678901234567890 arrives as 12345678901234567000, 9007199254740993 as 9007199254740992.
+ * OpenTofu reads the literal's digits at 512 bits. Where the JSON holds a number that may have lost digits (an
+ * integer beyond 2^53, or a fraction of 16 or more significant digits), the attribute's JSON value is replaced by
+ * its source text as one interpolation (`${[12345678901234567890, 7]}`), which the evaluator parses itself and which
+ * evaluates to the same value and type (a whole-string interpolation keeps its type). Files without such numbers
+ * are returned as they are, without scanning their source.
+ */
+import { outlineBody } from './outline.js';
+import type { OutlineAttribute, OutlineBlock } from './outline.js';
+
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether a float64 may be a rounded literal: beyond 2^53, or printed with 16 or more significant digits. */
+function mayHaveLostDigits(n: number): boolean {
+  if (!Number.isFinite(n) || Number.isSafeInteger(n)) return false;
+  if (Number.isInteger(n)) return true;
+  const digits = String(n).replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '');
+  return digits.length >= 16;
+}
+
+function hasLossyNumber(value: unknown): boolean {
+  if (typeof value === 'number') return mayHaveLostDigits(value);
+  if (Array.isArray(value)) return value.some(hasLossyNumber);
+  if (isRecord(value)) return Object.values(value).some(hasLossyNumber);
+  return false;
+}
+
+function restoreAttributes(body: Json, attributes: readonly OutlineAttribute[]): Json {
+  let out = body;
+  for (const attribute of attributes) {
+    if (!Object.prototype.hasOwnProperty.call(body, attribute.name)) continue;
+    if (!hasLossyNumber(body[attribute.name])) continue;
+    if (out === body) out = { ...body };
+    out[attribute.name] = `\${${attribute.source}}`;
+  }
+  return out;
+}
+
+function restoreBlocks(body: Json, blocks: readonly OutlineBlock[]): Json {
+  let out = body;
+  const occurrences = new Map<string, number>();
+  for (const block of blocks) {
+    const key = JSON.stringify([block.type, ...block.labels]);
+    const occurrence = occurrences.get(key) ?? 0;
+    occurrences.set(key, occurrence + 1);
+    // hcl2json nests a block as {type: {label: {label: [body, body, ...]}}}, one body per occurrence.
+    const path = [block.type, ...block.labels];
+    let node: unknown = out;
+    for (const step of path) node = isRecord(node) ? node[step] : undefined;
+    if (!Array.isArray(node) || !isRecord(node[occurrence]) || !hasLossyNumber(node[occurrence])) continue;
+    const inner = node[occurrence];
+    const restored = restoreBlocks(restoreAttributes(inner, block.attributes), block.blocks);
+    if (restored === inner) continue;
+    // Copy the path down to the body, so the parser's (cached) JSON is never changed.
+    if (out === body) out = { ...body };
+    let parent: Json = out;
+    for (const step of path.slice(0, -1)) {
+      const copy = { ...(parent[step] as Json) };
+      parent[step] = copy;
+      parent = copy;
+    }
+    const last = path[path.length - 1] as string;
+    const bodies = [...(parent[last] as unknown[])];
+    bodies[occurrence] = restored;
+    parent[last] = bodies;
+  }
+  return out;
+}
+
+/**
+ * The file's hcl2json output with every attribute that holds a possibly rounded number literal replaced by its
+ * source as an interpolation; the same object when there is none.
+ */
+export function restoreNumberLiterals(json: Json, content: string): Json {
+  if (!hasLossyNumber(json)) return json;
+  const outline = outlineBody(content);
+  return restoreBlocks(restoreAttributes(json, outline.attributes), outline.blocks);
+}
