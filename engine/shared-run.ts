@@ -9,7 +9,6 @@ import type { ObjectStore } from './object-store.js';
 import type { RunAuthor } from './shared-state.js';
 import { loadRemoteLatest, loadRemoteRun, uploadState } from './shared-state.js';
 import type { RunState } from './state.js';
-import type { RunCommand } from './unit-status.js';
 
 /** What the run needs to use the shared backend. */
 export interface SharedBackend {
@@ -72,7 +71,7 @@ export async function lockShared(
   request: {
     readonly envs: readonly string[];
     readonly runId: string;
-    readonly verb: RunCommand;
+    readonly verb: string;
     readonly command: string;
   },
   now: () => number,
