@@ -8,9 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AwsProxy } from '../helpers/aws-proxy.js';
-import { startAwsProxy } from '../helpers/aws-proxy.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer } from '../helpers/kube-api.js';
 import { KEYS, fixturePdb } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
@@ -37,16 +36,10 @@ interface Journal {
 
 describe('down and up on the shared state backend', { timeout: 180_000 }, () => {
   const moto = useMoto();
-  let proxy: AwsProxy;
+  const proxy = useAwsProxy(moto);
   let kube: KubeApiServer;
   let bastionId: string;
 
-  beforeAll(async () => {
-    proxy = await startAwsProxy(moto.endpoint);
-  });
-  afterAll(async () => {
-    await proxy.close();
-  });
   beforeEach(async () => {
     proxy.inject = undefined;
     ({ bastionId } = await seedParkAws(moto.endpoint));
