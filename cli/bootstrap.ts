@@ -60,8 +60,8 @@ export type WalkVerbArgs = ArgsOf<ReturnType<typeof walkVerbOptions>>;
 /** Rules between the flags, checked while parsing: a run never starts on a combination that means nothing. */
 export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string | undefined {
   if (args.resume && args['dry-run']) return '--dry-run prints the whole plan; it does not combine with --resume';
-  if (args.resume && ((args.unit ?? []).length > 0 || (args.env ?? []).length > 0)) {
-    return '--resume continues the last run with its own selection; drop --unit/--env';
+  if (args.resume && (args.unit ?? []).length > 0) {
+    return '--resume continues a run with its own selection; drop --unit (--env picks which run: docs/state.md)';
   }
   // bootstrap --force also overrides the parked-environment guard; teardown's only meaning is with --resume.
   if (args.force && !args.resume && command !== 'bootstrap') return '--force only applies to --resume';

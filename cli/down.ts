@@ -11,8 +11,11 @@ import { kubeWriterForEnv } from '../cloud/kube-writer.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import { createParkAws } from '../cloud/park-aws.js';
 import type { CloudResult } from '../cloud/result.js';
-import type { PlatctlConfig } from '../config/schema.js';
+import type { PlatctlConfig, StateConfig } from '../config/schema.js';
+import type { EnvLocks } from '../engine/env-lock.js';
 import { acquireLock } from '../engine/lock.js';
+import { makeRunId } from '../engine/run.js';
+import { lockShared } from '../engine/shared-run.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { Paint } from '../engine/reporters/paint.js';
@@ -22,6 +25,7 @@ import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
 import { runPark } from '../park/run.js';
 import { parkUnitApplier } from './park-units.js';
 import { loadCheckedConfig } from './project.js';
+import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import type { OptionSpecs } from './args.js';
@@ -31,6 +35,7 @@ export interface ParkArgs {
   'dry-run'?: boolean | undefined;
   resume?: boolean | undefined;
   yes?: boolean | undefined;
+  'break-lock'?: boolean | undefined;
 }
 
 /** The options of `down` and `up`; only `down` asks, so only it takes `--yes`. */
@@ -38,6 +43,10 @@ export function parkOptions(op: ParkOp) {
   const base = {
     'dry-run': { type: 'boolean', describe: 'Show each step and what it would touch as it is now; change nothing' },
     resume: { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` },
+    'break-lock': {
+      type: 'boolean',
+      describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
+    },
   } as const satisfies OptionSpecs;
   return op === 'down'
     ? ({
@@ -97,6 +106,14 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     io.stderr.write(`platctl: ${chosen.error}\n`);
     return EXIT.usage;
   }
+  const state = await stateStore(config.state, io);
+  if (args['break-lock'] && !state) {
+    io.stderr.write(
+      `platctl: --break-lock applies to the shared lock of state.backend s3; ${checked.loaded.path} uses the ` +
+        `local backend (its .platctl.lock is taken over automatically once its holder is gone)\n`,
+    );
+    return EXIT.usage;
+  }
   const units = op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, io) : undefined;
   if (units && !units.ok) return units.exitCode;
   const applier = units?.applier;
@@ -146,6 +163,15 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     );
   }
 
+  const envLocks = lock
+    ? await lockParkEnvs({ op, envs: chosen.envs, command }, config.state, args['break-lock'] === true, io, human)
+    : undefined;
+  if (envLocks?.type === 'refused') {
+    await lock?.lock.release();
+    return EXIT.refused;
+  }
+  const locks = envLocks?.locks;
+
   handleInterruptions();
   const clouds = new Map<string, EnvCloud>();
   const cloudOf = (env: string): EnvCloud => {
@@ -162,9 +188,16 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     const cloud = cloudOf(env);
     const settings = config.environments[env];
     let kube: Promise<CloudResult<KubeWriter>> | undefined;
+    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env);
+    const envBucket = settings?.aws?.state_bucket;
     return {
       cloud,
-      aws: createParkAws(cloud, io.env, settings?.cluster?.name ?? env),
+      aws,
+      records: {
+        ...parkRecordPlaces(state, envBucket === undefined ? undefined : aws.stateBucketRecords(envBucket)),
+        ...(locks ? { mayWrite: () => locks.ensureFresh() } : {}),
+        onMoved: (from, to) => human.write(`moved the park record of ${env} from ${from} to ${to}\n`),
+      },
       kube: () => {
         kube ??= settings
           ? kubeWriterForEnv(cloud, settings, io.env, io.signal)
@@ -192,8 +225,15 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       now: () => Date.now(),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       signal: io.signal,
+      fence: locks && {
+        stillOurs: () => locks.ensureFresh(),
+        get reason() {
+          return locks.fenceReason;
+        },
+      },
     });
   } finally {
+    for (const problem of (await locks?.release()) ?? []) io.stderr.write(`platctl: warning: ${problem}\n`);
     if (lock?.type === 'acquired') await lock.lock.release();
   }
   const exitCode = exitCodeFor(outcomes, io);
@@ -209,13 +249,15 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       `${JSON.stringify({ type: 'summary', op, dry_run: dryRun, exit_code: exitCode, envs: outcomes })}\n`,
     );
   }
-  if (outcomes.some((o) => o.status === 'failed' || o.status === 'interrupted'))
+  if (outcomes.some((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced'))
     human.write(`Resume with: ${resume}\n`);
   return exitCode;
 }
 
 function exitCodeFor(outcomes: readonly EnvOutcome[], io: CliIo): number {
   if (outcomes.some((o) => o.status === 'interrupted') || io.signal.aborted) return exitCodeForSignal(io.signal.reason);
+  // Fenced: it lost its environment lock and stopped; a refusal (3), as when the lock was held at the start.
+  if (outcomes.some((o) => o.status === 'fenced')) return EXIT.refused;
   if (outcomes.some((o) => o.status === 'failed')) return EXIT.failed;
   if (outcomes.some((o) => o.status === 'refused')) return EXIT.refused;
   return EXIT.ok;
@@ -236,7 +278,41 @@ function invocation(op: ParkOp, args: ParkArgs & GlobalOptions): string {
     ...(args.env ?? []).flatMap((e) => ['--env', e]),
     ...(args.resume ? ['--resume'] : []),
     ...(args.yes ? ['--yes'] : []),
+    ...(args['break-lock'] ? ['--break-lock'] : []),
   ]);
+}
+
+/**
+ * With `state.backend: s3`: locks the environments of a `down`/`up` as bootstrap and teardown do (sorted, never
+ * waiting, `--break-lock` for a stale one only), so one of them refuses while the other holds an environment.
+ * Undefined with the local backend; a refusal has been printed.
+ */
+async function lockParkEnvs(
+  request: { readonly op: ParkOp; readonly envs: readonly string[]; readonly command: string },
+  state: StateConfig,
+  breakLock: boolean,
+  io: CliIo,
+  human: NodeJS.WritableStream,
+): Promise<{ type: 'ok'; locks: EnvLocks } | { type: 'refused' } | undefined> {
+  const shared = await sharedBackend(state, io, breakLock);
+  if (!shared) return undefined;
+  const got = await lockShared(
+    shared,
+    { envs: request.envs, runId: makeRunId(Date.now()), verb: request.op, command: request.command },
+    () => Date.now(),
+    (message) => human.write(`warning: ${message}\n`),
+  );
+  if (got.type === 'ok') {
+    got.locks.fenced.addEventListener('abort', () =>
+      human.write(`warning: ${got.locks.fenceReason}: starting no more steps; the running one finishes (exit 3)\n`),
+    );
+    return { type: 'ok', locks: got.locks };
+  }
+  io.stderr.write(
+    `platctl: refused: ${got.message}\n${(got.details ?? []).map((d) => `  ${d}\n`).join('')}` +
+      `${got.hint ? `  hint: ${got.hint}\n` : ''}`,
+  );
+  return { type: 'refused' };
 }
 
 async function confirm(io: CliIo, paint: Paint, envs: readonly string[]): Promise<boolean> {
@@ -314,13 +390,20 @@ function verdict(o: EnvOutcome, paint: Paint): string {
     case 'refused':
       return `${paint.red(`${o.env}: refused`)}: ${o.message ?? ''}; nothing was changed\n${hint}`;
     case 'failed':
-    case 'interrupted': {
-      const head = o.status === 'failed' ? `failed at step ${o.failed_step ?? '?'}` : 'interrupted';
+    case 'interrupted':
+    case 'fenced': {
+      const head =
+        o.status === 'failed'
+          ? `failed at step ${o.failed_step ?? '?'}`
+          : o.status === 'fenced'
+            ? `stopped: ${o.message ?? 'the environment lock was lost'}`
+            : 'interrupted';
       const done = o.op === 'down' ? 'parked' : 'brought back';
       return (
         `${paint.red(`${o.env}: ${o.op} ${head}`)}${o.reason === 'auth' ? ' (credentials rejected: stopped at once)' : ''}\n` +
         `  ${done}: ${o.done_steps.join(', ') || 'nothing'}\n` +
-        `  not ${done}: ${o.pending_steps.join(', ') || 'nothing'}\n`
+        `  not ${done}: ${o.pending_steps.join(', ') || 'nothing'}\n` +
+        (o.status === 'fenced' ? hint : '')
       );
     }
   }

@@ -6,8 +6,9 @@ import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Graph, UnitId } from '../engine/graph.js';
 import type { RunState } from '../engine/state.js';
-import { RecordStore, recordKey } from '../park/record.js';
+import { RecordStore } from '../park/record.js';
 import { parkFiles, renderParkStatus } from '../park/status.js';
+import { parkRecordPlaces, stateStore } from './shared-state.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
@@ -28,18 +29,24 @@ export async function parkStatusJson(root: string): Promise<unknown[]> {
   }));
 }
 
-/** The record store of `env`: shared in S3 when the environment is parkable and has a state bucket, else local. */
+/**
+ * The record store of `env`, read-only (it takes no lock, so it never moves a record): shared where `down` shares it
+ * (docs/park.md), else local.
+ */
 async function recordStore(root: string, config: PlatctlConfig, env: string, vars: EnvVars): Promise<RecordStore> {
   const settings = config.environments[env];
-  const bucket = config.park[env] ? settings?.aws?.state_bucket : undefined;
-  if (!settings || bucket === undefined) return new RecordStore(root, env, undefined, undefined);
+  if (!settings || !config.park[env]) return new RecordStore(root, env);
+  const state = await stateStore(config.state, { env: vars });
+  const bucket = settings.aws?.state_bucket;
+  if (bucket === undefined) return new RecordStore(root, env, parkRecordPlaces(state, undefined));
   // Loaded only here: status and an unparked bootstrap without a bucket never pay for the AWS modules.
   const [{ createEnvCloud }, { createParkAws }] = await Promise.all([
     import('../cloud/environment.js'),
     import('../cloud/park-aws.js'),
   ]);
   const cloud = createEnvCloud({ envName: env, settings, env: vars, maxAttempts: 3 });
-  return new RecordStore(root, env, bucket, createParkAws(cloud, vars, settings.cluster?.name ?? env));
+  const envBucket = createParkAws(cloud, vars, settings.cluster?.name ?? env).stateBucketRecords(bucket);
+  return new RecordStore(root, env, parkRecordPlaces(state, envBucket));
 }
 
 /**
@@ -103,11 +110,12 @@ export async function clearParkAfterTeardown(
       return unit !== undefined && (unit.status === 'completed' || unit.kept === true);
     });
     if (!destroyed) continue;
-    const cleared = await (await recordStore(root, config, env, io.env)).clear();
+    const store = await recordStore(root, config, env, io.env);
+    const cleared = await store.clear();
     if (!cleared.ok) {
       io.stderr.write(
         `platctl: teardown of ${env} completed, but its park record could not be removed: ${cleared.message}\n` +
-          `  hint: ${cleared.hint ? `${cleared.hint}; then ` : ''}delete s3://<state bucket>/${recordKey(env)} and ` +
+          `  hint: ${cleared.hint ? `${cleared.hint}; then ` : ''}delete ${store.location} and ` +
           `.platctl-park/${env}.json by hand, or platctl status and bootstrap will still see ${env} as parked\n`,
       );
       return EXIT.failed;

@@ -104,7 +104,9 @@ export const statusVerb = defineVerb({
       if (killed !== undefined) io.stdout.write(`The run did not end: platctl was killed (${killed}).\n`);
       if (state.status !== 'completed' && !live) {
         const config = args.config === undefined ? '' : ` --config ${found.path}`;
-        io.stdout.write(`Resume with: platctl ${state.command} --resume${config}\n`);
+        // --env names which run to resume (the shared backend keeps many: docs/state.md).
+        const envs = state.args.env.map((env) => ` --env ${env}`).join('');
+        io.stdout.write(`Resume with: platctl ${state.command} --resume${envs}${config}\n`);
       }
     }
     return complete ? EXIT.ok : EXIT.failed;

@@ -67,9 +67,10 @@ export function invocation(command: RunCommand, args: WalkVerbArgs & GlobalOptio
   return formatCommandLine(['platctl', command, ...resume, ...selection, ...sharedFlags(args)]);
 }
 
-/** The exact command that continues this run: the selection is in the state file, so only the flags repeat. */
+/** The exact command that continues this run: the selection is in the state; `--env` says which run it is. */
 export function resumeCommand(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string {
-  return formatCommandLine(['platctl', command, '--resume', ...sharedFlags(args)]);
+  const envs = (args.env ?? []).flatMap((e) => ['--env', e]);
+  return formatCommandLine(['platctl', command, '--resume', ...envs, ...sharedFlags(args)]);
 }
 
 /** What the run's events told about it, for the summary: each failed unit's last lines and the run's duration. */

@@ -1,17 +1,21 @@
 /**
  * The AWS writes of `platctl down`/`up`, beside the read-only `EnvCloud`: EKS node-group scaling (and waiting for the
- * update), EC2 instances found by tags (stop, start, terminate), and the park record in S3 with conditional puts.
+ * update), EC2 instances found by tags (stop, start, terminate), and the park record's old place in S3 (`stateBucketRecords`).
  * Clients use the environment's credentials and honour the same endpoint overrides as every other client.
  */
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { describeAwsError, isAuthError, loginHint } from './auth-errors.js';
 import type { EnvVars } from './env.js';
 import { endpointFor } from './env.js';
 import type { EnvCloud } from './environment.js';
 import type { CloudFailure, CloudResult } from './result.js';
-import { failure, isAbortError, networkErrorCode, ok } from './result.js';
+import { failure, ok } from './result.js';
+import type { S3Store } from './s3-store.js';
+import { Unavailable, awsFailure, createS3Store } from './s3-store.js';
+
+/** The key prefix of park records in an environment's `aws.state_bucket`. */
+export const STATE_BUCKET_PREFIX = 'platctl';
 
 export interface NodeGroupSize {
   readonly min: number;
@@ -62,20 +66,11 @@ export interface ParkAws {
   stopInstances(ids: readonly string[]): Promise<CloudResult<void>>;
   startInstances(ids: readonly string[]): Promise<CloudResult<void>>;
   terminateInstances(ids: readonly string[]): Promise<CloudResult<void>>;
-  /** The object and its ETag; undefined when there is none. */
-  getObject(bucket: string, key: string): Promise<CloudResult<{ body: string; etag: string } | undefined>>;
   /**
-   * PutObject only if the object is absent (`ifNoneMatch`) or still has `ifMatch` as its ETag; `conflict` when
-   * someone else wrote first.
+   * `s3://<bucket>/platctl/` (the environment's `aws.state_bucket`) with the environment's credentials: where the
+   * park record is shared with the local state backend, and its old place, read once to migrate, with the s3 one.
    */
-  putObject(
-    bucket: string,
-    key: string,
-    body: string,
-    condition: { ifNoneMatch: true } | { ifMatch: string } | { always: true },
-  ): Promise<CloudResult<'written' | 'conflict'>>;
-  /** DeleteObject; deleting an object that is not there is a success, as in S3. */
-  deleteObject(bucket: string, key: string): Promise<CloudResult<void>>;
+  stateBucketRecords(bucket: string): S3Store;
 }
 
 export function createParkAws(cloud: EnvCloud, env: EnvVars, clusterName: string): ParkAws {
@@ -232,47 +227,13 @@ class SdkParkAws implements ParkAws {
     });
   }
 
-  async getObject(bucket: string, key: string): Promise<CloudResult<{ body: string; etag: string } | undefined>> {
-    const result = await this.#call(`reading s3://${bucket}/${key}`, async () => {
-      const [{ GetObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), this.#s3Client()]);
-      const answer = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      return { body: (await answer.Body?.transformToString('utf8')) ?? '', etag: answer.ETag ?? '' };
-    });
-    if (!result.ok && result.reason === 'not-found' && !/NoSuchBucket/.test(result.message)) return ok(undefined);
-    return result;
-  }
-
-  async putObject(
-    bucket: string,
-    key: string,
-    body: string,
-    condition: { ifNoneMatch: true } | { ifMatch: string } | { always: true },
-  ): Promise<CloudResult<'written' | 'conflict'>> {
-    try {
-      const [{ PutObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), this.#s3Client()]);
-      await s3.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          Body: body,
-          ContentType: 'application/json',
-          ...('ifNoneMatch' in condition ? { IfNoneMatch: '*' } : {}),
-          ...('ifMatch' in condition ? { IfMatch: condition.ifMatch } : {}),
-        }),
-      );
-      return ok('written');
-    } catch (error) {
-      const name = error instanceof Error ? error.name : '';
-      // 412: the condition failed; 409 ConditionalRequestConflict: a concurrent conditional write is in flight.
-      if (name === 'PreconditionFailed' || name === 'ConditionalRequestConflict') return ok('conflict');
-      return this.#failure(error, `writing s3://${bucket}/${key}`);
-    }
-  }
-
-  async deleteObject(bucket: string, key: string): Promise<CloudResult<void>> {
-    return this.#call(`deleting s3://${bucket}/${key}`, async () => {
-      const [{ DeleteObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), this.#s3Client()]);
-      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  stateBucketRecords(bucket: string): S3Store {
+    return createS3Store({
+      bucket,
+      keyPrefix: STATE_BUCKET_PREFIX,
+      profile: this.#cloud.profile,
+      client: () => this.#s3Client(),
+      hints: { noBucket: `create it, or fix aws.state_bucket of environment ${this.#cloud.envName} in .platctl.yaml` },
     });
   }
 
@@ -285,26 +246,7 @@ class SdkParkAws implements ParkAws {
   }
 
   #failure(error: unknown, what: string): CloudFailure {
-    if (error instanceof Unavailable) return error.result;
-    if (isAuthError(error)) {
-      return failure(
-        'auth',
-        `AWS rejected the credentials ${what}: ${describeAwsError(error)}`,
-        loginHint(this.#cloud.profile),
-      );
-    }
-    if (isAbortError(error)) return failure('timeout', `no answer from AWS ${what}`);
-    const name = error instanceof Error ? error.name : '';
-    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (['NotFound', 'NoSuchKey', 'NoSuchBucket', 'ResourceNotFoundException'].includes(name) || status === 404) {
-      return failure('not-found', `${what}: ${describeAwsError(error)}`);
-    }
-    if (['AccessDenied', 'AccessDeniedException', 'UnauthorizedOperation'].includes(name) || status === 403) {
-      return failure('forbidden', `${what}: ${describeAwsError(error)}`);
-    }
-    const code = networkErrorCode(error);
-    if (code) return failure('unreachable', `cannot reach AWS ${what} (${code})`);
-    return failure('error', `${what}: ${describeAwsError(error)}`);
+    return awsFailure(error, what, { service: 'AWS', profile: this.#cloud.profile });
   }
 
   async #config(serviceId: string) {
@@ -336,14 +278,5 @@ class SdkParkAws implements ParkAws {
     })();
     this.#s3.catch(() => (this.#s3 = undefined));
     return this.#s3;
-  }
-}
-
-/** Carries a credentials failure out of client construction. */
-class Unavailable extends Error {
-  readonly result: CloudFailure;
-  constructor(result: CloudFailure) {
-    super(result.message);
-    this.result = result;
   }
 }

@@ -21,6 +21,8 @@ export type WalkEvent =
       readonly run_id: string;
       readonly command: RunCommand;
       readonly resumed: boolean;
+      /** With the shared backend, the run resumed: id, environments, who, when (docs/state.md). */
+      readonly resuming?: string;
       /** Units in the run (the selection), the kept floor included. */
       readonly total: number;
       /** Units this invocation will try to run. */

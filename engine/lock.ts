@@ -353,3 +353,42 @@ export async function procFacts(pid: number, procRoot = '/proc'): Promise<Proces
     zombie: fields[0] === 'Z',
   };
 }
+
+/** Why a run may not start when {@link acquireLock} did not give it the lock: what, who holds it, what to do. */
+export interface LockRefusal {
+  readonly reason: 'lock-held' | 'lock-unreadable' | 'disk-error';
+  readonly message: string;
+  readonly details: readonly string[];
+  readonly hint?: string;
+}
+
+/** The refusal of every verb that takes `.platctl.lock` in `root` on `host` and did not get it. */
+export function lockRefusal(
+  locked: Exclude<LockResult, { type: 'acquired' }>,
+  root: string,
+  host: string,
+): LockRefusal {
+  switch (locked.type) {
+    case 'held': {
+      const h = locked.holder;
+      return {
+        reason: 'lock-held',
+        message: `another platctl run holds ${LOCK_FILE} in ${root}`,
+        details: [`pid ${h.pid} on ${h.host}`, `command: ${h.command}`, `started: ${h.started_at}`],
+        hint:
+          h.host === host
+            ? 'wait for it to finish (platctl status shows its progress)'
+            : `it runs on another host; if you are sure it is gone, delete ${LOCK_FILE}`,
+      };
+    }
+    case 'unreadable':
+      return {
+        reason: 'lock-unreadable',
+        message: `${locked.path} exists but cannot be read (${locked.message})`,
+        details: [],
+        hint: locked.hint ?? 'if no platctl run is in progress, delete it',
+      };
+    case 'unwritable':
+      return { reason: 'disk-error', message: `${locked.message}; nothing was run`, details: [] };
+  }
+}

@@ -14,7 +14,7 @@ import type { Executor } from './executor.js';
 import type { UnitId } from './graph.js';
 import type { LockEnvironment } from './lock.js';
 import { FsError } from './fs-errors.js';
-import { LOCK_FILE, acquireLock } from './lock.js';
+import { acquireLock, lockRefusal } from './lock.js';
 import { LOGS_DIR, prepareRunLogs } from './logs.js';
 import type { PhaseApplyResult, PhaseContext, PhaseResult } from './phases.js';
 import type { Redactor } from './redact.js';
@@ -222,25 +222,9 @@ export type StandaloneResult =
 export async function executeLockdown(request: StandaloneLockdown, deps: StandaloneDeps): Promise<StandaloneResult> {
   const iso = (): string => new Date(deps.now()).toISOString();
   const locked = await acquireLock(request.root, { command: request.commandLine, startedAt: iso() }, deps.machine);
-  if (locked.type === 'held') {
-    const h = locked.holder;
-    return {
-      type: 'refused',
-      message: `another platctl run holds ${LOCK_FILE} in ${request.root}`,
-      details: [`pid ${h.pid} on ${h.host}`, `command: ${h.command}`, `started: ${h.started_at}`],
-      hint: 'wait for it to finish (platctl status shows its progress)',
-    };
-  }
-  if (locked.type === 'unreadable') {
-    return {
-      type: 'refused',
-      message: `${locked.path} exists but cannot be read (${locked.message})`,
-      details: [],
-      hint: locked.hint ?? 'if no platctl run is in progress, delete it',
-    };
-  }
-  if (locked.type === 'unwritable') {
-    return { type: 'refused', message: `${locked.message}; nothing was run`, details: [], hint: DISK_HINT };
+  if (locked.type !== 'acquired') {
+    const { message, details, hint } = lockRefusal(locked, request.root, deps.machine.host);
+    return { type: 'refused', message, details, hint: hint ?? DISK_HINT };
   }
   try {
     const runId = (deps.newRunId ?? (() => makeRunId(deps.now())))();

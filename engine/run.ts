@@ -15,7 +15,7 @@ import type { Graph, UnitId } from './graph.js';
 import { compareIds, remainingPathWeights, waves } from './graph.js';
 import { FsError } from './fs-errors.js';
 import type { LockEnvironment } from './lock.js';
-import { LOCK_FILE, acquireLock } from './lock.js';
+import { LOCK_FILE, acquireLock, lockRefusal } from './lock.js';
 import { LOGS_DIR, UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
 import type { PhaseContext, RunPhases } from './phases.js';
 import type { ExclusionsOf, Plan, SelectionArgs } from './plan.js';
@@ -225,37 +225,17 @@ async function takeLock(
   const { request, deps } = run;
   const { root } = request;
   const locked = await acquireLock(root, { command: request.commandLine, startedAt: run.iso() }, deps.machine);
-  if (locked.type === 'held') {
-    const h = locked.holder;
+  if (locked.type !== 'acquired') {
+    const { reason, message, details, hint } = lockRefusal(locked, root, deps.machine.host);
     return {
       type: 'refused',
       result: {
         type: 'refused',
-        reason: 'lock-held',
-        message: `another platctl run holds ${LOCK_FILE} in ${root}`,
-        details: [`pid ${h.pid} on ${h.host}`, `command: ${h.command}`, `started: ${h.started_at}`],
-        hint:
-          h.host === deps.machine.host
-            ? 'wait for it to finish (platctl status shows its progress)'
-            : `it runs on another host; if you are sure it is gone, delete ${LOCK_FILE}`,
+        reason,
+        message,
+        ...(details.length > 0 ? { details } : {}),
+        ...(hint === undefined ? {} : { hint }),
       },
-    };
-  }
-  if (locked.type === 'unreadable') {
-    return {
-      type: 'refused',
-      result: {
-        type: 'refused',
-        reason: 'lock-unreadable',
-        message: `${locked.path} exists but cannot be read (${locked.message})`,
-        hint: locked.hint ?? 'if no platctl run is in progress, delete it',
-      },
-    };
-  }
-  if (locked.type === 'unwritable') {
-    return {
-      type: 'refused',
-      result: { type: 'refused', reason: 'disk-error', message: `${locked.message}; nothing was run` },
     };
   }
   if (locked.tookOver) {
@@ -275,6 +255,8 @@ interface Prepared {
   readonly unreadable: string | undefined;
   /** The resumed run's id, or a new one (the shared locks name it before the state file exists). */
   readonly runId: string;
+  /** With the shared backend, the line naming the run resumed (id, environments, who, when). */
+  readonly resuming?: string;
 }
 
 /** Reads the last run's state, stops what a killed run left, plans, and checks a resume against the graph. */
@@ -286,10 +268,24 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
   const loaded = await loadState(root);
   const local = loaded.type === 'ok' ? loaded.state : undefined;
   let previous = local;
+  let resuming: string | undefined;
   if (deps.shared) {
-    const remote = await sharedPrevious(deps.shared, local, (message) => run.warn(message));
-    if (remote.type === 'refused') return stop(remote);
+    const resume = request.resume ? { command: request.command, envs: request.selection.env } : undefined;
+    const remote = await sharedPrevious(deps.shared, local, (message) => run.warn(message), resume);
+    if (remote.type !== 'ok') return stop(remote);
     previous = remote.previous;
+    resuming = remote.resuming;
+  } else if (request.resume && local && request.selection.env.length > 0 && !sameEnvs(local, request.selection.env)) {
+    // The local backend keeps one run: --resume --env must name that run's selection.
+    return stop({
+      type: 'invalid',
+      reason: 'nothing-to-resume',
+      message:
+        `the last run of ${root} (${local.run_id}) was started with ` +
+        `${local.args.env.length > 0 ? local.args.env.map((e) => `--env ${e}`).join(' ') : 'no --env'}, ` +
+        `not ${request.selection.env.map((e) => `--env ${e}`).join(' ')}`,
+      hint: `resume it with its own selection (platctl ${request.command} --resume), or run without --resume`,
+    });
   }
   if (loaded.type === 'invalid') {
     if (request.resume)
@@ -355,7 +351,22 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
   }
   const unreadable = loaded.type === 'invalid' ? loaded.message : undefined;
   const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
-  return { type: 'prepared', plan, selection, previous, resumed, unreadable, runId };
+  return {
+    type: 'prepared',
+    plan,
+    selection,
+    previous,
+    resumed,
+    unreadable,
+    runId,
+    ...(resumed && resuming ? { resuming } : {}),
+  };
+}
+
+/** True when `state` was started with exactly the environments `envs` (`--env`). */
+function sameEnvs(state: RunState, envs: readonly string[]): boolean {
+  const key = (values: readonly string[]): string => [...new Set(values)].sort().join('\n');
+  return key(state.args.env) === key(envs);
 }
 
 /**
@@ -477,6 +488,7 @@ async function start(
     run_id: runId,
     command: request.command,
     resumed: resumed !== undefined,
+    ...(prepared.resuming ? { resuming: prepared.resuming } : {}),
     total: plan.scope.size,
     to_run: toRun.length,
     parallelism,
@@ -650,6 +662,8 @@ function phaseContext(run: RunContext, prepared: Prepared, started: Started, exe
       now: deps.now,
       signal: deps.signal,
       warn: (message) => run.warn(message),
+      // Shared backend: uploaded like a unit's log, once the apply ends.
+      onLogClosed: (log) => started.publisher?.unitLogClosed(runId, log),
     }),
   };
 }
@@ -672,6 +686,8 @@ export function phaseApply(input: {
   readonly signal: AbortSignal;
   /** Says what went wrong around an apply that still has its outcome (a log that could not be finished). */
   readonly warn: (message: string) => void;
+  /** Told each log (relative to the root) once its apply ended and it is closed. */
+  readonly onLogClosed?: (log: string) => void;
 }): PhaseContext['apply'] {
   const { config, executor, now } = input;
   return async (apply) => {
@@ -746,6 +762,7 @@ export function phaseApply(input: {
       );
     // The apply's outcome stands; a log that could not be finished is said, not hidden.
     if (closed !== undefined) input.warn(`cannot finish the log ${rel}: ${closed}`);
+    input.onLogClosed?.(rel);
     return { outcome, output, errorLine, log: rel };
   };
 }

@@ -7,7 +7,14 @@ import type { AcquireResult, EnvLocks, FoundLock } from './env-lock.js';
 import { STALE_AFTER_BEATS, acquireEnvLocks } from './env-lock.js';
 import type { ObjectStore } from './object-store.js';
 import type { RunAuthor } from './shared-state.js';
-import { loadRemoteLatest, loadRemoteRun, uploadState } from './shared-state.js';
+import {
+  RESUME_SEARCH,
+  describeRun,
+  findResumable,
+  loadRemoteLatest,
+  loadRemoteRun,
+  uploadState,
+} from './shared-state.js';
 import type { RunState } from './state.js';
 import type { RunCommand } from './unit-status.js';
 
@@ -34,6 +41,85 @@ export interface SharedRefusal {
  * repository moving to the shared backend keeps its resume point and its durations.
  */
 export async function sharedPrevious(
+  shared: SharedBackend,
+  local: RunState | undefined,
+  warn: (message: string) => void,
+  resume?: ResumeRequest,
+): Promise<SharedPrevious> {
+  const latest = await latestShared(shared, local, warn);
+  if (latest.type !== 'ok' || !resume) return latest;
+  return resumable(shared, resume);
+}
+
+/** What `--resume` asks the bucket for: the newest run of this `--env` selection (empty: without `--env`). */
+export interface ResumeRequest {
+  readonly command: RunCommand;
+  readonly envs: readonly string[];
+}
+
+export type SharedPrevious =
+  | {
+      readonly type: 'ok';
+      readonly previous: RunState | undefined;
+      /** With `--resume`: the line naming the run resumed (id, who, when). */
+      readonly resuming?: string;
+    }
+  | SharedRefusal
+  | {
+      readonly type: 'invalid';
+      readonly reason: 'nothing-to-resume';
+      readonly message: string;
+      readonly details: readonly string[];
+      readonly hint: string;
+    };
+
+/**
+ * The run `--resume` continues: the newest one started with the same `--env` selection, never one of other
+ * environments that happens to be newer. None: say so, with the runs there are and how to list them.
+ */
+async function resumable(shared: SharedBackend, resume: ResumeRequest): Promise<SharedPrevious> {
+  const found = await findResumable(shared.store, resume.envs);
+  const unreachable = (message: string, hint?: string): SharedRefusal => ({
+    type: 'refused',
+    reason: 'state-unreachable',
+    message: `cannot read the shared run history: ${message}; nothing was run`,
+    hint: hint ?? 'check the network and the credentials for state.bucket, then run again',
+  });
+  if (!found.ok) return unreachable(found.message, found.hint);
+  const { match, newer } = found.value;
+  const flags = resume.envs.map((env) => `--env ${env}`).join(' ');
+  const history = `platctl history${resume.envs.length === 1 ? ` --env ${resume.envs[0] ?? ''}` : ''}`;
+  if (!match) {
+    return {
+      type: 'invalid',
+      reason: 'nothing-to-resume',
+      message:
+        `no run started ${flags ? `with ${flags}` : 'without --env'} in ${shared.store.location('runs/')} ` +
+        `(among the ${RESUME_SEARCH} newest) to resume`,
+      details: newer.slice(0, 5).map(describeRun),
+      hint:
+        `${history} lists the runs; resume one with the --env it was started with ` +
+        `(platctl ${resume.command} --resume --env ENV), or run platctl ${resume.command} without --resume`,
+    };
+  }
+  const run = await loadRemoteRun(shared.store, match.run_id);
+  if (!run.ok) return unreachable(run.message, run.hint);
+  if (run.value.type !== 'ok') {
+    return {
+      type: 'invalid',
+      reason: 'nothing-to-resume',
+      message: `run ${match.run_id} has no readable state in ${shared.store.location(`runs/${match.run_id}/`)}`,
+      details: run.value.type === 'invalid' ? [run.value.message] : [],
+      hint: `${history} lists the runs; run platctl ${resume.command} without --resume to start a new one`,
+    };
+  }
+  const others =
+    newer.length > 0 ? ` (${newer.length} newer run${newer.length === 1 ? ' is' : 's are'} of other environments)` : '';
+  return { type: 'ok', previous: run.value.state, resuming: `${describeRun(match)}${others}` };
+}
+
+/** The newest run in the bucket, uploading the local state the first time. */
+async function latestShared(
   shared: SharedBackend,
   local: RunState | undefined,
   warn: (message: string) => void,
@@ -72,7 +158,7 @@ export async function lockShared(
   request: {
     readonly envs: readonly string[];
     readonly runId: string;
-    readonly verb: RunCommand;
+    readonly verb: string;
     readonly command: string;
   },
   now: () => number,

@@ -41,6 +41,8 @@ export interface RunSummary {
   readonly counts: Partial<Record<UnitStatus, number>>;
   readonly resumes: number;
   readonly stopped_because?: string;
+  /** The `--env` the run was started with (empty: the checkout's default selection); older summaries lack it. */
+  readonly selection_env?: readonly string[];
 }
 
 /** Who runs, for summaries. */
@@ -67,6 +69,7 @@ export function summarize(state: RunState, envs: readonly string[], by: RunAutho
     counts,
     resumes: state.resumes,
     ...(state.stopped_because === undefined ? {} : { stopped_because: state.stopped_because }),
+    selection_env: [...state.args.env].sort(),
   };
 }
 
@@ -151,6 +154,50 @@ export async function listRuns(
     }
   }
   return { ok: true, value: out };
+}
+
+/** How many of the newest runs `--resume` looks through for one of its selection. */
+export const RESUME_SEARCH = 50;
+
+/**
+ * The newest run (of either verb) started with the `--env` selection `envs` (empty: without `--env`), among the
+ * {@link RESUME_SEARCH} newest; `newer` are the runs of other selections started after it (or all of them, when none
+ * matches), for the message.
+ */
+export async function findResumable(
+  store: ObjectStore,
+  envs: readonly string[],
+): Promise<StoreResult<{ match: RunSummary | undefined; newer: RunSummary[] }>> {
+  const runs = await listRuns(store, { limit: RESUME_SEARCH });
+  if (!runs.ok) return runs;
+  const wanted = sameSet(envs);
+  const newer: RunSummary[] = [];
+  for (const summary of runs.value) {
+    let selection = summary.selection_env;
+    if (selection === undefined) {
+      const run = await loadRemoteRun(store, summary.run_id);
+      if (!run.ok) return run;
+      selection = run.value.type === 'ok' ? run.value.state.args.env : undefined;
+    }
+    if (selection !== undefined && sameSet(selection) === wanted) return { ok: true, value: { match: summary, newer } };
+    newer.push(summary);
+  }
+  return { ok: true, value: { match: undefined, newer } };
+}
+
+function sameSet(values: readonly string[]): string {
+  return [...new Set(values)].sort().join('\n');
+}
+
+/** One line naming a run: id, verb, environments, who, when, result. */
+export function describeRun(summary: RunSummary): string {
+  const envs = summary.envs.length > 0 ? summary.envs.join(', ') : '(none)';
+  const selection =
+    (summary.selection_env ?? []).length > 0 ? ` (--env ${summary.selection_env?.join(' --env ')})` : '';
+  return (
+    `run ${summary.run_id}: ${summary.command} of ${envs}${selection} by ${summary.by.user}@${summary.by.host}, ` +
+    `started ${summary.started_at}, ${summary.status}`
+  );
 }
 
 /**

@@ -33,14 +33,22 @@ export interface ParkContext {
 
 /** Why a step failed; `auth` (expired or rejected credentials) stops the whole command at once. */
 export type StepFailureReason =
-  CloudFailureReason | 'stuck' | 'not-zero' | 'mismatch' | 'not-ready' | 'not-parked' | 'apply-failed' | 'interrupted';
+  | CloudFailureReason
+  | 'stuck'
+  | 'not-zero'
+  | 'mismatch'
+  | 'not-ready'
+  | 'not-parked'
+  | 'apply-failed'
+  | 'interrupted'
+  | 'fenced';
 
 /** How one `terragrunt apply` of a unit ended; `log` is its log file, relative to the repository root. */
 export type UnitApplyResult =
   | { readonly ok: true; readonly log: string }
   | {
       readonly ok: false;
-      readonly reason: 'apply-failed' | 'interrupted';
+      readonly reason: 'apply-failed' | 'interrupted' | 'fenced';
       readonly message: string;
       readonly log: string;
       readonly lastLines: readonly string[];
@@ -81,6 +89,15 @@ export function failed(reason: StepFailureReason, message: string, hint?: string
 /** A cloud failure as a step failure. */
 export function fromCloud(result: { reason: CloudFailureReason; message: string; hint?: string }): StepFailure {
   return failed(result.reason, result.message, result.hint);
+}
+
+/** A record write refused because the run lost its environment lock: nothing was written to the shared store. */
+export function lostLock(ctx: ParkContext): StepFailure {
+  return failed(
+    'fenced',
+    `the environment lock of ${ctx.env} was lost: the park record at ${ctx.records.location} was not written`,
+    'the local journal has every finished step; once the lock is free (or stale), --resume continues from here',
+  );
 }
 
 /** How often to poll something bounded by `timeoutMs`: a twentieth of it, between 50 ms and 10 s. */

@@ -10,7 +10,7 @@ import { LIVE_STATES } from '../cloud/park-aws.js';
 import type { CloudResult } from '../cloud/result.js';
 import { ok } from '../cloud/result.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult } from './context.js';
-import { done, failed, formatDuration, fromCloud, listSome, pollInterval, waitOptions } from './context.js';
+import { done, failed, formatDuration, fromCloud, listSome, lostLock, pollInterval, waitOptions } from './context.js';
 import {
   DO_NOT_DISRUPT,
   drainNodes,
@@ -119,6 +119,7 @@ const recordStep: ParkStep = {
     if (!built.ok) return built;
     const written = await ctx.records.write(built.record, existing.value === undefined);
     if (!written.ok) return fromCloud(written);
+    if (written.value === 'fenced') return lostLock(ctx);
     if (written.value === 'conflict') {
       // Another runner wrote first: work from its record, never over it.
       const theirs = await ctx.records.read();

@@ -2,18 +2,20 @@
  * What `down` remembers and where: the park record (the sizes, objects and states `up` restores) and the step
  * journal of the last `down`/`up` (for `--resume`, `platctl status` and ETAs).
  *
- * Locally both live in `.platctl-park/<env>.json`, written atomically (temp file, fsync, rename). With
- * `environments.<env>.aws.state_bucket` the record is also stored at `s3://<bucket>/platctl/park/<env>.json`, the
- * copy every runner shares: a first record is written with `If-None-Match: *` and later ones with `If-Match` on the
- * ETag read, so two runners can never both write a first record.
+ * Locally both live in `.platctl-park/<env>.json`, written atomically (temp file, fsync, rename). The record is
+ * also shared by every runner in a store the CLI picks ({@link RecordPlaces}): `<key_prefix>/park/<env>.json` in the
+ * state bucket with `state.backend: s3`, else `s3://<aws.state_bucket>/platctl/park/<env>.json` when the environment
+ * has one. A first record is written with `If-None-Match: *` and later ones with `If-Match` on the ETag read, so two
+ * runners can never both write a first record.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { NodeGroupSize, ParkAws } from '../cloud/park-aws.js';
+import type { NodeGroupSize } from '../cloud/park-aws.js';
 import type { KubeJson } from '../cloud/kube-writer.js';
-import type { CloudResult } from '../cloud/result.js';
+import type { CloudFailureReason, CloudResult } from '../cloud/result.js';
 import { failure, ok } from '../cloud/result.js';
+import type { ObjectStore, StoreResult } from '../engine/object-store.js';
 
 export const PARK_DIR = '.platctl-park';
 export const PARK_RECORD_VERSION = 1;
@@ -55,6 +57,8 @@ export interface Operation {
   readonly by: { readonly host: string; readonly user: string };
   status: 'running' | 'completed' | 'failed';
   ended_at?: string;
+  /** Why it stopped before its end when it lost its environment lock (state.backend s3). */
+  stopped_because?: string;
   resumes: number;
   /** In the order they run. */
   readonly steps: Record<string, StepRecord>;
@@ -145,86 +149,131 @@ export async function saveJournal(root: string, file: ParkFile): Promise<void> {
   await saveParkFile(root, next);
 }
 
-/** The S3 key of an environment's record. */
+/** The key of an environment's record in the store that shares it. */
 export function recordKey(env: string): string {
-  return `platctl/park/${env}.json`;
+  return `park/${env}.json`;
 }
 
-/** Where an environment's record is read and written: S3 (when a state bucket is configured) and the local file. */
+/** Where an environment's record is shared, chosen by the CLI from `.platctl.yaml` (docs/park.md, docs/state.md). */
+export interface RecordPlaces {
+  /** The store that shares the record (at {@link recordKey}); undefined: local only. */
+  readonly shared?: ObjectStore | undefined;
+  /**
+   * Where an earlier configuration shared it (the environment's `aws.state_bucket` before `state.backend: s3`):
+   * read when `shared` has no record yet, never written; the record found there is copied to `shared`.
+   */
+  readonly previous?: ObjectStore | undefined;
+  /**
+   * Asked before every write to `shared`: false once the run lost its environment lock (fenced). Given only to a run
+   * that holds the lock: a store without it (status, bootstrap's guard) reads and never migrates.
+   */
+  readonly mayWrite?: (() => Promise<boolean>) | undefined;
+  /** Told when a record was copied from `previous` to `shared`. */
+  readonly onMoved?: ((from: string, to: string) => void) | undefined;
+}
+
+/** How a write ended: `conflict` when another runner wrote first, `fenced` when this run may no longer write. */
+export type RecordWrite = 'written' | 'conflict' | 'fenced';
+
+/** Where an environment's record is read and written: the shared store (when configured) and the local file. */
 export class RecordStore {
   readonly #root: string;
   readonly #env: string;
-  /** Where the record is shared; undefined: local only. */
-  readonly #shared: { readonly bucket: string; readonly aws: ParkAws } | undefined;
-  /** The ETag of the S3 object last read, for the next conditional write. */
+  readonly #places: RecordPlaces;
+  /** The ETag of the shared object last read, for the next conditional write. */
   #etag: string | undefined;
 
-  /** Shared in `bucket` through `aws` when both are given, else local only. */
-  constructor(root: string, env: string, bucket: string | undefined, aws: ParkAws | undefined) {
+  constructor(root: string, env: string, places: RecordPlaces = {}) {
     this.#root = root;
     this.#env = env;
-    this.#shared = bucket !== undefined && aws !== undefined ? { bucket, aws } : undefined;
+    this.#places = places;
   }
 
   get location(): string {
-    return this.#shared ? `s3://${this.#shared.bucket}/${recordKey(this.#env)}` : parkFilePath(this.#root, this.#env);
+    const { shared } = this.#places;
+    return shared ? shared.location(recordKey(this.#env)) : parkFilePath(this.#root, this.#env);
   }
 
-  /** The current record (S3 when configured, else local), or undefined. */
+  /** The current record (the shared one when configured, else local), or undefined. */
   async read(): Promise<CloudResult<ParkRecord | undefined>> {
-    if (this.#shared) {
-      const got = await this.#shared.aws.getObject(this.#shared.bucket, recordKey(this.#env));
-      if (!got.ok) return got;
-      this.#etag = got.value?.etag;
-      if (!got.value) return ok(undefined);
-      try {
-        return ok(JSON.parse(got.value.body) as ParkRecord);
-      } catch {
-        return failure(
-          'error',
-          `${this.location} is not valid JSON`,
-          'inspect it; delete it only if nothing is parked',
-        );
-      }
+    const { shared, previous } = this.#places;
+    if (!shared) {
+      const local = await loadParkFile(this.#root, this.#env);
+      if (local.type === 'invalid') return failure('error', local.message);
+      return ok(local.type === 'ok' ? local.file.record : undefined);
     }
-    const local = await loadParkFile(this.#root, this.#env);
-    if (local.type === 'invalid') return failure('error', local.message);
-    return ok(local.type === 'ok' ? local.file.record : undefined);
+    const got = await readShared(shared, this.#env);
+    if (!got.ok) return got;
+    this.#etag = got.value?.etag;
+    if (got.value || !previous) return ok(got.value?.record);
+    const old = await readShared(previous, this.#env);
+    if (!old.ok || !old.value) return old.ok ? ok(undefined) : old;
+    return this.#moveFromPrevious(shared, previous, old.value.record);
+  }
+
+  /** Copies the record found at its previous place to the shared store, when this run may write. */
+  async #moveFromPrevious(
+    shared: ObjectStore,
+    previous: ObjectStore,
+    record: ParkRecord,
+  ): Promise<CloudResult<ParkRecord | undefined>> {
+    const { mayWrite, onMoved } = this.#places;
+    if (!mayWrite || !(await mayWrite())) return ok(record);
+    const put = await shared.put(recordKey(this.#env), recordText(record), { ifNoneMatch: true });
+    if (!put.ok) return toCloud(put);
+    if (put.value.type === 'conflict') {
+      // Another runner moved (or wrote) it first: its copy is the record.
+      const again = await readShared(shared, this.#env);
+      if (!again.ok) return again;
+      this.#etag = again.value?.etag;
+      return ok(again.value?.record);
+    }
+    this.#etag = put.value.etag;
+    onMoved?.(previous.location(recordKey(this.#env)), this.location);
+    return ok(record);
   }
 
   /**
-   * Writes `record` where `previous` (as read) was: a first record only if there is none yet, a replacement only if
-   * nobody changed it since. `conflict` when another runner got there first.
+   * Writes `record` where the one read was: a first record only if there is none yet, a replacement only if nobody
+   * changed it since. `conflict` when another runner got there first.
    */
-  async write(record: ParkRecord, first: boolean): Promise<CloudResult<'written' | 'conflict'>> {
-    if (this.#shared) {
-      const { bucket, aws } = this.#shared;
+  async write(record: ParkRecord, first: boolean): Promise<CloudResult<RecordWrite>> {
+    const { shared, mayWrite } = this.#places;
+    if (shared) {
+      if (mayWrite && !(await mayWrite())) return ok('fenced');
       const condition = first || this.#etag === undefined ? { ifNoneMatch: true as const } : { ifMatch: this.#etag };
-      const put = await aws.putObject(bucket, recordKey(this.#env), `${JSON.stringify(record, null, 2)}\n`, condition);
-      if (!put.ok || put.value === 'conflict') return put;
-      // Read back for the ETag of the next conditional write.
-      const again = await aws.getObject(bucket, recordKey(this.#env));
-      if (again.ok) this.#etag = again.value?.etag;
+      const put = await shared.put(recordKey(this.#env), recordText(record), condition);
+      if (!put.ok) return toCloud(put);
+      if (put.value.type === 'conflict') return ok('conflict');
+      this.#etag = put.value.etag;
     }
     await this.mirror(record);
     return ok('written');
   }
 
   /**
-   * Removes the record where it is (the S3 object, then the local file with its journal), after a teardown of the
-   * environment; returns the locations that held one. Nothing there is a success.
+   * Removes the record where it is (the shared object and the one at its previous place, then the local file with
+   * its journal), after a teardown of the environment; returns the locations that held one. Nothing there is a
+   * success. Each object is deleted only as read (`If-Match`): a record rewritten meanwhile is left.
    */
   async clear(): Promise<CloudResult<string[]>> {
     const removed: string[] = [];
-    if (this.#shared) {
-      const { bucket, aws } = this.#shared;
-      const current = await aws.getObject(bucket, recordKey(this.#env));
-      if (!current.ok) return current;
-      if (current.value) {
-        const deleted = await aws.deleteObject(bucket, recordKey(this.#env));
-        if (!deleted.ok) return deleted;
-        removed.push(this.location);
+    for (const store of [this.#places.shared, this.#places.previous]) {
+      if (!store) continue;
+      const key = recordKey(this.#env);
+      const current = await store.get(key);
+      if (!current.ok) return toCloud(current);
+      if (!current.value) continue;
+      const deleted = await store.remove(key, current.value.etag);
+      if (!deleted.ok) return toCloud(deleted);
+      if (deleted.value === 'conflict') {
+        return failure(
+          'error',
+          `${store.location(key)} changed while platctl removed it`,
+          'look at it, then remove it by hand',
+        );
       }
+      removed.push(store.location(key));
     }
     const path = parkFilePath(this.#root, this.#env);
     if ((await loadParkFile(this.#root, this.#env)).type !== 'missing') {
@@ -246,5 +295,33 @@ export class RecordStore {
     file.record = record;
     file.record_location = this.location;
     await saveParkFile(this.#root, file);
+  }
+}
+
+function recordText(record: ParkRecord): string {
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+/** A store failure as a cloud failure (the store is S3, whose failures are cloud failures). */
+function toCloud(result: Extract<StoreResult<unknown>, { ok: false }>): CloudResult<never> {
+  return failure(result.reason as CloudFailureReason, result.message, result.hint);
+}
+
+/** The record in `store`, with its ETag; undefined when there is none. */
+async function readShared(
+  store: ObjectStore,
+  env: string,
+): Promise<CloudResult<{ record: ParkRecord; etag: string } | undefined>> {
+  const got = await store.get(recordKey(env));
+  if (!got.ok) return toCloud(got);
+  if (!got.value) return ok(undefined);
+  try {
+    return ok({ record: JSON.parse(got.value.body) as ParkRecord, etag: got.value.etag });
+  } catch {
+    return failure(
+      'error',
+      `${store.location(recordKey(env))} is not valid JSON`,
+      'inspect it; delete it only if nothing is parked',
+    );
   }
 }

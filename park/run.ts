@@ -11,7 +11,7 @@ import type { CloudResult } from '../cloud/result.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult, UnitApplier } from './context.js';
 import { failed } from './context.js';
 import { downSteps } from './down.js';
-import type { Operation, ParkFile, ParkOp } from './record.js';
+import type { Operation, ParkFile, ParkOp, RecordPlaces } from './record.js';
 import { PARK_RECORD_VERSION, RecordStore, loadParkFile, saveJournal } from './record.js';
 import { upSteps } from './up.js';
 
@@ -82,7 +82,9 @@ export type EnvStatus =
   | 'refused'
   | 'failed'
   /** A signal stopped it between steps. */
-  | 'interrupted';
+  | 'interrupted'
+  /** The run lost its environment lock (state.backend s3): it started no step after that. */
+  | 'fenced';
 
 export interface EnvOutcome {
   readonly env: string;
@@ -106,6 +108,16 @@ export interface EnvAccess {
   readonly alsoCheck: readonly EnvCloud[];
   /** Applies the units `up` re-applies (`node_group_units`, `karpenter.unit`, `reconnect_units`), when any. */
   readonly units?: UnitApplier;
+  /** Where the park record is shared (the CLI picks it from `.platctl.yaml`); default: local only. */
+  readonly records?: RecordPlaces;
+}
+
+/** The environment locks of `state.backend: s3` as the runner sees them (docs/state.md, fencing). */
+export interface ParkFence {
+  /** True while the locks are still this run's (renewing first when a renewal is due); false once fenced. */
+  stillOurs(): Promise<boolean>;
+  /** Why the run was fenced; undefined while it is not. */
+  readonly reason: string | undefined;
 }
 
 export interface ParkRunOptions {
@@ -122,6 +134,8 @@ export interface ParkRunOptions {
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly signal: AbortSignal;
+  /** With `state.backend: s3`: no step starts once the environment locks are lost. */
+  readonly fence?: ParkFence | undefined;
 }
 
 export async function runPark(options: ParkRunOptions): Promise<EnvOutcome[]> {
@@ -132,7 +146,13 @@ export async function runPark(options: ParkRunOptions): Promise<EnvOutcome[]> {
     options.emit({ type: 'env-finished', at: iso(options.now), env, outcome });
     outcomes.push(outcome);
     // Credentials rejected mid-run stop everything; a refused environment (its preflight) does not stop the others.
-    if ((outcome.reason === 'auth' && outcome.status === 'failed') || outcome.status === 'interrupted') break;
+    if (
+      (outcome.reason === 'auth' && outcome.status === 'failed') ||
+      outcome.status === 'interrupted' ||
+      outcome.status === 'fenced'
+    ) {
+      break;
+    }
   }
   return outcomes;
 }
@@ -157,7 +177,7 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
     cloud: access.cloud,
     aws: access.aws,
     kube: access.kube,
-    records: new RecordStore(options.root, env, settings.aws?.state_bucket, access.aws),
+    records: new RecordStore(options.root, env, access.records),
     units: access.units,
     record: undefined,
     who: { ...options.who },
@@ -298,6 +318,7 @@ async function loadOrStart(
     last.resumes += 1;
     last.status = 'running';
     delete last.ended_at;
+    delete last.stopped_because;
     for (const name of names) last.steps[name] ??= { status: 'pending' };
     return { ok: true, file, resumed: true };
   }
@@ -335,6 +356,7 @@ async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readon
   const finish = async (status: EnvStatus, failure?: StepFailure, failedStep?: string): Promise<EnvOutcome> => {
     operation.status = status === 'completed' ? 'completed' : 'failed';
     operation.ended_at = iso(options.now);
+    if (status === 'fenced' && failure) operation.stopped_because = failure.message;
     await saveJournal(options.root, file);
     return {
       env: ctx.env,
@@ -364,6 +386,8 @@ async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readon
       continue;
     }
     if (options.signal.aborted) return finish('interrupted');
+    const fenced = await fencedBefore(options.fence, step.name);
+    if (fenced) return finish('fenced', fenced);
     const begun = options.now();
     record.status = 'running';
     record.started_at = iso(options.now);
@@ -413,7 +437,18 @@ async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readon
       message: result.message,
       ...(result.hint ? { hint: result.hint } : {}),
     });
-    return finish(result.reason === 'interrupted' ? 'interrupted' : 'failed', result, step.name);
+    const status = result.reason === 'interrupted' ? 'interrupted' : result.reason === 'fenced' ? 'fenced' : 'failed';
+    return finish(status, result, step.name);
   }
   return finish('completed');
+}
+
+/** Why `step` must not start: the run lost its environment lock. Undefined when it may. */
+async function fencedBefore(fence: ParkFence | undefined, step: string): Promise<StepFailure | undefined> {
+  if (!fence || (await fence.stillOurs())) return undefined;
+  return failed(
+    'fenced',
+    `${fence.reason ?? 'the environment lock was lost'}: step ${step} and the ones after it were not started`,
+    'the local journal has every finished step; once the lock is free (or stale), --resume continues from here',
+  );
 }

@@ -9,7 +9,17 @@ import { KINDS } from '../cloud/kube-writer.js';
 import type { CloudResult } from '../cloud/result.js';
 import { ok } from '../cloud/result.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult } from './context.js';
-import { applyUnit, done, failed, formatDuration, fromCloud, listSome, pollUntil, waitOptions } from './context.js';
+import {
+  applyUnit,
+  done,
+  failed,
+  formatDuration,
+  fromCloud,
+  listSome,
+  lostLock,
+  pollUntil,
+  waitOptions,
+} from './context.js';
 import { waitForState } from './down.js';
 import { RESTARTED_AT, condition, isReady, nameOf, podPhase, qualified } from './kube-helpers.js';
 import type { ParkRecord } from './record.js';
@@ -578,6 +588,7 @@ const unparkStep: ParkStep = {
     };
     const written = await ctx.records.write(record, false);
     if (!written.ok) return fromCloud(written);
+    if (written.value === 'fenced') return lostLock(ctx);
     if (written.value === 'conflict') {
       return failed(
         'error',

@@ -40,7 +40,8 @@ export class PlainReporter implements Reporter {
           (event.kept.length > 0 ? `, keeping ${event.kept.length} (floor)` : '') +
           (event.excluded.length > 0 ? `, ${event.excluded.length} excluded (exclude blocks)` : '');
         const verb = event.resumed ? 'resuming' : 'starting';
-        return `${verb} ${event.command} ${event.run_id}: ${event.to_run} of ${event.total} units to run, parallelism ${event.parallelism}${kept}`;
+        const which = event.resuming ? `\n  resuming ${event.resuming}` : '';
+        return `${verb} ${event.command} ${event.run_id}: ${event.to_run} of ${event.total} units to run, parallelism ${event.parallelism}${kept}${which}`;
       }
       case 'unit-started':
         return `${p.cyan('start  ')} ${event.unit}${event.attempt > 1 ? ` (attempt ${event.attempt})` : ''}`;

@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface AwsCall {
   readonly method: string;
@@ -106,5 +107,36 @@ export async function startAwsProxy(target: string): Promise<AwsProxy> {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
+  };
+}
+
+/** A proxy in front of moto for a test file: started before its tests (once moto is up), closed after them. */
+export function useAwsProxy(moto: { readonly endpoint: string }): AwsProxy {
+  let proxy: AwsProxy | undefined;
+  beforeAll(async () => {
+    proxy = await startAwsProxy(moto.endpoint);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  const get = (): AwsProxy => {
+    if (!proxy) throw new Error('the proxy is not running: use it inside a test or hook');
+    return proxy;
+  };
+  return {
+    get endpoint() {
+      return get().endpoint;
+    },
+    get calls() {
+      return get().calls;
+    },
+    writes: () => get().writes(),
+    get inject() {
+      return get().inject;
+    },
+    set inject(value) {
+      get().inject = value;
+    },
+    close: () => get().close(),
   };
 }

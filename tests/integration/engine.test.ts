@@ -177,7 +177,12 @@ describe('platctl bootstrap (built CLI, fake terragrunt)', () => {
     expect(other.stderr).toContain('the last run was a bootstrap');
     const mixed = await box.run(['bootstrap', '--resume', '--unit', 'platform/ecr']);
     expect(mixed.exitCode).toBe(2);
-    expect(mixed.stderr).toContain('drop --unit/--env');
+    expect(mixed.stderr).toContain('drop --unit');
+    // The local backend keeps one run: --env must be its selection.
+    const otherEnvs = await box.run(['bootstrap', '--resume', '--env', 'platform']);
+    expect(otherEnvs.exitCode).toBe(2);
+    expect(otherEnvs.stderr).toMatch(/the last run of .* \(\S+\) was started with no --env, not --env platform/);
+    expect(await box.calls()).toHaveLength(1);
   });
 
   it('runs only the selection; units outside it count as applied', async () => {

@@ -11,13 +11,12 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStateBucket } from '../../cloud/state-bucket.js';
 import type { LockOwner } from '../../engine/env-lock.js';
 import { acquireEnvLocks, lockKey, readEnvLock } from '../../engine/env-lock.js';
 import type { ObjectStore } from '../../engine/object-store.js';
 import { freePort, useMoto } from '../helpers/moto.js';
+import { createBucket, stateStore } from '../helpers/state-bucket.js';
 import { REPO_ROOT, until } from './engine-helpers.js';
 
 const moto = useMoto({ serialized: true });
@@ -28,19 +27,11 @@ function owner(run: string, verb = 'bootstrap'): LockOwner {
 }
 
 function store(prefix = 'platctl', env: Record<string, string> = moto.env): ObjectStore {
-  return createStateBucket({ bucket: BUCKET, keyPrefix: prefix, region: moto.region, requestTimeoutMs: 3000 }, env);
+  return stateStore(moto, BUCKET, { prefix, env, requestTimeoutMs: 3000 });
 }
 
 beforeEach(async () => {
-  const s3 = new S3Client({
-    region: moto.region,
-    endpoint: moto.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-  });
-  await s3.send(
-    new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }),
-  );
+  await createBucket(moto, BUCKET);
 });
 
 describe('the S3 environment lock', () => {

@@ -15,10 +15,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stripForRecord } from '../../park/kube-helpers.js';
-import type { AwsProxy } from '../helpers/aws-proxy.js';
-import { startAwsProxy } from '../helpers/aws-proxy.js';
+import { useAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer, KubeFixtureObject } from '../helpers/kube-api.js';
 import {
   KEYS,
@@ -61,16 +60,9 @@ const UNITS_CONFIG = parkConfig(
 
 describe('platctl up', { timeout: 240_000 }, () => {
   const moto = useMoto();
-  let proxy: AwsProxy;
+  const proxy = useAwsProxy(moto);
   let kube: KubeApiServer;
   let root: string;
-
-  beforeAll(async () => {
-    proxy = await startAwsProxy(moto.endpoint);
-  });
-  afterAll(async () => {
-    await proxy.close();
-  });
 
   const record = () => join(root, 'calls.ndjson');
   const control = (units: Record<string, UnitBehaviour & { exec?: string[] }>): void =>

@@ -6,9 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AwsProxy } from '../helpers/aws-proxy.js';
-import { expiredTokenJson, startAwsProxy } from '../helpers/aws-proxy.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expiredTokenJson, useAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer } from '../helpers/kube-api.js';
 import { KEYS, fixtureNodePool, fixturePdb, karpenterController } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
@@ -29,18 +28,11 @@ import { PLATCTL } from './engine-helpers.js';
 // Each test runs platctl several times against moto; a loaded 2-core machine needs more than the default 30 s.
 describe('platctl down / up', { timeout: 120_000 }, () => {
   const moto = useMoto();
-  let proxy: AwsProxy;
+  const proxy = useAwsProxy(moto);
   let kube: KubeApiServer;
   let root: string;
   let bastionId: string;
   let strayId: string | undefined;
-
-  beforeAll(async () => {
-    proxy = await startAwsProxy(moto.endpoint);
-  });
-  afterAll(async () => {
-    await proxy.close();
-  });
 
   const env = (extra: Record<string, string> = {}) => ({
     ...moto.env,

@@ -1,23 +1,11 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { lockdownBlock } from '../helpers/phases-config.js';
 import { sandbox } from './engine-helpers.js';
 import type { Call, Sandbox } from './engine-helpers.js';
 
-const LOCKDOWN = `
-lockdown:
-  env: platform
-  retry: { attempts: 3, interval: 100ms }
-  steps:
-    - id: split-dns
-      unit: platform/dns
-      lock_args: ["-var=split_dns=true"]
-      unlock_args: ["-var=split_dns=false"]
-    - id: private-endpoint
-      unit: platform/eks
-      lock_args: ["-var=public=false"]
-      unlock_args: ["-var=public=true"]
-`;
+const LOCKDOWN = lockdownBlock('  retry: { attempts: 3, interval: 100ms }\n');
 
 async function withConfig(extra: string): Promise<Sandbox> {
   const box = await sandbox();

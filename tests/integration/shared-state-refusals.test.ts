@@ -2,11 +2,12 @@
  * What the shared-state verbs and flags say when they cannot do their job: each failure says what, where and what to
  * do, and changes nothing. The bucket cases use moto over real HTTP; an unreachable S3 is a closed loopback port.
  */
-import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { freePort, useMoto } from '../helpers/moto.js';
+import { createBucket as createMotoBucket, useS3State } from '../helpers/state-bucket.js';
 import type { Sandbox } from './engine-helpers.js';
 import { sandbox } from './engine-helpers.js';
 
@@ -14,21 +15,11 @@ const moto = useMoto();
 const BUCKET = 'platctl-refusals';
 
 async function withS3(box: Sandbox): Promise<void> {
-  const config = join(box.root, '.platctl.yaml');
-  await writeFile(config, `${await readFile(config, 'utf8')}state:\n  backend: s3\n  bucket: ${BUCKET}\n`);
+  await useS3State(join(box.root, '.platctl.yaml'), BUCKET);
 }
 
-async function createBucket(): Promise<S3Client> {
-  const s3 = new S3Client({
-    region: moto.region,
-    endpoint: moto.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-  });
-  await s3.send(
-    new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }),
-  );
-  return s3;
+function createBucket(): Promise<S3Client> {
+  return createMotoBucket(moto, BUCKET);
 }
 
 describe('with the local backend', () => {

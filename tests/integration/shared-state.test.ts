@@ -2,17 +2,17 @@
  * `state.backend: s3` end to end: the built CLI with the fake terragrunt, against moto over real HTTP. Two sandboxes
  * are two clones of the repository (another directory, another HOME) sharing one bucket.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createStateBucket } from '../../cloud/state-bucket.js';
-import { lockKey, readEnvLock } from '../../engine/env-lock.js';
+import { lockKey } from '../../engine/env-lock.js';
 import type { ObjectStore } from '../../engine/object-store.js';
 import { loadRemoteLatest } from '../../engine/shared-state.js';
 import type { RunState } from '../../engine/state.js';
 import { startAwsProxy } from '../helpers/aws-proxy.js';
 import { useMoto } from '../helpers/moto.js';
+import { lockdownBlock } from '../helpers/phases-config.js';
+import { createBucket, lockHolder as holderOf, lockIsStale, stateStore, useS3State } from '../helpers/state-bucket.js';
 import type { Sandbox } from './engine-helpers.js';
 import { sandbox, until } from './engine-helpers.js';
 
@@ -20,19 +20,11 @@ const moto = useMoto();
 const BUCKET = 'platctl-shared';
 
 beforeEach(async () => {
-  const s3 = new S3Client({
-    region: moto.region,
-    endpoint: moto.endpoint,
-    forcePathStyle: true,
-    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-  });
-  await s3.send(
-    new CreateBucketCommand({ Bucket: BUCKET, CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }),
-  );
+  await createBucket(moto, BUCKET);
 });
 
 function bucket(): ObjectStore {
-  return createStateBucket({ bucket: BUCKET, keyPrefix: 'platctl', region: moto.region }, moto.env);
+  return stateStore(moto, BUCKET);
 }
 
 /** A clone of the fixture repository using the shared backend (`heartbeat` short, so staleness takes a second). */
@@ -43,9 +35,7 @@ async function clone(heartbeat = '300ms', backend: 's3' | 'local' = 's3'): Promi
 }
 
 async function useS3(box: Sandbox, heartbeat = '300ms'): Promise<void> {
-  const config = join(box.root, '.platctl.yaml');
-  const text = await readFile(config, 'utf8');
-  await writeFile(config, `${text}state:\n  backend: s3\n  bucket: ${BUCKET}\n  heartbeat: ${heartbeat}\n`);
+  await useS3State(join(box.root, '.platctl.yaml'), BUCKET, heartbeat);
 }
 
 function as(user: string, endpoint = moto.endpoint): Record<string, string> {
@@ -58,9 +48,13 @@ async function remoteState(): Promise<RunState> {
   return latest.value.state;
 }
 
+async function remoteRunExists(): Promise<boolean> {
+  const latest = await loadRemoteLatest(bucket());
+  return latest.ok && latest.value.type === 'ok';
+}
+
 async function lockHolder(): Promise<string | undefined> {
-  const found = await readEnvLock(bucket(), 'platform', Date.now());
-  return found.ok && found.value.type === 'held' ? found.value.holder.run_id : undefined;
+  return (await holderOf(bucket(), 'platform'))?.run_id;
 }
 
 describe('state.backend s3', () => {
@@ -118,6 +112,33 @@ describe('state.backend s3', () => {
     expect(text.stdout).toMatch(
       new RegExp(`${runId}\\s+bootstrap\\s+bob@\\S+\\s+\\S+\\s+\\S+\\s+completed \\(resumed 1x\\)`),
     );
+  }, 240_000);
+
+  it('lockdown and unlock apply logs are uploaded beside the unit logs', async () => {
+    const box = await clone();
+    await appendFile(join(box.root, '.platctl.yaml'), lockdownBlock());
+    const bootstrap = await box.run(['bootstrap'], as('alice'));
+    expect(bootstrap.exitCode, bootstrap.stderr).toBe(0);
+    const logsOf = async (runId: string): Promise<string[]> => {
+      const listed = await bucket().list(`runs/${runId}/logs/`);
+      if (!listed.ok) throw new Error(listed.message);
+      return listed.value.objects;
+    };
+    const built = (await box.state()).run_id;
+    expect(await logsOf(built)).toEqual(
+      expect.arrayContaining(['lockdown_0_split-dns.log', 'lockdown_1_private-endpoint.log']),
+    );
+    const lockLog = await bucket().get(`runs/${built}/logs/lockdown_1_private-endpoint.log`);
+    expect(lockLog.ok && lockLog.value?.body).toMatch(/-var=public=false/);
+
+    const teardown = await box.run(['teardown', '--yes'], as('alice'));
+    expect(teardown.exitCode, teardown.stderr).toBe(0);
+    const destroyed = (await box.state()).run_id;
+    expect(await logsOf(destroyed)).toEqual(
+      expect.arrayContaining(['unlock_0_private-endpoint.log', 'unlock_1_split-dns.log']),
+    );
+    const unlockLog = await bucket().get(`runs/${destroyed}/logs/unlock_0_private-endpoint.log`);
+    expect(unlockLog.ok && unlockLog.value?.body).toMatch(/-var=public=true/);
   }, 240_000);
 
   it('the first s3 run of a repository uploads its local state; state push/pull move it by hand', async () => {
@@ -186,14 +207,7 @@ describe('state.backend s3', () => {
     expect(held.stderr).toMatch(/by alice@\S+, pid \d+, started /);
     expect(held.stderr).toMatch(/last heartbeat \d+ s ago/);
 
-    await until(
-      async () => {
-        const found = await readEnvLock(bucket(), 'platform', Date.now());
-        return found.ok && found.value.type === 'held' && found.value.stale;
-      },
-      10_000,
-      'the lock to go stale',
-    );
+    await until(() => lockIsStale(bucket(), 'platform'), 10_000, 'the lock to go stale');
     const stale = await two.run(['bootstrap', '--resume'], as('bob'));
     expect(stale.exitCode).toBe(3);
     expect(stale.stderr).toMatch(/heartbeat stopped \d+ s ago .* run again with --break-lock/);
@@ -213,17 +227,15 @@ describe('state.backend s3', () => {
     const two = await clone('300ms');
     await one.control({}, { sleep_ms: 800 });
     const child = one.start(['bootstrap', '--parallelism', '1'], as('alice'));
-    await until(async () => (await one.calls()).length === 1 && (await lockHolder()) !== undefined, 30_000, 'the lock');
+    // Stopped once its state is in the bucket (uploads run beside the walk): the other clone resumes that run.
+    await until(
+      async () => (await one.calls()).length === 1 && (await lockHolder()) !== undefined && (await remoteRunExists()),
+      30_000,
+      'the lock and the first upload',
+    );
     child.kill('SIGSTOP');
     try {
-      await until(
-        async () => {
-          const found = await readEnvLock(bucket(), 'platform', Date.now());
-          return found.ok && found.value.type === 'held' && found.value.stale;
-        },
-        10_000,
-        'the lock to go stale',
-      );
+      await until(() => lockIsStale(bucket(), 'platform'), 10_000, 'the lock to go stale');
       await two.control({});
       const broke = await two.run(['bootstrap', '--resume', '--break-lock'], as('bob'));
       expect(broke.exitCode, broke.stderr).toBe(0);

@@ -7,6 +7,7 @@ import { appendFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WalkPlanView } from '../../cli/walk-plan.js';
+import { LOCKDOWN_STEPS } from '../helpers/phases-config.js';
 import { ENGINE_FIXTURES, sandbox } from './engine-helpers.js';
 import type { Sandbox } from './engine-helpers.js';
 
@@ -39,16 +40,7 @@ hooks:
     server: https://argocd.example.com
 lockdown:
   env: platform
-  steps:
-    - id: split-dns
-      unit: platform/dns
-      lock_args: ["-var=split_dns=true"]
-      unlock_args: ["-var=split_dns=false"]
-    - id: private-endpoint
-      unit: platform/eks
-      lock_args: ["-var=public=false"]
-      unlock_args: ["-var=public=true"]
-`;
+${LOCKDOWN_STEPS}`;
 
 async function box(): Promise<Sandbox> {
   const b = await sandbox();
