@@ -36,6 +36,7 @@ import {
   convert,
   equals as valuesEqual,
   typeLabel,
+  sameType,
   typeOf,
   unify,
 } from './types.js';
@@ -917,10 +918,15 @@ const collectionFunctions: Record<string, HclFunction> = {
       const map = object(call, args, i);
       for (const key of Object.keys(map)) setKey(out, key, map[key] as Value);
     });
-    // Maps only: a map of their unified element type; any object makes the result an object.
-    const maps = args.filter((arg) => arg !== null);
-    if (maps.length > 0 && maps.every((arg) => collectionKind(arg) === 'map')) {
-      return converted(call, [out], 0, { map: 'dynamic' });
+    // cty's merge keeps the arguments' type when they all have the same one (maps of one element type give that
+    // map); any other mix, maps of different element types included, gives an object of every key.
+    const given = args.filter((arg) => arg !== null);
+    const first = given[0];
+    if (first !== undefined && collectionKind(first) === 'map') {
+      const type = typeOf(first);
+      if (given.every((arg) => collectionKind(arg) === 'map' && sameType(typeOf(arg), type))) {
+        return converted(call, [out], 0, { map: 'dynamic' });
+      }
     }
     return out;
   }),

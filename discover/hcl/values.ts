@@ -133,9 +133,25 @@ export function sortedKeys(object: ValueObject): string[] {
   return Object.keys(object).sort(compareStrings);
 }
 
-/** Lexical order by UTF-16 code units (cty uses bytes; the two agree outside astral characters). */
+/**
+ * Lexical order as cty sorts strings: by their UTF-8 bytes, which is code point order. JavaScript's `<` compares
+ * UTF-16 code units, which differs where one string has a surrogate (a character above U+FFFF, such as an emoji)
+ * and the other a character from U+E000 to U+FFFF at the same place (`"ﬁ"` sorts before `"😀"` in cty).
+ */
 export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  if (a === b) return 0;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff;
+    const ySurrogate = y >= 0xd800 && y <= 0xdfff;
+    if (xSurrogate && !ySurrogate && y >= 0xe000) return 1;
+    if (ySurrogate && !xSurrogate && x >= 0xe000) return -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length < b.length ? -1 : 1;
 }
 
 /** Formats a number the way HCL converts it to a string (Go's Text('f', -1) at the number's precision). */

@@ -4,7 +4,7 @@
  * Terragrunt) evaluates the expression to; the differential fuzzer (bench/expr-fuzz) found the cases.
  */
 import { describe, expect, it } from 'vitest';
-import { typeOf } from '../../../discover/hcl/index.js';
+import { evaluateSource, standardFunctions, typeOf } from '../../../discover/hcl/index.js';
 import { failure, run, plain } from './helpers.js';
 
 describe('equality compares types first', () => {
@@ -65,7 +65,8 @@ describe('conversions follow cty.convert', () => {
     ['concat(tolist(["a"]), [1])', ['a', 1], { tuple: ['string', 'number'] }],
     ['keys(tomap({ b = 1, a = 2 }))', ['a', 'b'], { list: 'string' }],
     ['keys({ b = 1, a = 2 })', ['a', 'b'], { tuple: ['string', 'string'] }],
-    ['merge(tomap({ a = 1 }), tomap({ b = "x" }))', { a: '1', b: 'x' }, { map: 'string' }],
+    // Maps of different element types merge into an object (tofu 1.12.6: object({ a: number, b: string })).
+    ['merge(tomap({ a = 1 }), tomap({ b = "x" }))', { a: 1, b: 'x' }, { object: { a: 'number', b: 'string' } }],
     ['merge(tomap({ a = 1 }), { b = "x" })', { a: 1, b: 'x' }, { object: { a: 'number', b: 'string' } }],
     ['tolist(["a", "b"])[*]', ['a', 'b'], { list: 'string' }],
   ])('%s', (source, value, type) => {
@@ -130,5 +131,21 @@ describe('yamldecode resolves scalars as go-cty-yaml does', () => {
     expect(failure(() => run('yamldecode("a: .nan")')).message).toContain('NaN is not supported');
     expect(failure(() => run('yamldecode("a: *x\\nb: &x 1")')).message).toContain('undefined anchor');
     expect(failure(() => run('yamldecode("a: !!foo 1")')).message).toContain('unsupported tag');
+  });
+});
+
+describe('found by the expression fuzzer (seeds 5000-5021), each checked with tofu 1.12.6 console', () => {
+  const scope = { variables: {}, functions: standardFunctions() };
+  const cases: [string, string][] = [
+    // Strings sort by code point (cty compares UTF-8 bytes), not by UTF-16 code units: U+FB01 before U+1F600.
+    ['jsonencode(sort(["ﬁne", "😀 smile"]))', '["ﬁne","😀 smile"]'],
+    ['jsonencode(tolist(toset(["ﬁne", "😀 smile", "a"])))', '["a","ﬁne","😀 smile"]'],
+    ['jsonencode(keys({ "😀" = 1, "ﬁ" = 2 }))', '["ﬁ","😀"]'],
+    // merge of maps with different element types is an object, not a map of a unified type.
+    ['jsonencode(merge(tomap({ k0 = "Hello World", k1 = "x" }), tomap({ k0 = 0.1 })))', '{"k0":0.1,"k1":"x"}'],
+    ['jsonencode(merge(tomap({ k0 = "a" }), tomap({ k1 = "b" })))', '{"k0":"a","k1":"b"}'],
+  ];
+  it.each(cases)('%s', (expression, expected) => {
+    expect(evaluateSource(expression, scope)).toBe(expected);
   });
 });
