@@ -13,6 +13,7 @@ import { createParkAws } from '../cloud/park-aws.js';
 import type { CloudResult } from '../cloud/result.js';
 import type { PlatctlConfig, StateConfig } from '../config/schema.js';
 import type { EnvLocks } from '../engine/env-lock.js';
+import type { ObjectStore } from '../engine/object-store.js';
 import { acquireLock } from '../engine/lock.js';
 import { makeRunId } from '../engine/run.js';
 import { lockShared } from '../engine/shared-run.js';
@@ -20,6 +21,7 @@ import { formatCommandLine } from '../engine/logs.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { formatDuration } from '../park/context.js';
+import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
 import { runPark } from '../park/run.js';
@@ -90,6 +92,53 @@ function chooseEnvs(
       return { error: `environment ${env} has no aws settings: set environments.${env}.aws (region, profile)` };
   }
   return { envs };
+}
+
+/** What `runPark` reaches each environment through: its AWS clients (one per environment), records and cluster. */
+function parkAccess(context: {
+  readonly config: PlatctlConfig;
+  readonly io: CliIo;
+  readonly human: NodeJS.WritableStream;
+  readonly state: ObjectStore | undefined;
+  readonly locks: EnvLocks | undefined;
+  readonly applier: UnitApplier | undefined;
+}): (env: string) => EnvAccess {
+  const { config, io, human, state, locks, applier } = context;
+  const clouds = new Map<string, EnvCloud>();
+  const cloudOf = (env: string): EnvCloud => {
+    let cloud = clouds.get(env);
+    if (!cloud) {
+      const settings = config.environments[env];
+      if (!settings) throw new Error(`park: unknown environment ${env}`); // checked by the config loader
+      cloud = createEnvCloud({ envName: env, settings, env: io.env, maxAttempts: 3 });
+      clouds.set(env, cloud);
+    }
+    return cloud;
+  };
+  return (env: string): EnvAccess => {
+    const cloud = cloudOf(env);
+    const settings = config.environments[env];
+    let kube: Promise<CloudResult<KubeWriter>> | undefined;
+    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env);
+    const envBucket = settings?.aws?.state_bucket;
+    return {
+      cloud,
+      aws,
+      records: {
+        ...parkRecordPlaces(state, envBucket === undefined ? undefined : aws.stateBucketRecords(envBucket)),
+        ...(locks ? { mayWrite: () => locks.ensureFresh() } : {}),
+        onMoved: (from, to) => human.write(`moved the park record of ${env} from ${from} to ${to}\n`),
+      },
+      kube: () => {
+        kube ??= settings
+          ? kubeWriterForEnv(cloud, settings, io.env, io.signal)
+          : Promise.reject(new Error('no settings'));
+        return kube;
+      },
+      alsoCheck: (config.park[env]?.preflight_envs ?? []).filter((other) => other !== env).map(cloudOf),
+      ...(applier ? { units: applier } : {}),
+    };
+  };
 }
 
 /** The shared body of `down` and `up`. */
@@ -173,41 +222,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
   const locks = envLocks?.locks;
 
   handleInterruptions();
-  const clouds = new Map<string, EnvCloud>();
-  const cloudOf = (env: string): EnvCloud => {
-    let cloud = clouds.get(env);
-    if (!cloud) {
-      const settings = config.environments[env];
-      if (!settings) throw new Error(`park: unknown environment ${env}`); // checked by the config loader
-      cloud = createEnvCloud({ envName: env, settings, env: io.env, maxAttempts: 3 });
-      clouds.set(env, cloud);
-    }
-    return cloud;
-  };
-  const access = (env: string): EnvAccess => {
-    const cloud = cloudOf(env);
-    const settings = config.environments[env];
-    let kube: Promise<CloudResult<KubeWriter>> | undefined;
-    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env);
-    const envBucket = settings?.aws?.state_bucket;
-    return {
-      cloud,
-      aws,
-      records: {
-        ...parkRecordPlaces(state, envBucket === undefined ? undefined : aws.stateBucketRecords(envBucket)),
-        ...(locks ? { mayWrite: () => locks.ensureFresh() } : {}),
-        onMoved: (from, to) => human.write(`moved the park record of ${env} from ${from} to ${to}\n`),
-      },
-      kube: () => {
-        kube ??= settings
-          ? kubeWriterForEnv(cloud, settings, io.env, io.signal)
-          : Promise.reject(new Error('no settings'));
-        return kube;
-      },
-      alsoCheck: (config.park[env]?.preflight_envs ?? []).filter((other) => other !== env).map(cloudOf),
-      ...(applier ? { units: applier } : {}),
-    };
-  };
+  const access = parkAccess({ config, io, human, state, locks, applier });
   const render = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
   let outcomes: EnvOutcome[];
   try {
