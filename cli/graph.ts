@@ -6,7 +6,9 @@ import type { Graph } from '../engine/graph.js';
 import type { Discovery } from '../discover/index.js';
 import { closestMatch } from '../discover/suggest.js';
 import { chainText } from '../discover/types.js';
-import { loadProject } from './project.js';
+import { probeSnapshot } from '../discover/index.js';
+import { renderCache } from './graph-cache.js';
+import { discoverProject, discoveryRequest, loadCheckedConfig, projectCacheDir } from './project.js';
 import { EXIT, defineVerb } from './verb.js';
 
 export const GRAPH_FORMATS = ['text', 'json', 'dot', 'mermaid'] as const;
@@ -160,7 +162,29 @@ export const graphVerb = defineVerb({
     ['platctl graph --unit platform/eks --format dot | dot -Tsvg > eks.svg', 'what platform/eks needs'],
   ],
   run: async (args, io) => {
-    const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
+    const checked = await loadCheckedConfig(args, io);
+    if (!checked.ok) return checked.exitCode;
+    const projectArgs = { ...args, allowUnresolved: args['allow-unresolved'] };
+    const format: GraphFormat = args.json ? 'json' : args.format;
+    // An unchanged repository, asked the same again: last time's output (graph-cache.ts).
+    const { options, extras } = discoveryRequest(checked.loaded, projectArgs, io);
+    const snapshot = probeSnapshot(options, extras);
+    const cache =
+      snapshot && snapshot.problems.length === 0
+        ? renderCache(projectCacheDir(checked.loaded.root), snapshot.identity, {
+            format,
+            envs: args.env ?? [],
+            units: args.unit ?? [],
+            reverse: args.reverse,
+          })
+        : undefined;
+    const cached = cache?.read();
+    if (cached !== undefined) {
+      io.stdout.write(cached);
+      return EXIT.ok;
+    }
+
+    const loaded = await discoverProject(checked.loaded, projectArgs, io, snapshot);
     if (!loaded.ok) return loaded.exitCode;
     const { discovery, root } = loaded.project;
     for (const unit of args.unit ?? []) {
@@ -173,21 +197,22 @@ export const graphVerb = defineVerb({
       }
     }
     const view = graphView(discovery.graph, { envs: args.env ?? [], units: args.unit ?? [], reverse: args.reverse });
-    const format: GraphFormat = args.json ? 'json' : args.format;
-    switch (format) {
-      case 'json':
-        io.stdout.write(renderJson(view, root, discovery));
-        break;
-      case 'dot':
-        io.stdout.write(renderDot(view, discovery));
-        break;
-      case 'mermaid':
-        io.stdout.write(renderMermaid(view));
-        break;
-      case 'text':
-        io.stdout.write(renderText(view, discovery));
-        break;
-    }
+    const output = render(format, view, root, discovery);
+    io.stdout.write(output);
+    if (discovery.stats.fromSnapshot) cache?.write(output);
     return EXIT.ok;
   },
 });
+
+function render(format: GraphFormat, view: GraphView, root: string, discovery: Discovery): string {
+  switch (format) {
+    case 'json':
+      return renderJson(view, root, discovery);
+    case 'dot':
+      return renderDot(view, discovery);
+    case 'mermaid':
+      return renderMermaid(view);
+    case 'text':
+      return renderText(view, discovery);
+  }
+}

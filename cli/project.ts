@@ -8,7 +8,7 @@ import { loadConfigCached } from '../config/cached.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { discover, isUsable } from '../discover/index.js';
-import type { Discovery } from '../discover/index.js';
+import type { DiscoverExtras, DiscoverOptions, Discovery, SnapshotHit } from '../discover/index.js';
 import { formatConfigErrorList, formatProblems, summarizeProblems } from './problems.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
@@ -60,19 +60,47 @@ export async function loadCheckedConfig(
 export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<ProjectResult> {
   const checked = await loadCheckedConfig(args, io);
   if (!checked.ok) return checked;
-  const { loaded } = checked;
-  const { config, root, path } = loaded;
-  const discovery = await discover(
-    {
+  return discoverProject(checked.loaded, args, io);
+}
+
+/** What discovery is asked, for a verb's arguments over a loaded configuration. */
+export function discoveryRequest(
+  loaded: LoadedConfig,
+  args: LoadProjectOptions,
+  io: CliIo,
+): { options: DiscoverOptions; extras: DiscoverExtras } {
+  const { config, root } = loaded;
+  return {
+    options: {
       root,
       config,
       env: io.env,
       allowUnresolved: args.allowUnresolved === true,
       remoteState: args.withRemoteState === true,
-      cacheDir: join(root, '.platctl-cache'),
+      cacheDir: projectCacheDir(root),
     },
-    { locate: (keyPath) => loaded.locate(keyPath), version: platctlVersion() },
-  );
+    extras: { locate: (keyPath) => loaded.locate(keyPath), version: platctlVersion() },
+  };
+}
+
+/** Where a project keeps its caches (parses, evaluations, the discovery snapshot, rendered graphs). */
+export function projectCacheDir(root: string): string {
+  return join(root, '.platctl-cache');
+}
+
+/**
+ * Discovery over a loaded configuration, every problem printed. `snapshot`: the hit `probeSnapshot` gave for
+ * the same {@link discoveryRequest}, so it is not looked up again.
+ */
+export async function discoverProject(
+  loaded: LoadedConfig,
+  args: LoadProjectOptions,
+  io: CliIo,
+  snapshot?: SnapshotHit,
+): Promise<ProjectResult> {
+  const { config, root, path } = loaded;
+  const request = discoveryRequest(loaded, args, io);
+  const discovery = await discover(request.options, { ...request.extras, ...(snapshot ? { snapshot } : {}) });
   if (discovery.problems.length > 0) {
     io.stderr.write(formatProblems(discovery.problems, io.cwd, { verbose: args.verbose }));
   }

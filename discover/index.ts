@@ -13,9 +13,11 @@ import { fileURLToPath } from 'node:url';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
 import type { HclParserPool } from './hcl2json.js';
 import { readSnapshot, snapshotKey } from './snapshot.js';
+import type { SnapshotHit } from './snapshot.js';
 import type { DiscoverOptions, DiscoveryResult } from './types.js';
 
 export type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
+export type { SnapshotHit } from './snapshot.js';
 export { isUsable } from './types.js';
 
 let codeHash: string | undefined;
@@ -48,6 +50,8 @@ export interface DiscoverExtras {
    * RACY_WINDOW_MS). Tests set it below zero to keep snapshots of files they have just written.
    */
   readonly snapshotRacyWindowMs?: number;
+  /** The snapshot {@link probeSnapshot} found for the same options and extras: not looked up (nor stat'ed) again. */
+  readonly snapshot?: SnapshotHit;
 }
 
 /** A unit's edges that point outside every environment (or at an excluded unit): satisfied, never walked. */
@@ -72,22 +76,32 @@ export interface Discovery extends DiscoveryResult {
   };
 }
 
-export async function discover(options: DiscoverOptions, extras: DiscoverExtras = {}): Promise<Discovery> {
+/**
+ * The snapshot of the last discovery, when it answers these options now (every input unchanged); undefined when a
+ * discovery must run. Costs a `stat` per input and the snapshot's header: a verb can use the hit's identity to answer
+ * from what it worked out last time, and pass the hit on to {@link discover}.
+ */
+export function probeSnapshot(options: DiscoverOptions, extras: DiscoverExtras = {}): SnapshotHit | undefined {
   const root = resolve(options.root);
   const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
   // Not with an injected parser: that test seam asks for parsing.
-  const key = cacheDir !== false && extras.parserPool === undefined ? keyOf(root, options, extras) : undefined;
-  if (cacheDir !== false && key !== undefined) {
-    const snapshot = readSnapshot(cacheDir, key, root, options.env);
-    if (snapshot) {
-      const size = snapshot.units.size;
-      return {
-        root,
-        ...snapshot,
-        stats: { units: size, filesParsed: 0, unitsReused: size, retries: 0, fromSnapshot: true },
-      };
-    }
+  if (cacheDir === false || extras.parserPool !== undefined) return undefined;
+  return readSnapshot(cacheDir, keyOf(root, options, extras), root, options.env);
+}
+
+export async function discover(options: DiscoverOptions, extras: DiscoverExtras = {}): Promise<Discovery> {
+  const root = resolve(options.root);
+  const snapshot = (extras.snapshot ?? probeSnapshot(options, extras))?.restore();
+  if (snapshot) {
+    const size = snapshot.units.size;
+    return {
+      root,
+      ...snapshot,
+      stats: { units: size, filesParsed: 0, unitsReused: size, retries: 0, fromSnapshot: true },
+    };
   }
+  const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
+  const key = cacheDir !== false && extras.parserPool === undefined ? keyOf(root, options, extras) : undefined;
   const { discoverFully } = await import('./full.js');
   return discoverFully(options, extras, key);
 }

@@ -30,8 +30,8 @@ export const SNAPSHOT_FILE = 'graph.json';
 /** scan.ts's UNIT_FILE, not imported: a warm run does not load the walk. */
 const UNIT_FILE = 'terragrunt.hcl';
 const CLOCK_FILE = 'graph.clock';
-/** Bumped whenever what the snapshot holds changes. */
-const FORMAT = 1;
+/** Bumped whenever what the snapshot holds changes (2: an id, and the problems in the header). */
+const FORMAT = 2;
 /**
  * How long before the run's start an input must have last changed to be trusted by its `stat`. Timestamps come from
  * a coarse clock (a tick of a few milliseconds; seconds on some filesystems): an edit in the same tick as a read
@@ -79,6 +79,8 @@ type StatRecord = [number, number, number, number, number];
 interface Header {
   readonly format: number;
   readonly key: string;
+  /** Random, new with every snapshot written: names this discovery (see {@link SnapshotHit.identity}). */
+  readonly id: string;
   /** Paths (relative to the root when below it). */
   readonly paths: string[];
   /** A digest of every path's StatRecord, in order ({@link statDigest}): equal when no input changed. */
@@ -87,6 +89,8 @@ interface Header {
   readonly kinds: (string | null)[];
   readonly realpaths: (string | null)[];
   readonly env: (string | null)[];
+  /** The discovery's problems (warnings only: a discovery with errors is never kept). */
+  readonly problems: Problem[];
 }
 
 /**
@@ -108,7 +112,6 @@ interface Body {
   readonly edges: (number | EdgeOrigin[])[];
   /** Per node, in the same order. */
   readonly units: CompactUnit[];
-  readonly problems: Problem[];
   readonly externals: { unit: UnitId; dir: string; origin: EdgeOrigin }[];
 }
 
@@ -157,16 +160,29 @@ export function filesystemNow(cacheDir: string): number | undefined {
   }
 }
 
+/** A snapshot whose every input is unchanged: its discovery is this run's. */
+export interface SnapshotHit {
+  /**
+   * Names the discovery the snapshot holds: another run that gets a hit with the same identity has the same discovery,
+   * so what was worked out from it (a rendered graph) still holds.
+   */
+  readonly identity: string;
+  readonly problems: Problem[];
+  /** The discovery itself, rebuilt from the snapshot's body; undefined when the body is corrupt. */
+  restore(): SnapshotDiscovery | undefined;
+}
+
 /**
- * The snapshot's discovery, when it was made with this key and every input it records is unchanged; undefined
- * otherwise (no snapshot, another key, any input changed, an unreadable or corrupt file).
+ * The snapshot, when it was made with this key and every input it records is unchanged; undefined otherwise (no
+ * snapshot, another key, any input changed, an unreadable or corrupt header). Only the header is parsed here: the
+ * body is parsed by {@link SnapshotHit.restore}, which a caller that needs only the identity never calls.
  */
 export function readSnapshot(
   cacheDir: string,
   key: string,
   root: string,
   env: Readonly<Record<string, string | undefined>>,
-): SnapshotDiscovery | undefined {
+): SnapshotHit | undefined {
   let text: string;
   try {
     text = readFileSync(join(cacheDir, SNAPSHOT_FILE), 'utf8');
@@ -178,7 +194,20 @@ export function readSnapshot(
     if (split < 0) return undefined;
     const header = JSON.parse(text.slice(0, split)) as Header;
     if (header.format !== FORMAT || header.key !== key || !unchanged(header, root, env)) return undefined;
-    return restore(JSON.parse(text.slice(split + 1)) as Body, root);
+    const { problems } = header;
+    return {
+      identity: `${header.key}/${header.id}`,
+      problems,
+      restore: () => {
+        try {
+          const restored = restore(JSON.parse(text.slice(split + 1)) as Body, root);
+          return restored && { ...restored, problems };
+        } catch {
+          // A corrupt body is only a cache miss.
+          return undefined;
+        }
+      },
+    };
   } catch {
     // A corrupt snapshot is only a cache miss.
     return undefined;
@@ -215,7 +244,7 @@ function mapOrigin(origin: EdgeOrigin, map: (path: string) => string): EdgeOrigi
   return origin.location ? { ...origin, location: { ...origin.location, file: map(origin.location.file) } } : origin;
 }
 
-function restore(body: Body, root: string): SnapshotDiscovery | undefined {
+function restore(body: Body, root: string): Omit<SnapshotDiscovery, 'problems'> | undefined {
   const { long } = pathCodec(root);
   const graph = new Graph();
   const ids: string[] = [];
@@ -239,7 +268,7 @@ function restore(body: Body, root: string): SnapshotDiscovery | undefined {
     if (origins.length === 0) graph.addEdge(from, to);
     for (const origin of origins) graph.addEdge(from, to, mapOrigin(origin, long));
   }
-  return { graph, units, problems: body.problems, externals: body.externals };
+  return { graph, units, externals: body.externals };
 }
 
 export interface SnapshotInputs {
@@ -298,11 +327,14 @@ export function writeSnapshot(
   const header: Header = {
     format: FORMAT,
     key,
+    id: randomBytes(9).toString('base64url'),
     paths,
     stats: statDigest(records),
     kinds: flat(witness.kinds),
     realpaths: flat(witness.realpaths),
     env: flat(witness.env),
+    // A lazily worked-out hint is worked out now (JSON reads it like any property).
+    problems: discovery.problems,
   };
   const { graph } = discovery;
   const ids = graph.ids();
@@ -339,8 +371,6 @@ export function writeSnapshot(
     nodes,
     edges,
     units,
-    // A lazily worked-out hint is worked out now (JSON reads it like any property).
-    problems: discovery.problems,
     externals: discovery.externals,
   };
   try {

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import {
   appendFileSync,
   cpSync,
+  readdirSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -201,4 +202,61 @@ describe('what a warm start loads (the built binary, as a user runs it)', () => 
     expect(loaded.some((url) => url.endsWith('/dist/engine/state.js'))).toBe(true);
     expect(heavy(loaded)).toEqual([]);
   }, 60_000);
+});
+
+describe('a graph printed again from .platctl-cache/rendered', () => {
+  async function graphOutput(root: string, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+    const run = await runCli(['graph', ...args], { cwd: root });
+    expect(run.code).toBe(0);
+    return { stdout: run.stdout, stderr: run.stderr };
+  }
+
+  /** Replaces every kept output with a mark (its stamp kept): a run that prints the mark was answered from it. */
+  function markEntries(root: string): void {
+    const dir = join(root, '.platctl-cache/rendered');
+    for (const name of readdirSync(dir)) {
+      const text = readFileSync(join(dir, name), 'utf8');
+      writeFileSync(join(dir, name), `${text.slice(0, text.indexOf('\n') + 1)}MARK\n`);
+    }
+  }
+
+  it('answers only the same request over the same discovery', async () => {
+    const root = platform();
+    await untilSnapshot(root, () => graphOutput(root));
+    const text = (await graphOutput(root)).stdout; // from the snapshot: rendered, and kept
+    const json = (await graphOutput(root, '--format', 'json')).stdout;
+    markEntries(root);
+    expect((await graphOutput(root)).stdout).toBe('MARK\n');
+    expect((await graphOutput(root, '--json')).stdout).toBe('MARK\n');
+
+    // Another request is rendered for itself.
+    rmSync(join(root, '.platctl-cache/rendered'), { recursive: true });
+    const reverse = (await graphOutput(root, '--reverse')).stdout;
+    const dev = (await graphOutput(root, '--unit', 'platform/eks')).stdout;
+    markEntries(root);
+    expect((await graphOutput(root)).stdout).toBe(text);
+    expect((await graphOutput(root, '--format', 'json')).stdout).toBe(json);
+    expect(reverse).toContain('(teardown order)');
+    expect(dev).not.toBe(text);
+    expect((await graphOutput(root, '--reverse')).stdout).toBe('MARK\n');
+
+    // A changed repository is never answered with an output of the old one.
+    markEntries(root);
+    const crossplane = join(root, 'live/platform/crossplane/terragrunt.hcl');
+    writeFileSync(crossplane, readFileSync(crossplane, 'utf8').replace('"../eks"', '"../ecr"'));
+    const edited = await graphOutput(root, '--format', 'json');
+    expect(edited.stdout).not.toContain('MARK');
+    expect(depsOf(JSON.parse(edited.stdout) as GraphJson, 'platform/crossplane')).toContain('platform/ecr');
+    expect((await graphOutput(root, '--reverse')).stdout).not.toContain('MARK');
+  }, 240_000);
+
+  it('keeps nothing for a discovery with warnings, which every run prints', async () => {
+    const root = platform();
+    const grafana = join(root, 'live/platform/grafana/terragrunt.hcl');
+    appendFileSync(grafana, '\ndependency "twice" {\n  config_path = "../eks"\n}\n');
+    appendFileSync(grafana, '\ndependency "twice" {\n  config_path = "../ecr"\n}\n');
+    await untilSnapshot(root, () => graphOutput(root));
+    for (let i = 0; i < 2; i += 1) expect((await graphOutput(root)).stderr).toContain('twice');
+    expect(existsSync(join(root, '.platctl-cache/rendered'))).toBe(false);
+  }, 240_000);
 });

@@ -1,0 +1,109 @@
+/**
+ * Rendered graphs, kept in `.platctl-cache/rendered/`: `platctl graph` over an unchanged repository prints what it
+ * printed last time for the same request, without rebuilding the graph from the snapshot or laying out its waves
+ * again (for thousands of units, most of a warm run).
+ *
+ * An entry is keyed by what decides the output: the discovery (the snapshot's identity, which changes whenever any
+ * input of the discovery does), the request (format, `--env`, `--unit`, `--reverse`) and the code that renders
+ * (a hash of its modules, so another build of platctl never prints an older build's layout). Only discoveries
+ * without problems are kept, so a cached answer never hides a warning. Entries are written atomically and best
+ * effort: a read-only checkout renders every time.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** What decides a rendered graph besides the discovery. */
+export interface RenderRequest {
+  readonly format: string;
+  readonly envs: readonly string[];
+  readonly units: readonly string[];
+  readonly reverse: boolean;
+}
+
+export interface RenderCache {
+  /** The output rendered for this discovery and request, when there is one. */
+  read(): string | undefined;
+  /** Keeps an output (best effort). */
+  write(output: string): void;
+}
+
+const DIR = 'rendered';
+/** Requests kept: a few formats and filters per repository; the least recently written go first. */
+const MAX_ENTRIES = 16;
+/** The modules whose code shapes the output: the renderers, the graph algorithms, the chain text. */
+const RENDER_MODULES = ['./graph.js', '../engine/graph.js', '../discover/types.js'];
+
+let codeHash: string | null | undefined;
+
+/** The render modules' code, hashed; null when one cannot be read (then nothing is cached). */
+function renderCodeHash(): string | null {
+  if (codeHash !== undefined) return codeHash;
+  const hash = createHash('sha256');
+  for (const module of RENDER_MODULES) {
+    const path = fileURLToPath(new URL(module, import.meta.url));
+    // Compiled, the modules are .js files; run from the TypeScript sources (tests), .ts files.
+    const code = readIfThere(path) ?? readIfThere(path.replace(/\.js$/, '.ts'));
+    if (code === undefined) return (codeHash = null);
+    hash.update(code);
+  }
+  return (codeHash = hash.digest('base64url'));
+}
+
+function readIfThere(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cache entry for one discovery (a snapshot's identity) and request. */
+export function renderCache(cacheDir: string, discoveryIdentity: string, request: RenderRequest): RenderCache {
+  const code = renderCodeHash();
+  if (code === null) return { read: () => undefined, write: () => undefined };
+  const dir = join(cacheDir, DIR);
+  const requestKey = JSON.stringify([request.format, request.envs, request.units, request.reverse]);
+  const file = join(dir, createHash('sha256').update(requestKey).digest('base64url'));
+  const stamp = `${discoveryIdentity} ${code}\n`;
+  return {
+    read: () => {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        return undefined;
+      }
+      return text.startsWith(stamp) ? text.slice(stamp.length) : undefined;
+    },
+    write: (output) => {
+      try {
+        mkdirSync(dir, { recursive: true });
+        const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+        writeFileSync(tmp, stamp + output);
+        renameSync(tmp, file);
+        prune(dir);
+      } catch {
+        // Not kept: the next run renders again.
+      }
+    },
+  };
+}
+
+/** Keeps the {@link MAX_ENTRIES} newest entries (and drops temp files a killed run left). */
+function prune(dir: string): void {
+  const entries = readdirSync(dir).map((name) => {
+    const path = join(dir, name);
+    return { path, stale: name.endsWith('.tmp'), mtime: statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0 };
+  });
+  const kept = entries.filter((e) => !e.stale).sort((a, b) => b.mtime - a.mtime);
+  const dropped = [...kept.slice(MAX_ENTRIES), ...entries.filter((e) => e.stale && e.mtime < Date.now() - 60_000)];
+  for (const { path } of dropped) {
+    try {
+      unlinkSync(path);
+    } catch {
+      // Gone already.
+    }
+  }
+}
