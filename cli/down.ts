@@ -3,6 +3,7 @@
  * checking the command, the lock, the prompt, wiring the clouds, and rendering the steps (lines, or NDJSON with
  * `--json`). The sequences themselves are in park/.
  */
+import { explainOutcome } from './problems.js';
 import { hostname, userInfo } from 'node:os';
 import { createInterface } from 'node:readline';
 import { createEnvCloud } from '../cloud/environment.js';
@@ -14,7 +15,7 @@ import type { CloudResult } from '../cloud/result.js';
 import type { PlatctlConfig, StateConfig } from '../config/schema.js';
 import type { EnvLocks } from '../engine/env-lock.js';
 import type { ObjectStore } from '../engine/object-store.js';
-import { acquireLock } from '../engine/lock.js';
+import { acquireLock, lockRefusal } from '../engine/lock.js';
 import { makeRunId } from '../engine/run.js';
 import { lockShared } from '../engine/shared-run.js';
 import { formatCommandLine } from '../engine/logs.js';
@@ -193,17 +194,9 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
         { pid: process.pid, host: hostname(), isAlive: processAlive },
       );
   if (lock && lock.type !== 'acquired') {
-    if (lock.type === 'held') {
-      const h = lock.holder;
-      io.stderr.write(
-        `platctl: refused: ${h.command} holds the lock (pid ${h.pid} on ${h.host}, since ${h.started_at}); ` +
-          `${op} would race it.\n  hint: wait for it to finish (platctl status), then run again\n`,
-      );
-    } else {
-      io.stderr.write(
-        `platctl: refused: cannot read the lock ${lock.path}: ${lock.message}\n  hint: remove it if no platctl runs\n`,
-      );
-    }
+    const refusal = lockRefusal(lock, root, hostname());
+    const raced = lock.type === 'held' ? { message: `${refusal.message}; ${op} would race it` } : {};
+    io.stderr.write(explainOutcome('refused: ', { ...refusal, ...raced }));
     return EXIT.refused;
   }
   if (lock?.tookOver) {

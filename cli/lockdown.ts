@@ -3,6 +3,7 @@
  * teardown runs the unlock first). `--undo` unlocks: the steps in reverse order with their `unlock_args`. Under the
  * repository lock like every mutating run; `.platctl-state.json` is left alone.
  */
+import { explainOutcome } from './problems.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { procMachine } from '../engine/lock.js';
@@ -115,9 +116,7 @@ export const lockdownVerb = defineVerb({
     }
     const human = args.json || isLiveTerminal(io.stdout) ? io.stderr : io.stdout;
     if (outcome.type === 'refused') {
-      io.stderr.write(
-        `platctl: refused: ${outcome.message}\n${outcome.details.map((d) => `  ${d}\n`).join('')}  hint: ${outcome.hint}\n`,
-      );
+      io.stderr.write(explainOutcome('refused: ', outcome));
       return EXIT.refused;
     }
     const what = direction === 'lock' ? 'lockdown' : 'unlock';

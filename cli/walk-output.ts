@@ -2,6 +2,7 @@
  * What a walk (`bootstrap`, `teardown`) shows: the live reporter it picks for the terminal it has, the command lines
  * it prints (as typed, and the one that resumes it), and the closing words and exit code for each way a run ends.
  */
+import { explainOutcome } from './problems.js';
 import type { Reporter } from '../engine/events.js';
 import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
@@ -80,11 +81,6 @@ export interface RunTrack {
 }
 
 /** One line of problem text with its details and hint, as every refusal prints it. */
-function explain(prefix: string, result: { message: string; details?: readonly string[]; hint?: string }): string {
-  const details = (result.details ?? []).map((d) => `  ${d}\n`).join('');
-  return `platctl: ${prefix}${result.message}\n${details}${result.hint ? `  hint: ${result.hint}\n` : ''}`;
-}
-
 /**
  * Says how the run ended and returns its exit code (`completed` runs the verb's completion step, whose code then
  * replaces 0). Human words go to `human` (stderr under `--json`, so stdout stays one JSON stream).
@@ -104,10 +100,10 @@ export async function reportOutcome(
   const { command, args, io, paint, human, track } = context;
   switch (result.type) {
     case 'invalid':
-      io.stderr.write(explain('', result));
+      io.stderr.write(explainOutcome('', result));
       return EXIT.usage;
     case 'refused':
-      io.stderr.write(explain('refused: ', result));
+      io.stderr.write(explainOutcome('refused: ', result));
       return EXIT.refused;
     case 'cancelled':
       io.stderr.write(`platctl: ${command} cancelled; nothing was changed\n`);

@@ -11,6 +11,7 @@ import { expiredTokenJson, useAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer } from '../helpers/kube-api.js';
 import { KEYS, fixtureNodePool, fixturePdb, karpenterController } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
+import { mountReadOnly, mountsAvailable, unmountAll } from '../helpers/mounts.js';
 import {
   PARK_CLUSTER as CLUSTER,
   PARK_SIZES as SIZES,
@@ -24,6 +25,8 @@ import {
 } from '../helpers/park-fixture.js';
 import { runCli } from '../helpers/run-cli.js';
 import { PLATCTL } from './engine-helpers.js';
+
+const MOUNTS = await mountsAvailable();
 
 // Each test runs platctl several times against moto; a loaded 2-core machine needs more than the default 30 s.
 describe('platctl down / up', { timeout: 120_000 }, () => {
@@ -62,6 +65,7 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
 
   afterEach(async () => {
     await kube.close();
+    await unmountAll();
     rmSync(root, { recursive: true, force: true });
   });
 
@@ -213,7 +217,10 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
     );
     const locked = await cli(['down', '--yes']);
     expect(locked.code).toBe(3);
-    expect(locked.stderr).toContain('platctl bootstrap holds the lock');
+    expect(locked.stderr).toContain('refused: another platctl run holds .platctl.lock in');
+    expect(locked.stderr).toContain('; down would race it\n');
+    expect(locked.stderr).toContain('  command: platctl bootstrap\n');
+    expect(locked.stderr).toContain('  hint: wait for it to finish');
     rmSync(join(root, '.platctl.lock'));
 
     expect((await cli(['down', '--yes'])).code).toBe(0);
@@ -223,6 +230,26 @@ describe('platctl down / up', { timeout: 120_000 }, () => {
     const forced = await cli(['bootstrap', '--env', 'platform', '--force']);
     expect(forced.stderr).not.toContain('is parked since');
   });
+
+  it.skipIf(!MOUNTS)(
+    'a read-only checkout (EROFS): refuses naming the lock file and the cause; nothing parked',
+    async () => {
+      const before = await sizes();
+      const environment = env(); // writes the kubeconfig while it still can
+      await mountReadOnly(root);
+      const down = await runCli(['down', '--yes', '--config', join(root, '.platctl.yaml')], {
+        cwd: root,
+        env: environment,
+      });
+      expect(down.code).toBe(3);
+      expect(down.stderr).toBe(
+        `platctl: refused: cannot create ${join(root, '.platctl.lock')}: the file system is read-only (EROFS); ` +
+          `run platctl from a writable checkout; nothing was run\n`,
+      );
+      expect(await sizes()).toEqual(before);
+      expect(await instanceState(bastionId)).toBe('running');
+    },
+  );
 
   it('kill -9 in the middle of down, then --resume finishes from the first unfinished step', async () => {
     // The built CLI in a process of its own: hold it inside the karpenter step, then SIGKILL it.
