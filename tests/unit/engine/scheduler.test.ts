@@ -136,13 +136,12 @@ describe('Scheduler', () => {
     expect(() => s.complete('p/a')).toThrow(/expected started/);
   });
 
-  it('drains 10,000 units in topological order quickly', () => {
+  // Its speed is measured by bench/walk (engine overhead per unit, 10,000 instant units), not by a timed test.
+  it('drains 10,000 units in topological order', () => {
     const edges: [string, string][] = [];
     for (let i = 1; i < 10_000; i += 1) edges.push([`p/u${i}`, `p/u${Math.floor((i - 1) / 3)}`]);
     const g = graphOf(edges);
-    const started = performance.now();
     const order = drain(new Scheduler(g));
-    expect(performance.now() - started).toBeLessThan(2000);
     const position = new Map(order.map((id, i) => [id, i]));
     expect(order).toHaveLength(10_000);
     for (const [from, to] of edges) expect(position.get(from)!).toBeGreaterThan(position.get(to)!);
