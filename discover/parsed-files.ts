@@ -13,6 +13,7 @@ import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
 import { tokenize } from './hcl/lexer.js';
 import { outline } from './hcl/outline.js';
+import { parseHclFile } from './hcl/file-parser.js';
 import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
 import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 import type { BlockPosition } from './hcl-json.js';
@@ -45,8 +46,11 @@ type CachedOutcome =
       workerFailure?: true;
     };
 
-/** Bumped when what is cached for a content changes (2: the mixed-include fallback). */
-const CACHE_FORMAT = 2;
+/**
+ * Bumped when what is cached for a content changes (2: the mixed-include fallback; 3: parses from the TypeScript
+ * file parser, positions included).
+ */
+const CACHE_FORMAT = 3;
 
 interface CacheFile {
   readonly format?: number;
@@ -54,6 +58,16 @@ interface CacheFile {
   readonly platctl: string;
   readonly entries: Record<string, CachedOutcome>;
 }
+
+/** A file read and hashed, waiting for its parse. */
+interface PendingParse {
+  readonly path: string;
+  readonly content: string;
+  readonly hash: string;
+}
+
+/** How long the fast parser runs on the main thread before it yields to the event loop. */
+const FAST_SLICE_MS = 8;
 
 export interface ParsedFilesOptions {
   /** Directory for the on-disk cache; false: no cache. */
@@ -125,9 +139,14 @@ export class ParsedFiles {
   async ensure(paths: Iterable<string>, options: { parse?: boolean } = {}): Promise<void> {
     const wanted = await this.#readNew(paths);
     if (options.parse === false) return;
-    const waits = wanted.flatMap((p) => this.#inFlight.get(p) ?? []);
     const rest = wanted.filter((p) => !this.#inFlight.has(p));
-    await Promise.all([...waits, ...(await this.#parse(rest, true))]);
+    await Promise.all(await this.#parse(rest, true));
+    // Files another call was parsing: a file the fast parser declined moves on to the pool, under a new promise.
+    for (let waits = this.#waits(wanted); waits.length > 0; waits = this.#waits(wanted)) await Promise.all(waits);
+  }
+
+  #waits(paths: readonly string[]): Promise<void>[] {
+    return paths.flatMap((p) => this.#inFlight.get(p) ?? []);
   }
 
   /**
@@ -167,8 +186,9 @@ export class ParsedFiles {
   }
 
   /**
-   * Gives each read path its parse: from the cache at once, else from the parser. Returns a promise per file sent
-   * to the parser, settled once that file is available.
+   * Gives each read path its parse: from the cache at once, else from the TypeScript file parser, else (when it
+   * declines the file) from hcl2json in the worker pool. Returns a promise per file sent to the pool, settled once
+   * that file is available.
    */
   async #parse(paths: readonly string[], urgent: boolean): Promise<Promise<void>[]> {
     // Nothing to parse: do not even load the parse cache (a warm run never needs it).
@@ -188,6 +208,52 @@ export class ParsedFiles {
       else toParse.push({ path, ...text });
     }
     if (toParse.length === 0) return [];
+    const declined = await this.#parseFast(toParse, cache);
+    return declined.length === 0 ? [] : this.#parseInPool(declined, cache, urgent);
+  }
+
+  /**
+   * Parses the files with the TypeScript file parser on this thread, in slices that yield to the event loop (the
+   * live view and Ctrl-C keep working). Returns the files it declined, for hcl2json. While the pass runs, each of
+   * its files is in flight, so a concurrent `ensure` waits rather than parsing it again.
+   */
+  async #parseFast(toParse: readonly PendingParse[], cache: Map<string, CachedOutcome>): Promise<PendingParse[]> {
+    let finish = (): void => undefined;
+    const pass = new Promise<void>((resolve) => (finish = resolve));
+    for (const t of toParse) this.#inFlight.set(t.path, pass);
+    const declined: PendingParse[] = [];
+    const byHash = new Map<string, CachedOutcome | undefined>();
+    let sliceStart = performance.now();
+    try {
+      for (const t of toParse) {
+        if (performance.now() - sliceStart > FAST_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
+        if (!byHash.has(t.hash)) byHash.set(t.hash, this.#parseOneFast(t.content, t.hash, cache));
+        const entry = byHash.get(t.hash);
+        if (entry) this.#files.set(t.path, { ...t, outcome: fromCache(entry, t.path) });
+        else declined.push(t);
+      }
+    } finally {
+      for (const t of toParse) if (this.#inFlight.get(t.path) === pass) this.#inFlight.delete(t.path);
+      finish();
+    }
+    return declined;
+  }
+
+  /** One content through the fast parser: its cache entry, or undefined when the parser declined it. */
+  #parseOneFast(content: string, hash: string, cache: Map<string, CachedOutcome>): CachedOutcome | undefined {
+    const result = parseHclFile(content);
+    if (!result.ok) return undefined;
+    const entry: CachedOutcome = { ok: true, json: result.json, positions: result.positions };
+    this.parsedCount += 1;
+    cache.set(hash, entry);
+    this.#cacheDirty = true;
+    return entry;
+  }
+
+  #parseInPool(toParse: readonly PendingParse[], cache: Map<string, CachedOutcome>, urgent: boolean): Promise<void>[] {
     // Identical contents (units that only include a shared file are common) are parsed once.
     const byHash = new Map<string, { path: string; content: string }>();
     for (const t of toParse) if (!byHash.has(t.hash)) byHash.set(t.hash, t);
