@@ -31,8 +31,9 @@ interface Span {
 
 /** An expression as far as the conversion needs to know it. */
 export type Node = Span &
+  /** `text`: a number's source text (a template writes the number from it). */
   (
-    | { readonly k: 'literal'; readonly value: number | boolean | null }
+    | { readonly k: 'literal'; readonly value: number | boolean | null; readonly text?: string }
     /** A template of literal text only (quoted or heredoc). */
     | { readonly k: 'string'; readonly value: string }
     /** A template with interpolations, already rebuilt as hcl2json writes it. */
@@ -42,7 +43,7 @@ export type Node = Span &
     | { readonly k: 'tuple'; readonly items: readonly Node[] }
     | { readonly k: 'object'; readonly items: readonly (readonly [string, Node])[] }
     | { readonly k: 'unary'; readonly op: '-' | '!'; readonly operand: Node }
-    | { readonly k: 'conditional' }
+    | { readonly k: 'conditional'; readonly condition: Node; readonly then: Node; readonly else: Node }
     /** Any other expression (traversal, call, operation, for, parentheses, splat): kept as source. */
     | { readonly k: 'other' }
   );
@@ -50,6 +51,8 @@ export type Node = Span &
 const BINARY = new Set(['||', '&&', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%']);
 /** A number hcl2json's float64 round trip keeps as JavaScript reads it: no exponent (1e400 becomes null). */
 const PLAIN_NUMBER = /^\d+(?:\.\d+)?$/;
+/** Beyond this, float64 overflows where hcl2json writes null. */
+const LARGEST_NUMBER = 1e300;
 /** An object key written as a number: hcl2json prints it back through a number, so only canonical integers. */
 const NUMBER_KEY = /^(?:0|[1-9]\d{0,14})$/;
 
@@ -109,10 +112,11 @@ export function expression(c: Cursor): Node {
   const condition = binary(c);
   if (!c.isPunct(c.peek(), '?')) return condition;
   c.next();
-  expression(c);
+  const then = expression(c);
   c.expectPunct(':');
-  const last = expression(c);
-  return { k: 'conditional', start: condition.start, end: last.end, heredoc: condition.heredoc || last.heredoc };
+  const otherwise = expression(c);
+  const heredoc = condition.heredoc || then.heredoc || otherwise.heredoc;
+  return { k: 'conditional', condition, then, else: otherwise, start: condition.start, end: otherwise.end, heredoc };
 }
 
 function binary(c: Cursor): Node {
@@ -141,9 +145,7 @@ function unary(c: Cursor): Node {
       heredoc: operand.heredoc,
     };
   }
-  const term = primary(c);
-  const traversable = term.k === 'other';
-  return traversable ? postfix(c, term) : term;
+  return postfix(c, primary(c));
 }
 
 /** Attribute access, indexes and splats after a name, a call or parentheses (at most one splat). */
@@ -167,7 +169,7 @@ function postfix(c: Cursor, term: Node): Node {
       }
       throw new Decline('an unsupported traversal step', after.start);
     }
-    if (!c.isPunct(token, '[')) return { k: 'other', start: term.start, end, heredoc };
+    if (!c.isPunct(token, '[')) return end === term.end ? term : { k: 'other', start: term.start, end, heredoc };
     c.next();
     const star = c.raw();
     if (c.isPunct(star, '*') && c.isPunct(c.raw(1), ']') && splats++ === 0) {
@@ -185,8 +187,9 @@ function primary(c: Cursor): Node {
   const token = c.next();
   const { type, value } = token;
   if (type === 'number') {
-    if (!PLAIN_NUMBER.test(value)) throw new Decline('a number with an exponent', token.start);
-    return { k: 'literal', value: Number(value), start: token.start, end: token.end, heredoc: false };
+    const number = Number(value);
+    if (!(Math.abs(number) < LARGEST_NUMBER)) throw new Decline('a number beyond float64', token.start);
+    return { k: 'literal', value: number, text: value, start: token.start, end: token.end, heredoc: false };
   }
   if (type === 'ident') return identifier(c, token);
   if (type === 'oquote' || type === 'oheredoc') return template(c, token);
@@ -280,6 +283,8 @@ function objectKey(c: Cursor, token: Token): string {
   if (token.type === 'ident' && token.value !== 'for' && !token.value.includes('::'))
     return checkKey(token.value, token);
   if (token.type === 'number' && NUMBER_KEY.test(token.value)) return token.value;
+  // `(expr) = value`: hcl2json writes the key as the expression's source.
+  if (c.isPunct(token, '(')) return checkKey(wrapSource(c, parentheses(c, token)), token);
   if (token.type === 'oquote') {
     const text = c.next();
     const close = text.type === 'literal' ? c.next() : text;
@@ -392,18 +397,36 @@ function partText(c: Cursor, node: Node): string {
     case 'template':
       return node.text;
     case 'literal':
-      if (typeof node.value === 'boolean') return String(node.value);
-      break;
+      return node.text === undefined ? String(node.value) : numberText(node.text, node.start);
+    case 'wrap':
+      return partText(c, node.inner);
+    case 'conditional':
+      return conditionalText(c, node.condition, partText(c, node.then), partText(c, node.else));
     case 'tuple':
     case 'object':
+    case 'unary':
     case 'other':
       return wrapSource(c, node);
-    case 'wrap':
-    case 'unary':
-    case 'conditional':
-      break;
   }
-  throw new Decline('an interpolation hcl2json rewrites', node.start);
+}
+
+/** `${a ? b : c}` inside a larger template: hcl2json writes it as an if directive (no else for an empty one). */
+function conditionalText(c: Cursor, condition: Node, then: string, otherwise: string): string {
+  if (condition.heredoc) throw new Decline('a heredoc inside an expression kept as source', condition.start);
+  const test = c.source.slice(condition.start, condition.end);
+  return `%{if ${test}}${then}${otherwise === '' ? '' : `%{else}${otherwise}`}%{endif}`;
+}
+
+/**
+ * A number literal as a template writes it: its exact decimal digits, without leading or trailing zeros. Exponents
+ * and very long literals (where the parser's 512-bit precision would round) are declined.
+ */
+function numberText(text: string, at: number): string {
+  if (!PLAIN_NUMBER.test(text) || text.length > 40) throw new Decline('a number written into a template', at);
+  const [whole = '', fraction = ''] = text.split('.');
+  const integer = whole.replace(/^0+(?=\d)/, '');
+  const decimals = fraction.replace(/0+$/, '');
+  return decimals === '' ? integer : `${integer}.${decimals}`;
 }
 
 function wrapSource(c: Cursor, node: Node): string {

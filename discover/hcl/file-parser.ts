@@ -57,6 +57,8 @@ export function parseHclFile(source: string): FileParse {
   }
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * What the token stream alone rules out: lexer errors, carriage returns (heredoc and line-ending rules the fast
  * path does not model), names beyond ASCII (HCL's Unicode tables may differ from the engine's) and `/* *\/`
@@ -65,6 +67,9 @@ export function parseHclFile(source: string): FileParse {
 function checkTokens(source: string, tokens: readonly Token[]): void {
   const cr = source.indexOf('\r');
   if (cr >= 0) throw new Decline('a carriage return', cr);
+  // Text decoded from UTF-8 never has a lone surrogate; text built otherwise may (hcl2json would see U+FFFD).
+  const lone = LONE_SURROGATE.exec(source);
+  if (lone) throw new Decline('a lone surrogate', lone.index);
   let previous: Token | undefined;
   for (const token of tokens) {
     if (token.type === 'invalid') throw new Decline(token.value, token.start);
