@@ -77,3 +77,49 @@ describe('ParsedFiles.startParsing', () => {
     }
   });
 });
+
+describe('files the TypeScript file parser declines', () => {
+  function write(name: string, content: string): string {
+    const dir = join(root, 'declined', name);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'terragrunt.hcl');
+    writeFileSync(file, content);
+    return file;
+  }
+
+  it('go to hcl2json: its JSON, its syntax errors, and the mixed-include fallback, as before', async () => {
+    const directive = write('directive', 'inputs = {\n  name = "%{if true}on%{endif}"\n}\n');
+    const broken = write('broken', 'locals {\n  a = 1\n  a = 2\n}\n');
+    const mixed = write(
+      'mixed',
+      'include {\n  path = "root.hcl"\n}\n\ninclude "env" {\n  path = "env.hcl"\n}\n\ndependency "vpc" {\n  config_path = "../vpc"\n}\n',
+    );
+    const pool = new HclParserPool();
+    const files = new ParsedFiles({ cacheDir: false, version: 'test', pool });
+    try {
+      await files.ensure([directive, broken, mixed]);
+      expect(pool.running).toBeGreaterThan(0);
+      expect(files.get(directive)?.outcome).toEqual({ ok: true, json: { inputs: { name: '%{if true}on%{endif}' } } });
+      expect(files.get(broken)?.outcome).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(/^Attribute redefined; The argument "a" was already set/) as unknown,
+        location: { file: broken, line: 3, column: 3 },
+      });
+      expect(files.get(mixed)?.outcome).toEqual({
+        ok: true,
+        json: {
+          include: { '': [{ path: 'root.hcl' }], env: [{ path: 'env.hcl' }] },
+          dependency: { vpc: [{ config_path: '../vpc' }] },
+        },
+      });
+      const mixedFile = files.get(mixed) as NonNullable<ReturnType<ParsedFiles['get']>>;
+      expect(files.positions(mixedFile).map((b) => [b.type, b.labels, b.line])).toEqual([
+        ['include', [], 1],
+        ['include', ['env'], 5],
+        ['dependency', ['vpc'], 9],
+      ]);
+    } finally {
+      await files.close();
+    }
+  });
+});
