@@ -70,16 +70,16 @@ function checkTokens(source: string, tokens: readonly Token[]): void {
   // Text decoded from UTF-8 never has a lone surrogate; text built otherwise may (hcl2json would see U+FFFD).
   const lone = LONE_SURROGATE.exec(source);
   if (lone) throw new Decline('a lone surrogate', lone.index);
-  let previous: Token | undefined;
+  let gapStart = 0;
+  let newline = source.indexOf('\n');
   for (const token of tokens) {
     if (token.type === 'invalid') throw new Decline(token.value, token.start);
     // eslint-disable-next-line no-control-regex
     if (token.type === 'ident' && /[^\x00-\x7f]/.test(token.value)) throw new Decline('a non-ASCII name', token.start);
-    const gapStart = previous ? previous.end : 0;
-    if (token.start > gapStart && source.slice(gapStart, token.start).includes('\n')) {
-      throw new Decline('a comment spanning lines', gapStart);
-    }
-    previous = token;
+    // A newline between two tokens is one no token holds: it is inside a comment.
+    while (newline !== -1 && newline < gapStart) newline = source.indexOf('\n', newline + 1);
+    if (newline !== -1 && newline < token.start) throw new Decline('a comment spanning lines', gapStart);
+    gapStart = token.end;
   }
 }
 
