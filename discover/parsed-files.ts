@@ -208,36 +208,37 @@ export class ParsedFiles {
       else toParse.push({ path, ...text });
     }
     if (toParse.length === 0) return [];
-    const declined = await this.#parseFast(toParse, cache);
-    return declined.length === 0 ? [] : this.#parseInPool(declined, cache, urgent);
+    // While the fast pass runs, its files are in flight, so a concurrent `ensure` waits rather than parsing them
+    // again; a declined file's entry is replaced by its pool promise before the pass settles.
+    let finish = (): void => undefined;
+    const pass = new Promise<void>((resolve) => (finish = resolve));
+    for (const t of toParse) this.#inFlight.set(t.path, pass);
+    try {
+      const declined = await this.#parseFast(toParse, cache);
+      return declined.length === 0 ? [] : this.#parseInPool(declined, cache, urgent);
+    } finally {
+      for (const t of toParse) if (this.#inFlight.get(t.path) === pass) this.#inFlight.delete(t.path);
+      finish();
+    }
   }
 
   /**
    * Parses the files with the TypeScript file parser on this thread, in slices that yield to the event loop (the
-   * live view and Ctrl-C keep working). Returns the files it declined, for hcl2json. While the pass runs, each of
-   * its files is in flight, so a concurrent `ensure` waits rather than parsing it again.
+   * live view and Ctrl-C keep working). Returns the files it declined, for hcl2json.
    */
   async #parseFast(toParse: readonly PendingParse[], cache: Map<string, CachedOutcome>): Promise<PendingParse[]> {
-    let finish = (): void => undefined;
-    const pass = new Promise<void>((resolve) => (finish = resolve));
-    for (const t of toParse) this.#inFlight.set(t.path, pass);
     const declined: PendingParse[] = [];
     const byHash = new Map<string, CachedOutcome | undefined>();
     let sliceStart = performance.now();
-    try {
-      for (const t of toParse) {
-        if (performance.now() - sliceStart > FAST_SLICE_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          sliceStart = performance.now();
-        }
-        if (!byHash.has(t.hash)) byHash.set(t.hash, this.#parseOneFast(t.content, t.hash, cache));
-        const entry = byHash.get(t.hash);
-        if (entry) this.#files.set(t.path, { ...t, outcome: fromCache(entry, t.path) });
-        else declined.push(t);
+    for (const t of toParse) {
+      if (performance.now() - sliceStart > FAST_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
       }
-    } finally {
-      for (const t of toParse) if (this.#inFlight.get(t.path) === pass) this.#inFlight.delete(t.path);
-      finish();
+      if (!byHash.has(t.hash)) byHash.set(t.hash, this.#parseOneFast(t.content, t.hash, cache));
+      const entry = byHash.get(t.hash);
+      if (entry) this.#files.set(t.path, { ...t, outcome: fromCache(entry, t.path) });
+      else declined.push(t);
     }
     return declined;
   }
