@@ -345,7 +345,6 @@ function forExpression(c: Cursor, open: Token, closer: ']' | '}'): Node {
 
 /** A quoted string or `<<EOT` heredoc (not `<<-`): literal text and interpolations, no directives or strip marks. */
 function template(c: Cursor, open: Token): Node {
-  if (open.flush) throw new Decline('an indented heredoc', open.start);
   const heredoc = open.type === 'oheredoc';
   const closer = heredoc ? 'cheredoc' : 'cquote';
   const parts: (string | Node)[] = [];
@@ -358,11 +357,38 @@ function template(c: Cursor, open: Token): Node {
   const close = c.raw();
   c.index += 1;
   if (heredoc && c.raw().type !== 'newline') throw new Decline('a heredoc not followed by a newline', close.end);
+  if (open.flush) flushIndentation(parts, open.start);
   const span = { start: open.start, end: close.end, heredoc };
   const only = parts[0];
   if (parts.every((p) => typeof p === 'string')) return { k: 'string', value: parts.join(''), ...span };
   if (!heredoc && parts.length === 1 && typeof only === 'object') return { k: 'wrap', inner: only, ...span };
   return { k: 'template', text: parts.map((p) => (typeof p === 'string' ? p : partText(c, p))).join(''), ...span };
+}
+
+/**
+ * The `<<-` rule, on the heredoc's parts (one literal per line segment, as the lexer gives them): the smallest
+ * indentation among the lines that start with text is removed from each of them; a line of whitespace only
+ * neither counts nor changes, and a line that starts with an interpolation allows no indentation. Indentation
+ * other than spaces and tabs is declined.
+ */
+function flushIndentation(parts: (string | Node)[], at: number): void {
+  let minimum = Infinity;
+  const adjust: number[] = [];
+  parts.forEach((part, i) => {
+    const previous = parts[i - 1];
+    if (i > 0 && !(typeof previous === 'string' && previous.endsWith('\n'))) return;
+    if (typeof part !== 'string') {
+      minimum = 0;
+      return;
+    }
+    const leading = /^\s*/u.exec(part)?.[0] ?? '';
+    if (/[^ \t\n]/.test(leading)) throw new Decline('indentation other than spaces and tabs', at);
+    if (leading.length === part.length && part.endsWith('\n')) return;
+    minimum = Math.min(minimum, leading.length);
+    adjust.push(i);
+  });
+  if (minimum === Infinity || minimum === 0) return;
+  for (const i of adjust) parts[i] = (parts[i] as string).slice(minimum);
 }
 
 function interpolation(c: Cursor): Node {

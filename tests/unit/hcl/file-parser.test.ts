@@ -56,6 +56,22 @@ beforeAll(() => {
 });
 
 describe('parseHclFile agrees with hcl2json', () => {
+  it('on edge cases of the syntax and of hcl2json’s conversion (fixtures/file-parser-cases.json)', async () => {
+    const cases = JSON.parse(
+      readFileSync(new URL('./fixtures/file-parser-cases.json', import.meta.url), 'utf8'),
+    ) as string[];
+    let answered = 0;
+    for (const content of cases) {
+      const expected = await hcl2json(content);
+      const mine = parseHclFile(content);
+      if (!mine.ok) continue;
+      answered += 1;
+      expect(expected, `accepted a file hcl2json rejects:\n${content}`).toBeDefined();
+      expect(JSON.stringify(mine.json), content).toBe(JSON.stringify(expected));
+    }
+    expect(answered).toBeGreaterThan(cases.length / 2);
+  });
+
   it('gives hcl2json’s JSON for the expression fuzzer’s generated units', async () => {
     const reasons = new Map<string, number>();
     for (const content of fuzzed) {
