@@ -48,7 +48,7 @@ type CachedOutcome =
 
 /**
  * Bumped when what is cached for a content changes (2: the mixed-include fallback; 3: parses from the TypeScript
- * file parser, positions included).
+ * file parser).
  */
 const CACHE_FORMAT = 3;
 
@@ -91,6 +91,8 @@ export class ParsedFiles {
   /** Outcomes of this run that must not be cached (the parser crashed or hung on the file). */
   readonly #uncached = new Map<string, CachedOutcome>();
   readonly #usedHashes = new Set<string>();
+  /** Positions the fast parser found, by content hash, not yet asked for. */
+  readonly #fastPositions = new Map<string, BlockPosition[]>();
   /** Files parsed by the parser in this run (not served from the cache). */
   parsedCount = 0;
 
@@ -247,7 +249,9 @@ export class ParsedFiles {
   #parseOneFast(content: string, hash: string, cache: Map<string, CachedOutcome>): CachedOutcome | undefined {
     const result = parseHclFile(content);
     if (!result.ok) return undefined;
-    const entry: CachedOutcome = { ok: true, json: result.json, positions: result.positions };
+    const entry: CachedOutcome = { ok: true, json: result.json };
+    // Kept in the cache only once asked for, as positions from a scan are: most files never need theirs.
+    this.#fastPositions.set(hash, result.positions);
     this.parsedCount += 1;
     cache.set(hash, entry);
     this.#cacheDirty = true;
@@ -310,18 +314,14 @@ export class ParsedFiles {
   }
 
   /**
-   * Positions of the file's top-level blocks and their attributes, from a structural scan of its text; computed once
-   * per content and kept in the cache with the parse.
+   * Positions of the file's top-level blocks and their attributes: from the fast parser's pass over the file, or
+   * else from a structural scan of its text; kept in the cache with the parse once asked for.
    */
   positions(file: ParsedFile): readonly BlockPosition[] {
     if (isHclJson(file.path)) return file.outcome.ok ? hclJsonPositions(file.content, file.outcome.json) : [];
     const entry = this.#cache?.get(file.hash);
     if (entry?.ok && entry.positions) return entry.positions;
-    const positions: BlockPosition[] = outline(file.content).map((block) => {
-      const attributes: Record<string, [number, number]> = {};
-      for (const attr of block.attributes) attributes[attr.name] ??= [attr.line, attr.column];
-      return { type: block.type, labels: [...block.labels], line: block.line, column: block.column, attributes };
-    });
+    const positions = this.#fastPositions.get(file.hash) ?? scanPositions(file.content);
     if (entry?.ok) {
       entry.positions = positions;
       this.#cacheDirty = true;
@@ -378,6 +378,15 @@ export class ParsedFiles {
     await this.#pool?.close();
     this.#pool = undefined;
   }
+}
+
+/** Positions from the tolerant structural scan, for files hcl2json parsed. */
+function scanPositions(content: string): BlockPosition[] {
+  return outline(content).map((block) => {
+    const attributes: Record<string, [number, number]> = {};
+    for (const attr of block.attributes) attributes[attr.name] ??= [attr.line, attr.column];
+    return { type: block.type, labels: [...block.labels], line: block.line, column: block.column, attributes };
+  });
 }
 
 /** Files read per slice before yielding to the event loop. */
