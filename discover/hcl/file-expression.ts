@@ -187,6 +187,9 @@ function primary(c: Cursor): Node {
   const token = c.next();
   const { type, value } = token;
   if (type === 'number') {
+    // hclsyntax's scanner takes any run of digits, dots and exponents ending in a digit as one number (`1.e5` is
+    // 100000, `1.5.e-7` an invalid number): a number followed by a dot or an `e` is left to it.
+    if (/[.eE]/.test(c.source.charAt(token.end))) throw new Decline('a number as hclsyntax scans it', token.start);
     const number = Number(value);
     if (!(Math.abs(number) < LARGEST_NUMBER)) throw new Decline('a number beyond float64', token.start);
     return { k: 'literal', value: number, text: value, start: token.start, end: token.end, heredoc: false };
