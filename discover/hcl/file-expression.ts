@@ -349,12 +349,17 @@ function forExpression(c: Cursor, open: Token, closer: ']' | '}'): Node {
 /** A quoted string or `<<EOT` heredoc (not `<<-`): literal text and interpolations, no directives or strip marks. */
 function template(c: Cursor, open: Token): Node {
   const heredoc = open.type === 'oheredoc';
+  // eslint-disable-next-line no-control-regex
+  if (heredoc && /[^\x00-\x7f]/.test(open.value)) throw new Decline('a non-ASCII heredoc anchor', open.start);
   const closer = heredoc ? 'cheredoc' : 'cquote';
   const parts: (string | Node)[] = [];
   for (let token = c.raw(); token.type !== closer; token = c.raw()) {
     c.index += 1;
-    if (token.type === 'literal') parts.push(literalText(c, token));
-    else if (token.type === 'interp' && !token.strip) parts.push(interpolation(c));
+    if (token.type === 'literal') {
+      // hclsyntax also ends a heredoc at its anchor followed by spaces or tabs, where the lexer reads on.
+      if (heredoc && token.value.trim() === open.value) throw new Decline('an anchor line with spaces', token.start);
+      parts.push(literalText(c, token));
+    } else if (token.type === 'interp' && !token.strip) parts.push(interpolation(c));
     else throw new Decline('a template directive or strip marker', token.start);
   }
   const close = c.raw();
