@@ -63,9 +63,8 @@ export async function discoverFully(
     `${UNIT_CACHE_FORMAT}/${extras.version ?? 'dev'}/${discoveryCodeHash()}/${PARSER_ID}`,
   );
   await unitCache.load();
-  // With no reusable units every unit file will be parsed: start the parser now, so it loads while the scan runs.
+  // Lazy: a worker (and hcl2json's WASM) starts only for a file the TypeScript file parser declines.
   const pool = extras.parserPool ?? new HclParserPool();
-  if (unitCache.empty) pool.warm(1);
 
   const {
     dirs: scanned,

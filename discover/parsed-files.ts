@@ -13,6 +13,7 @@ import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
 import { tokenize } from './hcl/lexer.js';
 import { outline } from './hcl/outline.js';
+import { parseHclFile } from './hcl/file-parser.js';
 import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
 import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 import type { BlockPosition } from './hcl-json.js';
@@ -45,8 +46,11 @@ type CachedOutcome =
       workerFailure?: true;
     };
 
-/** Bumped when what is cached for a content changes (2: the mixed-include fallback). */
-const CACHE_FORMAT = 2;
+/**
+ * Bumped when what is cached for a content changes (2: the mixed-include fallback; 3: parses from the TypeScript
+ * file parser).
+ */
+const CACHE_FORMAT = 3;
 
 interface CacheFile {
   readonly format?: number;
@@ -54,6 +58,16 @@ interface CacheFile {
   readonly platctl: string;
   readonly entries: Record<string, CachedOutcome>;
 }
+
+/** A file read and hashed, waiting for its parse. */
+interface PendingParse {
+  readonly path: string;
+  readonly content: string;
+  readonly hash: string;
+}
+
+/** How long the fast parser runs on the main thread before it yields to the event loop. */
+const FAST_SLICE_MS = 8;
 
 export interface ParsedFilesOptions {
   /** Directory for the on-disk cache; false: no cache. */
@@ -77,6 +91,8 @@ export class ParsedFiles {
   /** Outcomes of this run that must not be cached (the parser crashed or hung on the file). */
   readonly #uncached = new Map<string, CachedOutcome>();
   readonly #usedHashes = new Set<string>();
+  /** Positions the fast parser found, by content hash, not yet asked for. */
+  readonly #fastPositions = new Map<string, BlockPosition[]>();
   /** Files parsed by the parser in this run (not served from the cache). */
   parsedCount = 0;
 
@@ -125,9 +141,14 @@ export class ParsedFiles {
   async ensure(paths: Iterable<string>, options: { parse?: boolean } = {}): Promise<void> {
     const wanted = await this.#readNew(paths);
     if (options.parse === false) return;
-    const waits = wanted.flatMap((p) => this.#inFlight.get(p) ?? []);
     const rest = wanted.filter((p) => !this.#inFlight.has(p));
-    await Promise.all([...waits, ...(await this.#parse(rest, true))]);
+    await Promise.all(await this.#parse(rest, true));
+    // Files another call was parsing: a file the fast parser declined moves on to the pool, under a new promise.
+    for (let waits = this.#waits(wanted); waits.length > 0; waits = this.#waits(wanted)) await Promise.all(waits);
+  }
+
+  #waits(paths: readonly string[]): Promise<void>[] {
+    return paths.flatMap((p) => this.#inFlight.get(p) ?? []);
   }
 
   /**
@@ -167,8 +188,9 @@ export class ParsedFiles {
   }
 
   /**
-   * Gives each read path its parse: from the cache at once, else from the parser. Returns a promise per file sent
-   * to the parser, settled once that file is available.
+   * Gives each read path its parse: from the cache at once, else from the TypeScript file parser, else (when it
+   * declines the file) from hcl2json in the worker pool. Returns a promise per file sent to the pool, settled once
+   * that file is available.
    */
   async #parse(paths: readonly string[], urgent: boolean): Promise<Promise<void>[]> {
     // Nothing to parse: do not even load the parse cache (a warm run never needs it).
@@ -188,6 +210,55 @@ export class ParsedFiles {
       else toParse.push({ path, ...text });
     }
     if (toParse.length === 0) return [];
+    // While the fast pass runs, its files are in flight, so a concurrent `ensure` waits rather than parsing them
+    // again; a declined file's entry is replaced by its pool promise before the pass settles.
+    let finish = (): void => undefined;
+    const pass = new Promise<void>((resolve) => (finish = resolve));
+    for (const t of toParse) this.#inFlight.set(t.path, pass);
+    try {
+      const declined = await this.#parseFast(toParse, cache);
+      return declined.length === 0 ? [] : this.#parseInPool(declined, cache, urgent);
+    } finally {
+      for (const t of toParse) if (this.#inFlight.get(t.path) === pass) this.#inFlight.delete(t.path);
+      finish();
+    }
+  }
+
+  /**
+   * Parses the files with the TypeScript file parser on this thread, in slices that yield to the event loop (the
+   * live view and Ctrl-C keep working). Returns the files it declined, for hcl2json.
+   */
+  async #parseFast(toParse: readonly PendingParse[], cache: Map<string, CachedOutcome>): Promise<PendingParse[]> {
+    const declined: PendingParse[] = [];
+    const byHash = new Map<string, CachedOutcome | undefined>();
+    let sliceStart = performance.now();
+    for (const t of toParse) {
+      if (performance.now() - sliceStart > FAST_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      if (!byHash.has(t.hash)) byHash.set(t.hash, this.#parseOneFast(t.content, t.hash, cache));
+      const entry = byHash.get(t.hash);
+      if (entry) this.#files.set(t.path, { ...t, outcome: fromCache(entry, t.path) });
+      else declined.push(t);
+    }
+    return declined;
+  }
+
+  /** One content through the fast parser: its cache entry, or undefined when the parser declined it. */
+  #parseOneFast(content: string, hash: string, cache: Map<string, CachedOutcome>): CachedOutcome | undefined {
+    const result = parseHclFile(content);
+    if (!result.ok) return undefined;
+    const entry: CachedOutcome = { ok: true, json: result.json };
+    // Kept in the cache only once asked for, as positions from a scan are: most files never need theirs.
+    this.#fastPositions.set(hash, result.positions);
+    this.parsedCount += 1;
+    cache.set(hash, entry);
+    this.#cacheDirty = true;
+    return entry;
+  }
+
+  #parseInPool(toParse: readonly PendingParse[], cache: Map<string, CachedOutcome>, urgent: boolean): Promise<void>[] {
     // Identical contents (units that only include a shared file are common) are parsed once.
     const byHash = new Map<string, { path: string; content: string }>();
     for (const t of toParse) if (!byHash.has(t.hash)) byHash.set(t.hash, t);
@@ -243,18 +314,14 @@ export class ParsedFiles {
   }
 
   /**
-   * Positions of the file's top-level blocks and their attributes, from a structural scan of its text; computed once
-   * per content and kept in the cache with the parse.
+   * Positions of the file's top-level blocks and their attributes: from the fast parser's pass over the file, or
+   * else from a structural scan of its text; kept in the cache with the parse once asked for.
    */
   positions(file: ParsedFile): readonly BlockPosition[] {
     if (isHclJson(file.path)) return file.outcome.ok ? hclJsonPositions(file.content, file.outcome.json) : [];
     const entry = this.#cache?.get(file.hash);
     if (entry?.ok && entry.positions) return entry.positions;
-    const positions: BlockPosition[] = outline(file.content).map((block) => {
-      const attributes: Record<string, [number, number]> = {};
-      for (const attr of block.attributes) attributes[attr.name] ??= [attr.line, attr.column];
-      return { type: block.type, labels: [...block.labels], line: block.line, column: block.column, attributes };
-    });
+    const positions = this.#fastPositions.get(file.hash) ?? scanPositions(file.content);
     if (entry?.ok) {
       entry.positions = positions;
       this.#cacheDirty = true;
@@ -311,6 +378,15 @@ export class ParsedFiles {
     await this.#pool?.close();
     this.#pool = undefined;
   }
+}
+
+/** Positions from the tolerant structural scan, for files hcl2json parsed. */
+function scanPositions(content: string): BlockPosition[] {
+  return outline(content).map((block) => {
+    const attributes: Record<string, [number, number]> = {};
+    for (const attr of block.attributes) attributes[attr.name] ??= [attr.line, attr.column];
+    return { type: block.type, labels: [...block.labels], line: block.line, column: block.column, attributes };
+  });
 }
 
 /** Files read per slice before yielding to the event loop. */
