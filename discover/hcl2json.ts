@@ -16,8 +16,9 @@ import { Worker } from 'node:worker_threads';
 import type { SourceLocation } from '../engine/graph.js';
 
 const PARSER_MODULE = '@cdktf/hcl2json';
-/** Bumped when the parser or the batch format changes, so stale cache entries are ignored. */
-export const PARSER_ID = `${PARSER_MODULE}@0.21.0/2`;
+/** Bumped when the parser or the batch format changes, so stale cache entries are ignored (3: files that end
+ * without a newline are parsed alone). */
+export const PARSER_ID = `${PARSER_MODULE}@0.21.0/3`;
 
 /** What the parser made of one file: its JSON form, or the parser's error. */
 export type ParseOutcome =
@@ -258,22 +259,44 @@ export class HclParserPool {
     return out;
   }
 
-  async #parseBatch(batch: readonly ParseRequest[], urgent: boolean): Promise<Map<string, ParseOutcome>> {
-    const out = new Map<string, ParseOutcome>();
+  async #parseBatch(requests: readonly ParseRequest[], urgent: boolean): Promise<Map<string, ParseOutcome>> {
+    // The wrapper puts a newline after each file, which a file that does not end with one would gain: a heredoc
+    // closed on its last line parses in a batch and fails alone (as in Terragrunt). Such files are parsed alone.
+    const open = (r: ParseRequest): boolean => r.content !== '' && !r.content.endsWith('\n');
+    const [alone, together] = await Promise.all([
+      this.#parseOneByOne(requests.filter(open)),
+      this.#parseTogether(
+        requests.filter((r) => !open(r)),
+        urgent,
+      ),
+    ]);
+    return new Map([...alone, ...together]);
+  }
+
+  /** In one parser call; when that fails, or the batch does not come back whole, file by file. */
+  async #parseTogether(batch: readonly ParseRequest[], urgent: boolean): Promise<Map<string, ParseOutcome>> {
     if (batch.length > 1) {
       const content = batch.map((r, i) => `${WRAP_PREFIX}${i} {\n${r.content}\n}\n`).join('');
       const attempt = await this.#run([{ name: 'batch.hcl', content }], urgent).catch(onlyWorkerFailure);
       const result = attempt instanceof ParserWorkerFailure ? undefined : attempt[0];
       if (result?.ok && isWholeBatch(result.json, batch.length)) {
-        batch.forEach((r, i) => {
-          const body = (result.json[`${WRAP_PREFIX}${i}`] as Record<string, unknown>[])[0] ?? {};
-          out.set(r.file, { ok: true, json: body });
-        });
-        return out;
+        return new Map(
+          batch.map((r, i) => {
+            const body = (result.json[`${WRAP_PREFIX}${i}`] as Record<string, unknown>[])[0] ?? {};
+            return [r.file, { ok: true, json: body }];
+          }),
+        );
       }
     }
-    // File by file, and urgently: by now something may be waiting for one of these. One job per file, so a file
-    // that crashes or hangs the parser fails alone.
+    return this.#parseOneByOne(batch);
+  }
+
+  /**
+   * File by file, and urgently: by now something may be waiting for one of these. One job per file, so a file that
+   * crashes or hangs the parser fails alone.
+   */
+  async #parseOneByOne(batch: readonly ParseRequest[]): Promise<Map<string, ParseOutcome>> {
+    const out = new Map<string, ParseOutcome>();
     const results = await Promise.all(
       batch.map((r) => this.#run([{ name: r.file, content: r.content }], true).catch(onlyWorkerFailure)),
     );

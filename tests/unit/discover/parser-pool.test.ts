@@ -56,6 +56,24 @@ describe('HclParserPool', () => {
     expect(parser.running).toBe(2);
   });
 
+  it('gives a file in a batch the answer it gets alone, also when it ends without a newline', async () => {
+    // The wrapper puts a newline after each file: a heredoc closed at the very end of a file would be accepted in a
+    // batch, while the parser alone (and Terragrunt) rejects it.
+    const endings = {
+      '/repo/heredoc/terragrunt.hcl': 'x = <<EOT\nhi\nEOT',
+      '/repo/comment/terragrunt.hcl': 'x = 1 # no newline',
+      '/repo/plain/terragrunt.hcl': 'x = 1',
+    };
+    const requests = [...units(10), ...Object.entries(endings).map(([file, content]) => ({ file, content }))];
+    const batched = await pool(1).parseAll(requests);
+    for (const [file, content] of Object.entries(endings)) {
+      const alone = await pool(1).parseAll([{ file, content }]);
+      expect(batched.get(file)).toEqual(alone.get(file));
+    }
+    expect(batched.get('/repo/heredoc/terragrunt.hcl')?.ok).toBe(false);
+    expect(batched.get('/repo/plain/terragrunt.hcl')).toEqual({ ok: true, json: { x: 1 } });
+  });
+
   it('gives each file of a batch its own result, and a malformed one its own error and line', async () => {
     const parser = pool(1);
     const requests = units(20);
