@@ -5,14 +5,24 @@
  *
  * An entry is keyed by what decides the output: the discovery (the snapshot's identity, which changes whenever any
  * input of the discovery does), the request (format, `--env`, `--unit`, `--reverse`) and the code that renders
- * (a hash of its modules, so another build of platctl never prints an older build's layout). Only discoveries
+ * (a stamp of its modules, so another build of platctl never prints an older build's layout). Only discoveries
  * without problems are kept, so a cached answer never hides a warning. Entries are written atomically and best
  * effort: a read-only checkout renders every time.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { codeStamp } from '../config/code-stamp.js';
 
 /** What decides a rendered graph besides the discovery. */
 export interface RenderRequest {
@@ -35,34 +45,21 @@ const MAX_ENTRIES = 16;
 /** The modules whose code shapes the output: the renderers, the graph algorithms, the chain text. */
 const RENDER_MODULES = ['./graph.js', '../engine/graph.js', '../discover/types.js'];
 
-let codeHash: string | null | undefined;
+let codeHash: string | undefined;
 
-/** The render modules' code, hashed; null when one cannot be read (then nothing is cached). */
-function renderCodeHash(): string | null {
-  if (codeHash !== undefined) return codeHash;
-  const hash = createHash('sha256');
-  for (const module of RENDER_MODULES) {
-    const path = fileURLToPath(new URL(module, import.meta.url));
-    // Compiled, the modules are .js files; run from the TypeScript sources (tests), .ts files.
-    const code = readIfThere(path) ?? readIfThere(path.replace(/\.js$/, '.ts'));
-    if (code === undefined) return (codeHash = null);
-    hash.update(code);
-  }
-  return (codeHash = hash.digest('base64url'));
-}
-
-function readIfThere(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
+/** The render modules' stamp (config/code-stamp.ts): compiled, they are .js files; run from the sources, .ts. */
+function renderCodeHash(): string {
+  return (codeHash ??= codeStamp(
+    RENDER_MODULES.map((module) => {
+      const path = fileURLToPath(new URL(module, import.meta.url));
+      return existsSync(path) ? path : path.replace(/\.js$/, '.ts');
+    }),
+  ));
 }
 
 /** The cache entry for one discovery (a snapshot's identity) and request. */
 export function renderCache(cacheDir: string, discoveryIdentity: string, request: RenderRequest): RenderCache {
   const code = renderCodeHash();
-  if (code === null) return { read: () => undefined, write: () => undefined };
   const dir = join(cacheDir, DIR);
   const requestKey = JSON.stringify([request.format, request.envs, request.units, request.reverse]);
   const file = join(dir, createHash('sha256').update(requestKey).digest('base64url'));

@@ -5,7 +5,7 @@
  *
  * The cache (`.platctl-cache/config.json` beside the file) holds the validated configuration and where each of its
  * keys is written (what `locate` answers), under a key made of the file's path and exact text, platctl's version and
- * a hash of the configuration code. Never stale: any change to the text, the version or the code is a miss, and the
+ * a stamp of the configuration code (code-stamp.ts). Never stale: any change to the text, the version or the code is a miss, and the
  * filesystem checks (environment dirs exist) run on every load, hit or miss. Anything short of a clean hit (an
  * unreadable or corrupt cache, a missing environment dir) goes the full way, so every error reads exactly as
  * `loadConfig` words it. The cache is best effort: a read-only repository only loses the speed-up.
@@ -13,11 +13,11 @@
  * This module imports neither the YAML parser nor zod: a hit loads neither.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KeyPath } from './errors.js';
+import { codeFiles, codeStamp } from './code-stamp.js';
 import { findConfig } from './find.js';
 import type { ConfigResult, LoadConfigOptions, LoadedConfig } from './load.js';
 import type { SourceLocation } from './location.js';
@@ -36,17 +36,9 @@ interface CacheFile {
 
 let codeHash: string | undefined;
 
-/** A hash of the configuration code (this directory's compiled files), so another build never trusts the cache. */
+/** A stamp of the configuration code (this directory's files), so another build never trusts the cache. */
 export function configCodeHash(): string {
-  if (codeHash !== undefined) return codeHash;
-  const dir = path.dirname(fileURLToPath(import.meta.url));
-  const hash = createHash('sha256');
-  for (const name of readdirSync(dir).sort()) {
-    if (!/\.(js|ts)$/.test(name) || name.endsWith('.d.ts')) continue;
-    hash.update(name);
-    hash.update(readFileSync(path.join(dir, name)));
-  }
-  return (codeHash = hash.digest('base64url').slice(0, 16));
+  return (codeHash ??= codeStamp(codeFiles(path.dirname(fileURLToPath(import.meta.url)))));
 }
 
 function cacheKey(file: string, text: string, version: string): string {

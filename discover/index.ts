@@ -7,9 +7,10 @@
  * their caches) loaded and run.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { codeFiles, codeStamp } from '../config/code-stamp.js';
 import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
 import type { HclParserPool } from './hcl2json.js';
 import { readSnapshot, snapshotKey } from './snapshot.js';
@@ -18,24 +19,31 @@ import type { DiscoverOptions, DiscoveryResult } from './types.js';
 
 export type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 export type { SnapshotHit } from './snapshot.js';
+
+const CODE_DIR = dirname(fileURLToPath(import.meta.url));
 export { isUsable } from './types.js';
 
 let codeHash: string | undefined;
+let codeStampMemo: string | undefined;
 
 /**
  * A hash of discovery's own code (the files of this directory, as they run), so a cache written by another build
- * of platctl, even one with the same version number, is never trusted.
+ * of platctl, even one with the same version number, is never trusted. It keys the unit cache, which a rebuild of the
+ * same code keeps.
  */
 export function discoveryCodeHash(): string {
   if (codeHash !== undefined) return codeHash;
-  const dir = dirname(fileURLToPath(import.meta.url));
   const hash = createHash('sha256');
-  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort()) {
-    if (!/\.(js|ts)$/.test(name) || name.endsWith('.d.ts')) continue;
-    hash.update(name);
-    hash.update(readFileSync(join(dir, name)));
+  for (const file of codeFiles(CODE_DIR, { recursive: true })) {
+    hash.update(relative(CODE_DIR, file));
+    hash.update(readFileSync(file));
   }
   return (codeHash = hash.digest('base64url').slice(0, 16));
+}
+
+/** The same files' stamp (config/code-stamp.ts): what the snapshot is keyed on, as every warm run computes it. */
+function discoveryCodeStamp(): string {
+  return (codeStampMemo ??= codeStamp(codeFiles(CODE_DIR, { recursive: true })));
 }
 
 export interface DiscoverExtras {
@@ -117,7 +125,7 @@ function keyOf(root: string, options: DiscoverOptions, extras: DiscoverExtras): 
   );
   return snapshotKey([
     extras.version ?? 'dev',
-    discoveryCodeHash(),
+    discoveryCodeStamp(),
     root,
     options.config,
     implicit,
