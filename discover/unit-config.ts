@@ -18,7 +18,7 @@
  */
 import { dirname } from 'node:path';
 import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
-import { resolveFrom, terragruntFunctions } from './functions.js';
+import { contextualFunctions, resolveFrom } from './functions.js';
 import type { FunctionContext, FunctionHost } from './functions.js';
 import {
   HclEvalError,
@@ -102,46 +102,57 @@ export interface EvaluationHost {
   glob(pattern: string, baseDir: string): string[];
 }
 
-/** One read-only function table over several, the first that has a name winning; nothing is copied. */
-export function layeredFunctions(
-  lazyLayers: readonly (Record<string, HclFunction> | (() => Record<string, HclFunction>))[],
-): Record<string, HclFunction> {
-  // A layer given as a function is built on first use: most scopes never call a function at all.
-  const built: (Record<string, HclFunction> | undefined)[] = lazyLayers.map((l) =>
-    typeof l === 'function' ? undefined : l,
-  );
-  const layer = (i: number): Record<string, HclFunction> => {
-    let value = built[i];
-    if (!value) {
-      const source = lazyLayers[i];
-      value = typeof source === 'function' ? source() : (source ?? {});
-      built[i] = value;
-    }
-    return value;
-  };
-  const layers = lazyLayers.map((_, i) => i);
-  const find = (key: string | symbol): Record<string, HclFunction> | undefined => {
-    if (typeof key !== 'string') return undefined;
-    for (const i of layers) {
-      const table = layer(i);
-      if (Object.prototype.hasOwnProperty.call(table, key)) return table;
-    }
-    return undefined;
-  };
-  return new Proxy(
-    {},
-    {
-      get: (_target, key) => (typeof key === 'string' ? find(key)?.[key] : undefined),
-      has: (_target, key) => find(key) !== undefined,
-      getOwnPropertyDescriptor: (_target, key) => {
-        const layer = find(key);
-        if (!layer || typeof key !== 'string') return undefined;
-        return { value: layer[key], writable: false, enumerable: true, configurable: true };
-      },
-      ownKeys: () => [...new Set(layers.flatMap((i) => Object.keys(layer(i))))],
-    },
-  );
+/** What a unit's evaluation offers the functions its expressions call. */
+interface EvaluationCalls {
+  readonly functionHost: FunctionHost;
+  /** Counts a call of a Terragrunt function that returned an Unknown (see UnitEvaluation's #evaluate). */
+  noteUnknownCall(name: string): void;
+  /** The filesystem built-ins for expressions written in this config file. */
+  fsFunctions(configFile: string): Record<string, HclFunction>;
 }
+
+/** A scope's `context`: where its expressions are written, and whose evaluation they belong to. */
+interface CallSite {
+  readonly context: FunctionContext;
+  readonly calls: EvaluationCalls;
+}
+
+function callSite(call: CallInfo): CallSite {
+  const site = call.scope.context as CallSite | undefined;
+  if (!site) throw new Error(`bug: ${call.name}() called in a scope that has no evaluation context`);
+  return site;
+}
+
+const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+
+/**
+ * The functions every expression sees, in one table shared by all units and contexts: Terragrunt's (each reading
+ * its context from the scope it is called in, and counting the calls that return an Unknown), then the filesystem
+ * built-ins for the config's directory, then the pure built-ins; the first that has a name wins. A table per
+ * context, even layered, was a large share of what a cold discovery allocated.
+ */
+const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
+  const out: Record<string, HclFunction> = {};
+  for (const [name, fn] of Object.entries(contextualFunctions)) {
+    out[name] = (args, call) => {
+      const { context, calls } = callSite(call);
+      const value = fn(args, context, calls.functionHost);
+      if (value instanceof Unknown) calls.noteUnknownCall(name);
+      return value;
+    };
+  }
+  const sample = fsBuiltins({ baseDir: '/', readFile: () => undefined, exists: () => false, glob: () => [] });
+  for (const [name, fn] of Object.entries(sample)) {
+    if (hasOwn(out, name)) continue;
+    const bound: HclFunction = (args, call) => {
+      const { context, calls } = callSite(call);
+      return (calls.fsFunctions(context.configFile)[name] as HclFunction)(args, call);
+    };
+    out[name] = fn.acceptsUnknown ? Object.assign(bound, { acceptsUnknown: true }) : bound;
+  }
+  for (const [name, fn] of Object.entries(pureBuiltins)) if (!hasOwn(out, name)) out[name] = fn;
+  return Object.freeze(out);
+})();
 
 type Json = Record<string, unknown>;
 
@@ -198,7 +209,9 @@ class UnitEvaluation {
   readonly #needed = new Set<string>();
   readonly #readWithDeps = new Map<string, SourceLocation>();
   readonly #includes = new Map<string, string>();
-  readonly #functionHost: FunctionHost;
+  readonly #calls: EvaluationCalls;
+  /** The filesystem built-ins per config file, built when an expression there first calls one. */
+  readonly #fsFunctions = new Map<string, Record<string, HclFunction>>();
   /** Calls so far of functions that need a real run (run_cmd, sops, AWS), which returned an Unknown; the latest. */
   #unknownCalls = 0;
   #lastUnknownCall = '';
@@ -206,13 +219,17 @@ class UnitEvaluation {
   constructor(unit: UnitConfigInput, host: EvaluationHost) {
     this.#unit = unit;
     this.#host = host;
-    this.#functionHost = {
-      kind: (p) => host.kind(p),
-      findUp: (dir, probes) => host.findUp(dir, probes),
-      env: host.env,
-      repoRoot: (d) => host.repoRoot(d),
-      readConfig: (path, context) => this.#readConfig(path, context),
-      readTfvars: (path) => this.#readTfvars(path),
+    this.#calls = {
+      functionHost: {
+        kind: (p) => host.kind(p),
+        findUp: (dir, probes) => host.findUp(dir, probes),
+        env: host.env,
+        repoRoot: (d) => host.repoRoot(d),
+        readConfig: (path, context) => this.#readConfig(path, context),
+        readTfvars: (path) => this.#readTfvars(path),
+      },
+      noteUnknownCall: (name) => this.#noteUnknownCall(name),
+      fsFunctions: (configFile) => this.#fsFunctionsFor(configFile),
     };
   }
 
@@ -573,7 +590,7 @@ class UnitEvaluation {
   #includeDecls(file: ParsedFile, json: Json): IncludeDecl[] {
     const out: IncludeDecl[] = [];
     // No includes yet: their paths are what this reads.
-    const scope: Scope = { variables: {}, functions: this.#functions(this.#unitContext(new Map())) };
+    const scope = this.#bareScope(this.#unitContext(new Map()));
     const entries: [string, Json][] = Array.isArray(json.include)
       ? (json.include as Json[]).map((b) => ['', b])
       : Object.entries(blockMap(json.include));
@@ -599,51 +616,28 @@ class UnitEvaluation {
     return out;
   }
 
-  readonly #functionTables = new Map<string, Record<string, HclFunction>>();
-
-  /**
-   * The functions visible in a context: Terragrunt's, then the filesystem built-ins for the config's directory, then
-   * the pure built-ins. Layered rather than copied: a unit evaluates in several contexts, and copying ~130 entries
-   * for each dominated discovery time.
-   */
-  #functions(context: FunctionContext): Record<string, HclFunction> {
-    const key = [
-      context.configFile,
-      context.includedFile ?? '',
-      context.includes.size,
-      ...(context.readChain ?? []),
-    ].join('\u0000');
-    let table = this.#functionTables.get(key);
-    if (!table) {
-      table = layeredFunctions([
-        () => this.#watchUnknowns(terragruntFunctions(context, this.#functionHost)),
-        () =>
-          fsBuiltins({
-            baseDir: dirname(context.configFile),
-            readFile: (path) => this.#host.readText(path),
-            exists: (path) => this.#host.kind(path) === 'file',
-            glob: (pattern, dir) => this.#host.glob(pattern, dir),
-            env: this.#host.env,
-          }),
-        pureBuiltins,
-      ]);
-      this.#functionTables.set(key, table);
-    }
-    return table;
+  /** A scope with no variables, for expressions written in `context` (include paths, values, feature defaults). */
+  #bareScope(context: FunctionContext): Scope {
+    return { variables: {}, functions: FUNCTIONS, context: this.#site(context) };
   }
 
-  /** The functions, each counting the calls that return an Unknown (see {@link #evaluate}). */
-  #watchUnknowns(table: Record<string, HclFunction>): Record<string, HclFunction> {
-    const out: Record<string, HclFunction> = {};
-    for (const [name, fn] of Object.entries(table)) {
-      const watched = (args: Value[], call: CallInfo): Value => {
-        const value = fn(args, call);
-        if (value instanceof Unknown) this.#noteUnknownCall(name);
-        return value;
-      };
-      out[name] = fn.acceptsUnknown ? Object.assign(watched, { acceptsUnknown: true }) : watched;
+  #site(context: FunctionContext): CallSite {
+    return { context, calls: this.#calls };
+  }
+
+  #fsFunctionsFor(configFile: string): Record<string, HclFunction> {
+    let table = this.#fsFunctions.get(configFile);
+    if (!table) {
+      table = fsBuiltins({
+        baseDir: dirname(configFile),
+        readFile: (path) => this.#host.readText(path),
+        exists: (path) => this.#host.kind(path) === 'file',
+        glob: (pattern, dir) => this.#host.glob(pattern, dir),
+        env: this.#host.env,
+      });
+      this.#fsFunctions.set(configFile, table);
     }
-    return out;
+    return table;
   }
 
   #noteUnknownCall(name: string): void {
@@ -684,7 +678,6 @@ class UnitEvaluation {
       file: ParsedFile;
     },
   ): Scope {
-    const functions = this.#functions(context);
     const localsRaw = mergeLocals(json.locals);
     const variables: Scope['variables'] = {
       feature: extra.features,
@@ -696,7 +689,7 @@ class UnitEvaluation {
         return out;
       },
     };
-    const scope: Scope = { variables, functions };
+    const scope: Scope = { variables, functions: FUNCTIONS, context: this.#site(context) };
     // Lazy: each local is evaluated on first use, in this same scope (locals may refer to each other).
     const locals = this.#trackLocals(evaluateLocals(localsRaw, () => scope));
     if (locals !== undefined) variables.local = locals;
@@ -756,7 +749,7 @@ class UnitEvaluation {
       this.#parseProblem(values);
       return {};
     }
-    const scope: Scope = { variables: {}, functions: this.#functions({ ...context, configFile: values.path }) };
+    const scope = this.#bareScope({ ...context, configFile: values.path });
     const out: Record<string, Value> = {};
     for (const [key, raw] of Object.entries(sourceJson(values.outcome.json, values.content)))
       out[key] = this.#evaluateQuietly(raw, scope);
@@ -766,7 +759,7 @@ class UnitEvaluation {
   /** `feature.<name>.value`: the block's default, overridden by TG_FEATURE=name=value,... */
   #features(sources: Json[], context: FunctionContext): Value {
     const out: Record<string, Value> = {};
-    const scope: Scope = { variables: {}, functions: this.#functions(context) };
+    const scope = this.#bareScope(context);
     for (const json of sources) {
       for (const [name, block] of Object.entries(blockMap(json.feature))) {
         out[name] = { value: this.#evaluateQuietly(block.default ?? null, scope) };

@@ -1496,7 +1496,7 @@ export function fsBuiltins(host: FsHost): Record<string, HclFunction> {
     // The template sees only the variables passed in; templatefile() may not recurse (as in OpenTofu).
     const functions = { ...call.scope.functions };
     delete functions.templatefile;
-    const scope: Scope = { variables: { ...variables }, functions };
+    const scope: Scope = { variables: { ...variables }, functions, context: call.scope.context };
     try {
       const result = evaluateExpression(parsed.ast, scope);
       return result instanceof Unknown ? result : (primitiveToString(result) ?? result);
