@@ -191,6 +191,28 @@ interface DependencyDecl {
   readonly occurrence: number;
 }
 
+/** A file of the merged config, with the scope its expressions are evaluated in. */
+interface ConfigSource {
+  readonly file: ParsedFile;
+  readonly json: Json;
+  readonly scope: Scope;
+}
+
+interface IncludeScope {
+  readonly decl: IncludeDecl;
+  readonly parsed: ParsedFile;
+  readonly json: Json;
+  readonly scope: Scope;
+}
+
+/** Variables every scope of a unit shares. */
+interface SharedVariables {
+  readonly values: Value | undefined;
+  readonly features: Value;
+  /** Filled as the included files are read: `dependency.<name>` is read lazily, after all of them are. */
+  readonly dependencyNames: Set<string>;
+}
+
 const NOT_AVAILABLE = 'dependency outputs are not available while building the graph';
 
 /** Terragrunt's block types with a label, and without (the others are attributes). */
@@ -233,6 +255,10 @@ class UnitEvaluation {
     };
   }
 
+  /**
+   * The phases of Terragrunt's partial parse, each its own method: one long method was slow to compile, and a
+   * deoptimisation anywhere in it threw all of it away (it was compiled again and again on a cold run).
+   */
   run(): UnitConfig {
     const file = this.#need(this.#unit.configFile);
     const valuesFile = childPath(this.#unit.absDir, 'terragrunt.values.hcl');
@@ -258,23 +284,62 @@ class UnitEvaluation {
     const baseContext = this.#unitContext(this.#includes);
 
     // 2. values and features, visible to the unit and its includes.
-    const valuesObject = values ? this.#valuesObject(values, baseContext) : undefined;
-    const features = this.#features(
-      [
-        json,
-        ...included.flatMap((i) => (i.parsed?.outcome.ok ? [sourceJson(i.parsed.outcome.json, i.parsed.content)] : [])),
-      ],
-      baseContext,
-    );
-
-    const dependencyNames = new Set<string>();
-    const collectNames = (j: Json): void => {
-      for (const name of Object.keys(blockMap(j.dependency))) dependencyNames.add(name);
+    const shared: SharedVariables = {
+      values: values ? this.#valuesObject(values, baseContext) : undefined,
+      features: this.#features(
+        [
+          json,
+          ...included.flatMap((i) =>
+            i.parsed?.outcome.ok ? [sourceJson(i.parsed.outcome.json, i.parsed.content)] : [],
+          ),
+        ],
+        baseContext,
+      ),
+      dependencyNames: new Set(Object.keys(blockMap(json.dependency))),
     };
-    collectNames(json);
 
     // 3. Each included file gets its own scope: its own locals, the unit's context.
-    const includeScopes = new Map<string, { decl: IncludeDecl; parsed: ParsedFile; json: Json; scope: Scope }>();
+    const includeScopes = this.#includeScopes(file, included, baseContext, shared);
+    this.#flushNeeds();
+
+    // 4. The unit's own scope, with exposed includes.
+    const exposed = (): Value => {
+      const out: Record<string, Value> = {};
+      for (const [name, entry] of includeScopes) {
+        if (!entry.decl.expose) continue;
+        out[name] = this.#exposedObject(entry.json, entry.scope);
+      }
+      return out;
+    };
+    const unitScope = this.#scope(baseContext, json, { ...shared, exposed, file });
+    const unitSource: ConfigSource = { file, json, scope: unitScope };
+
+    // 5. Dependency declarations, merged.
+    const autoSource = this.#autoincludeSource(autoinclude, baseContext, { ...shared, exposed });
+    const declarations = this.#declarations(unitSource, includeScopes, autoSource);
+
+    // 6.-9. The other blocks: the unit's own wins over its (merging) includes'.
+    const merging: ConfigSource[] = [...includeScopes.values()]
+      .filter((e) => e.decl.mergeStrategy !== 'no_merge')
+      .map((e) => ({ file: e.parsed, json: e.json, scope: e.scope }));
+    const sources = [...merging, unitSource];
+    const remoteState = this.#host.remoteState ? this.#mergedRemoteState(sources) : undefined;
+    const preventDestroy = this.#preventDestroy(sources, unitSource);
+    for (const source of sources) this.#checkTerraformSource(source.file, source.json);
+    const exclude = this.#mergedExclude(sources);
+    this.#flushNeeds();
+
+    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
+  }
+
+  /** Step 3: a scope per included file that could be read; what is wrong with the others is reported. */
+  #includeScopes(
+    file: ParsedFile,
+    included: readonly { inc: IncludeDecl; parsed: ParsedFile | undefined }[],
+    baseContext: FunctionContext,
+    shared: SharedVariables,
+  ): Map<string, IncludeScope> {
+    const includeScopes = new Map<string, IncludeScope>();
     for (const { inc, parsed } of included) {
       if (!parsed) {
         this.#report({
@@ -300,40 +365,47 @@ class UnitEvaluation {
           hint: 'merge the nested include into the parent file, or include both files from the unit',
         });
       }
-      collectNames(incJson);
-      const context: FunctionContext = { ...baseContext, includedFile: parsed.path };
-      const scope = this.#scope(context, incJson, {
-        values: valuesObject,
-        features,
-        dependencyNames,
-        exposed: undefined,
-        file: parsed,
-      });
+      // The set is shared by every scope: `dependency.<name>` lists the blocks of the unit and all its includes.
+      for (const name of Object.keys(blockMap(incJson.dependency))) shared.dependencyNames.add(name);
+      const context: FunctionContext = {
+        unitDir: baseContext.unitDir,
+        originalDir: baseContext.originalDir,
+        configFile: baseContext.configFile,
+        includes: baseContext.includes,
+        includedFile: parsed.path,
+      };
+      const scope = this.#scope(context, incJson, { ...shared, exposed: undefined, file: parsed });
       includeScopes.set(inc.name, { decl: inc, parsed, json: incJson, scope });
     }
-    this.#flushNeeds();
+    return includeScopes;
+  }
 
-    // 4. The unit's own scope, with exposed includes.
-    const exposed = (): Value => {
-      const out: Record<string, Value> = {};
-      for (const [name, entry] of includeScopes) {
-        if (!entry.decl.expose) continue;
-        out[name] = this.#exposedObject(entry.json, entry.scope);
-      }
-      return out;
-    };
-    const unitScope = this.#scope(baseContext, json, {
-      values: valuesObject,
-      features,
-      dependencyNames,
-      exposed,
-      file,
-    });
+  /** terragrunt.autoinclude.hcl with its scope, when it parsed (a parse error is reported). */
+  #autoincludeSource(
+    autoinclude: ParsedFile | undefined,
+    baseContext: FunctionContext,
+    shared: SharedVariables & { exposed: () => Value },
+  ): ConfigSource | undefined {
+    if (!autoinclude) return undefined;
+    if (!autoinclude.outcome.ok) {
+      this.#parseProblem(autoinclude);
+      return undefined;
+    }
+    const json = sourceJson(autoinclude.outcome.json, autoinclude.content);
+    return { file: autoinclude, json, scope: this.#scope(baseContext, json, { ...shared, file: autoinclude }) };
+  }
 
-    // 5. Dependency declarations, merged.
-    const declarations: DeclaredDependency[] = [];
+  /**
+   * Step 5: every dependency the merged config declares. Dependency blocks merge by name (see the module comment);
+   * `dependencies.paths` of every merging file add up.
+   */
+  #declarations(
+    unit: ConfigSource,
+    includeScopes: ReadonlyMap<string, IncludeScope>,
+    auto: ConfigSource | undefined,
+  ): DeclaredDependency[] {
     const mergedBlocks = new Map<string, DependencyDecl[]>();
-    const pathsFrom: { file: ParsedFile; json: Json; scope: Scope }[] = [];
+    const pathsFrom: ConfigSource[] = [];
     const staleFrom: DependencyDecl[] = [];
     for (const { decl, parsed, json: incJson, scope } of includeScopes.values()) {
       if (decl.mergeStrategy === 'no_merge') continue;
@@ -357,40 +429,29 @@ class UnitEvaluation {
       }
       pathsFrom.push({ file: parsed, json: incJson, scope });
     }
-    if (autoinclude?.outcome.ok) {
+    if (auto) {
       // terragrunt.autoinclude.hcl merges shallowly with no include block, and wins over the unit.
-      const autoJson = sourceJson(autoinclude.outcome.json, autoinclude.content);
-      const autoScope = this.#scope(baseContext, autoJson, {
-        values: valuesObject,
-        features,
-        dependencyNames,
-        exposed,
-        file: autoinclude,
-      });
-      for (const [name, block] of Object.entries(blockMap(json.dependency))) {
-        const occurrence = lastOccurrence(json.dependency, name);
-        mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child', occurrence }]);
+      for (const source of [unit, auto]) {
+        for (const [name, block] of Object.entries(blockMap(source.json.dependency))) {
+          const occurrence = lastOccurrence(source.json.dependency, name);
+          const { file, scope } = source;
+          mergedBlocks.set(name, [{ name, block, file, scope, merge: 'child', occurrence }]);
+        }
       }
-      for (const [name, block] of Object.entries(blockMap(autoJson.dependency))) {
-        const occurrence = lastOccurrence(autoJson.dependency, name);
-        mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child', occurrence }]);
-      }
-      pathsFrom.push({ file: autoinclude, json: autoJson, scope: autoScope });
-    } else if (autoinclude && !autoinclude.outcome.ok) {
-      this.#parseProblem(autoinclude);
-    }
-    if (!autoinclude?.outcome.ok) {
-      for (const [name, block] of Object.entries(blockMap(json.dependency))) {
+      pathsFrom.push(auto);
+    } else {
+      for (const [name, block] of Object.entries(blockMap(unit.json.dependency))) {
         const previous = mergedBlocks.get(name) ?? [];
-        const occurrence = lastOccurrence(json.dependency, name);
-        const child: DependencyDecl = { name, block, file, scope: unitScope, merge: 'child', occurrence };
+        const occurrence = lastOccurrence(unit.json.dependency, name);
+        const child: DependencyDecl = { name, block, file: unit.file, scope: unit.scope, merge: 'child', occurrence };
         const deepParents = previous.filter((p) => p.merge === 'deep');
         staleFrom.push(...previous.filter((p) => p.merge === 'shallow'));
         mergedBlocks.set(name, [...deepParents, child]);
       }
     }
-    pathsFrom.push({ file, json, scope: unitScope });
+    pathsFrom.push(unit);
 
+    const declarations: DeclaredDependency[] = [];
     for (const [name, chain] of [...mergedBlocks.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const decl = this.#mergedDependency(name, chain);
       if (decl) declarations.push(decl);
@@ -403,56 +464,42 @@ class UnitEvaluation {
       declarations.push(...this.#duplicateDependencies(source.file, source.json, source.scope));
     for (const source of pathsFrom)
       declarations.push(...this.#dependenciesPaths(source.file, source.json, source.scope));
+    return declarations;
+  }
 
-    // 6. remote_state: the unit's own block wins; otherwise the last merging include's.
+  /** Step 6, remote_state: the unit's own block wins; otherwise the last merging include's. */
+  #mergedRemoteState(sources: readonly ConfigSource[]): RemoteState | undefined {
     let remoteState: RemoteState | undefined;
-    const remoteSources = [
-      ...[...includeScopes.values()]
-        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
-        .map((e) => ({ json: e.json, scope: e.scope })),
-      { json, scope: unitScope },
-    ];
-    for (const source of this.#host.remoteState ? remoteSources : []) {
+    for (const source of sources) {
       const block = firstBlock(source.json.remote_state) ?? asObject(source.json.remote_state);
       if (block) remoteState = this.#remoteState(block, source.scope) ?? remoteState;
     }
+    return remoteState;
+  }
 
-    // 7. prevent_destroy: like any attribute, the unit's own value wins over its includes'. Terragrunt spares such a
-    // unit, and everything it depends on, on destroy; platctl's teardown does the same.
+  /**
+   * Step 7, prevent_destroy: like any attribute, the unit's own value wins over its includes'. Terragrunt spares such
+   * a unit, and everything it depends on, on destroy; platctl's teardown does the same.
+   */
+  #preventDestroy(sources: readonly ConfigSource[], unit: ConfigSource): boolean {
     let preventDestroy = false;
-    for (const source of remoteSources) {
+    for (const source of sources) {
       if (source.json.prevent_destroy === undefined) continue;
-      const location = source.json === json ? this.#topAttributeLocation(file, 'prevent_destroy') : undefined;
+      const location = source.json === unit.json ? this.#topAttributeLocation(unit.file, 'prevent_destroy') : undefined;
       const value = this.#evaluate(source.json.prevent_destroy, source.scope, location, 'prevent_destroy');
       // A value that cannot be known protects the unit: sparing it is the safe mistake.
       preventDestroy = value === undefined ? true : value === true;
     }
+    return preventDestroy;
+  }
 
-    // 8. terraform.source must be known before anything is applied: Terragrunt (since v1.1.1) rejects a unit whose
-    // source reads a dependency.
-    const sourceFiles = [
-      ...[...includeScopes.values()]
-        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
-        .map((e) => ({ file: e.parsed, json: e.json })),
-      { file, json },
-    ];
-    for (const source of sourceFiles) this.#checkTerraformSource(source.file, source.json);
-
-    // 9. The exclude block: like any block, the unit's own wins over its includes' (inherited since Terragrunt
-    // v1.0.4). Terragrunt's run --all leaves an excluded unit out for the listed commands and treats it as applied.
-    const excludeSources = [
-      ...[...includeScopes.values()]
-        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
-        .map((e) => ({ file: e.parsed, json: e.json, scope: e.scope })),
-      { file, json, scope: unitScope },
-    ];
-    const excludeSource = excludeSources.filter((source) => firstBlock(source.json.exclude)).pop();
-    const exclude = excludeSource
-      ? this.#exclude(excludeSource.file, excludeSource.json, excludeSource.scope)
-      : undefined;
-    this.#flushNeeds();
-
-    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
+  /**
+   * Step 9, the exclude block: like any block, the unit's own wins over its includes' (inherited since Terragrunt
+   * v1.0.4). Terragrunt's run --all leaves an excluded unit out for the listed commands and treats it as applied.
+   */
+  #mergedExclude(sources: readonly ConfigSource[]): ExcludeSpec | undefined {
+    const source = sources.filter((s) => firstBlock(s.json.exclude)).pop();
+    return source ? this.#exclude(source.file, source.json, source.scope) : undefined;
   }
 
   /** The active exclude block, as data; undefined when `if` is false. Evaluation problems are reported. */
