@@ -104,6 +104,9 @@ function isCleanAbsolute(path: string): boolean {
  * character-by-character normalising was a large share of what a cold run allocated.
  */
 function applySegments(base: string, path: string): string {
+  // Most paths have nothing to apply (`/repo/root.hcl`, `sub/dir`): joined as they are.
+  if (base === '' && isCleanAbsolute(path)) return path;
+  if (base !== '' && path !== '' && isCleanAbsolute(`/${path}`)) return base === '/' ? `/${path}` : `${base}/${path}`;
   let out = base === '/' ? '' : base;
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;

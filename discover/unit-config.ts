@@ -156,6 +156,8 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
 
 type Json = Record<string, unknown>;
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
 const restoredJson = new WeakMap<Json, Json>();
 
 /**
@@ -284,17 +286,13 @@ class UnitEvaluation {
     const baseContext = this.#unitContext(this.#includes);
 
     // 2. values and features, visible to the unit and its includes.
+    const featureSources: Json[] = [json];
+    for (const { parsed } of included) {
+      if (parsed?.outcome.ok) featureSources.push(sourceJson(parsed.outcome.json, parsed.content));
+    }
     const shared: SharedVariables = {
       values: values ? this.#valuesObject(values, baseContext) : undefined,
-      features: this.#features(
-        [
-          json,
-          ...included.flatMap((i) =>
-            i.parsed?.outcome.ok ? [sourceJson(i.parsed.outcome.json, i.parsed.content)] : [],
-          ),
-        ],
-        baseContext,
-      ),
+      features: this.#features(featureSources, baseContext),
       dependencyNames: new Set(Object.keys(blockMap(json.dependency))),
     };
 
@@ -311,11 +309,11 @@ class UnitEvaluation {
       }
       return out;
     };
-    const unitScope = this.#scope(baseContext, json, { ...shared, exposed, file });
+    const unitScope = this.#scope(baseContext, json, shared, exposed);
     const unitSource: ConfigSource = { file, json, scope: unitScope };
 
     // 5. Dependency declarations, merged.
-    const autoSource = this.#autoincludeSource(autoinclude, baseContext, { ...shared, exposed });
+    const autoSource = this.#autoincludeSource(autoinclude, baseContext, shared, exposed);
     const declarations = this.#declarations(unitSource, includeScopes, autoSource);
 
     // 6.-9. The other blocks: the unit's own wins over its (merging) includes'.
@@ -374,7 +372,7 @@ class UnitEvaluation {
         includes: baseContext.includes,
         includedFile: parsed.path,
       };
-      const scope = this.#scope(context, incJson, { ...shared, exposed: undefined, file: parsed });
+      const scope = this.#scope(context, incJson, shared, undefined);
       includeScopes.set(inc.name, { decl: inc, parsed, json: incJson, scope });
     }
     return includeScopes;
@@ -384,7 +382,8 @@ class UnitEvaluation {
   #autoincludeSource(
     autoinclude: ParsedFile | undefined,
     baseContext: FunctionContext,
-    shared: SharedVariables & { exposed: () => Value },
+    shared: SharedVariables,
+    exposed: () => Value,
   ): ConfigSource | undefined {
     if (!autoinclude) return undefined;
     if (!autoinclude.outcome.ok) {
@@ -392,7 +391,7 @@ class UnitEvaluation {
       return undefined;
     }
     const json = sourceJson(autoinclude.outcome.json, autoinclude.content);
-    return { file: autoinclude, json, scope: this.#scope(baseContext, json, { ...shared, file: autoinclude }) };
+    return { file: autoinclude, json, scope: this.#scope(baseContext, json, shared, exposed) };
   }
 
   /**
@@ -452,8 +451,9 @@ class UnitEvaluation {
     pathsFrom.push(unit);
 
     const declarations: DeclaredDependency[] = [];
-    for (const [name, chain] of [...mergedBlocks.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const decl = this.#mergedDependency(name, chain);
+    // By name, in code-unit order (the names are distinct).
+    for (const name of [...mergedBlocks.keys()].sort()) {
+      const decl = this.#mergedDependency(name, mergedBlocks.get(name) ?? []);
       if (decl) declarations.push(decl);
     }
     for (const dep of staleFrom) {
@@ -570,13 +570,13 @@ class UnitEvaluation {
     exclude?: ExcludeSpec,
   ): UnitConfig {
     const readFilesWithDependencies = [...this.#readWithDeps].map(([file, location]) => ({ file, location }));
-    const base: UnitConfig = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
-    return {
-      ...base,
-      ...(remoteState ? { remoteState } : {}),
-      ...(preventDestroy ? { preventDestroy: true as const } : {}),
-      ...(exclude ? { exclude } : {}),
-    };
+    // Built property by property (object spreads were a visible share of a unit's evaluation); the optional ones
+    // are present only when set, in this order (the unit cache stores the object as JSON).
+    const out: Mutable<UnitConfig> = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
+    if (remoteState) out.remoteState = remoteState;
+    if (preventDestroy) out.preventDestroy = true;
+    if (exclude) out.exclude = exclude;
+    return out;
   }
 
   /** Where a top-level attribute of the file is written (the line scan knows blocks, so this reads the text). */
@@ -714,17 +714,7 @@ class UnitEvaluation {
     });
   }
 
-  #scope(
-    context: FunctionContext,
-    json: Json,
-    extra: {
-      values: Value | undefined;
-      features: Value;
-      dependencyNames: Set<string>;
-      exposed: (() => Value) | undefined;
-      file: ParsedFile;
-    },
-  ): Scope {
+  #scope(context: FunctionContext, json: Json, extra: SharedVariables, exposed: (() => Value) | undefined): Scope {
     const localsRaw = mergeLocals(json.locals);
     const variables: Scope['variables'] = {
       feature: extra.features,
@@ -741,7 +731,7 @@ class UnitEvaluation {
     const locals = this.#trackLocals(evaluateLocals(localsRaw, () => scope));
     if (locals !== undefined) variables.local = locals;
     if (extra.values !== undefined) variables.values = extra.values;
-    if (extra.exposed) variables.include = extra.exposed;
+    if (exposed) variables.include = exposed;
     return scope;
   }
 
@@ -1070,13 +1060,12 @@ class UnitEvaluation {
       includes: new Map(),
       readChain: [...chain, path],
     };
-    const scope = this.#scope(readContext, json, {
-      values: undefined,
-      features: {},
-      dependencyNames: new Set(names),
-      exposed: undefined,
-      file: parsed,
-    });
+    const scope = this.#scope(
+      readContext,
+      json,
+      { values: undefined, features: {}, dependencyNames: new Set(names) },
+      undefined,
+    );
     const out = lazyObject(
       Object.keys(json)
         .filter((key) => key !== 'locals' && key !== 'dependency' && key !== 'include')
