@@ -1092,10 +1092,13 @@ class UnitEvaluation {
 
   /** The `occurrence`-th top-level block of that type and labels (the first by default). */
   #findBlock(file: ParsedFile, type: string, labels: string[], occurrence = 0): BlockPosition | undefined {
-    const wanted = labels.join('\u0000');
-    return this.#host.files
-      .positions(file)
-      .filter((b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === wanted))[occurrence];
+    let seen = 0;
+    for (const block of this.#host.files.positions(file)) {
+      if (block.type !== type || (labels.length > 0 && !sameLabels(block.labels, labels))) continue;
+      if (seen === occurrence) return block;
+      seen += 1;
+    }
+    return undefined;
   }
 
   #blockLocation(file: ParsedFile, type: string, labels: string[], occurrence = 0): SourceLocation | undefined {
@@ -1117,6 +1120,13 @@ class UnitEvaluation {
       ? { file: file.path, line: at[0], column: at[1] }
       : { file: file.path, line: block.line, column: block.column };
   }
+}
+
+/** Labels compare joined by NUL (so a label holding NUL may match two), without joining the common ones. */
+function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === b.length && a.every((label, i) => label === b[i])) return true;
+  const hasNul = (label: string): boolean => label.includes('\u0000');
+  return (a.some(hasNul) || b.some(hasNul)) && a.join('\u0000') === b.join('\u0000');
 }
 
 /** An object whose properties are computed on first access, then kept. */
