@@ -68,7 +68,7 @@ export function findUp(
 }
 
 /** Values that stand for things only a real run knows. */
-function needsExecution(name: string, why: string): HclFunction {
+function needsExecution(name: string, why: string): ContextualFunction {
   return () => new Unknown(`${name}() ${why}`, name);
 }
 
@@ -104,6 +104,9 @@ function isCleanAbsolute(path: string): boolean {
  * character-by-character normalising was a large share of what a cold run allocated.
  */
 function applySegments(base: string, path: string): string {
+  // Most paths have nothing to apply (`/repo/root.hcl`, `sub/dir`): joined as they are.
+  if (base === '' && isCleanAbsolute(path)) return path;
+  if (base !== '' && path !== '' && isCleanAbsolute(`/${path}`)) return base === '/' ? `/${path}` : `${base}/${path}`;
   let out = base === '/' ? '' : base;
   for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;
@@ -113,124 +116,141 @@ function applySegments(base: string, path: string): string {
   return out === '' ? '/' : out;
 }
 
+/** A Terragrunt function, given the context it is called in and the host, rather than closing over them. */
+export type ContextualFunction = (args: Value[], context: FunctionContext, host: FunctionHost) => Value;
+
+/** The included file a function without a label (or with one) refers to, in this context. */
+function includeFile(context: FunctionContext, fn: string, name: string | undefined): string | undefined {
+  if (name !== undefined) {
+    const file = context.includes.get(name);
+    if (!file) throw new HclEvalError(`${fn}("${name}"): this unit has no include block labelled "${name}"`);
+    return file;
+  }
+  if (context.includedFile) return context.includedFile;
+  if (context.includes.size === 0) return undefined;
+  if (context.includes.size > 1) {
+    throw new HclEvalError(
+      `${fn}() is ambiguous: the unit has ${context.includes.size} include blocks; name one, e.g. ${fn}("${[...context.includes.keys()][0] ?? ''}")`,
+    );
+  }
+  return [...context.includes.values()][0];
+}
+
+function repoRootOf(context: FunctionContext, host: FunctionHost, fn: string): string {
+  const root = host.repoRoot(context.unitDir);
+  if (!root) throw new HclEvalError(`${fn}(): ${context.unitDir} is not inside a git repository`);
+  return root;
+}
+
+/** The directory functions are relative to: the config's own (the unit's, or a file read by read_terragrunt_config). */
+const configDirOf = (context: FunctionContext): string => dirname(context.configFile);
+
 /**
- * The function table for one evaluation context. Functions that need execution or credentials return an
- * `Unknown` that says why; they only matter when they feed an edge, and then discovery reports them.
+ * Terragrunt's functions, each reading its context from its arguments: one table serves every context, so
+ * evaluation does not build a table of closures per unit and file. Functions that need execution or credentials
+ * return an `Unknown` that says why; they only matter when they feed an edge, and then discovery reports them.
  */
+export const contextualFunctions: Readonly<Record<string, ContextualFunction>> = Object.freeze({
+  get_terragrunt_dir: (_args, context) => configDirOf(context),
+  get_original_terragrunt_dir: (_args, context) => context.originalDir,
+  get_parent_terragrunt_dir: (args, context) => {
+    const name = optionalString(args, 0, 'get_parent_terragrunt_dir');
+    const file = includeFile(context, 'get_parent_terragrunt_dir', name);
+    return file ? dirname(file) : configDirOf(context);
+  },
+  path_relative_to_include: (args, context) => {
+    const name = optionalString(args, 0, 'path_relative_to_include');
+    const file = includeFile(context, 'path_relative_to_include', name);
+    if (!file) return '.';
+    return toPosix(relative(dirname(file), configDirOf(context))) || '.';
+  },
+  path_relative_from_include: (args, context) => {
+    const name = optionalString(args, 0, 'path_relative_from_include');
+    const file = includeFile(context, 'path_relative_from_include', name);
+    if (!file) return '.';
+    return toPosix(relative(configDirOf(context), dirname(file))) || '.';
+  },
+  find_in_parent_folders: (args, context, host) => {
+    const name = optionalString(args, 0, 'find_in_parent_folders');
+    const hasFallback = args.length > 1;
+    const probes = name === undefined ? ['terragrunt.hcl.json', 'terragrunt.hcl'] : [name];
+    const configDir = configDirOf(context);
+    // The search starts at the parent of the config's directory, not the directory itself.
+    const found = host.findUp(dirname(configDir), probes);
+    if (found !== undefined) return found;
+    if (hasFallback) return args[1] ?? null;
+    throw new HclEvalError(
+      `find_in_parent_folders(${name === undefined ? '' : JSON.stringify(name)}): no ${name ?? 'terragrunt.hcl'} in any parent folder of ${configDir}`,
+    );
+  },
+  get_repo_root: (_args, context, host) => repoRootOf(context, host, 'get_repo_root'),
+  get_path_from_repo_root: (_args, context, host) =>
+    toPosix(relative(repoRootOf(context, host, 'get_path_from_repo_root'), context.unitDir)) || '.',
+  get_path_to_repo_root: (_args, context, host) =>
+    toPosix(relative(context.unitDir, repoRootOf(context, host, 'get_path_to_repo_root'))) || '.',
+  get_env: (args, _context, host) => {
+    const name = requireString(args, 0, 'get_env');
+    const value = host.env[name];
+    if (value !== undefined) return value;
+    if (args.length > 1) {
+      // The default is a string parameter in Terragrunt: get_env("X", "${true}") is "true", not the bool.
+      const fallback = args[1] ?? null;
+      if (fallback === null || fallback instanceof Unknown) return fallback;
+      const text = primitiveToString(fallback);
+      if (text === undefined) {
+        throw new HclEvalError(`get_env("${name}"): the default must be a string, got ${typeName(fallback)}`);
+      }
+      return text;
+    }
+    throw new HclEvalError(`get_env("${name}"): the variable is not set and no default is given`);
+  },
+  get_platform: () => 'linux',
+  read_terragrunt_config: (args, context, host) => {
+    const path = requireString(args, 0, 'read_terragrunt_config');
+    let target = resolveFrom(configDirOf(context), path);
+    if (host.kind(target) === 'dir') target = join(target, 'terragrunt.hcl');
+    if (!host.kind(target)) {
+      if (args.length > 1) return args[1] ?? null;
+      throw new HclEvalError(`read_terragrunt_config("${path}"): ${target} does not exist`);
+    }
+    return host.readConfig(target, context);
+  },
+  read_tfvars_file: (args, context, host) => {
+    const path = requireString(args, 0, 'read_tfvars_file');
+    const target = resolveFrom(configDirOf(context), path);
+    if (host.kind(target) !== 'file') throw new HclEvalError(`read_tfvars_file("${path}"): ${target} does not exist`);
+    return host.readTfvars(target);
+  },
+  get_terraform_command: needsExecution('get_terraform_command', 'depends on the command being run'),
+  get_terraform_commands_that_need_vars: () => ['apply', 'console', 'destroy', 'import', 'plan', 'push', 'refresh'],
+  get_terraform_commands_that_need_input: () => ['apply', 'import', 'init', 'plan', 'refresh'],
+  get_terraform_commands_that_need_locking: () => [
+    'apply',
+    'destroy',
+    'import',
+    'init',
+    'plan',
+    'refresh',
+    'taint',
+    'untaint',
+  ],
+  get_terraform_commands_that_need_parallelism: () => ['apply', 'plan', 'destroy'],
+  get_terraform_cli_args: needsExecution('get_terraform_cli_args', 'depends on the command being run'),
+  get_working_dir: needsExecution('get_working_dir', 'depends on the download directory of a real run'),
+  run_cmd: needsExecution('run_cmd', 'runs a command; platctl does not execute commands while building the graph'),
+  sops_decrypt_file: needsExecution('sops_decrypt_file', 'needs sops and its keys'),
+  get_aws_account_id: needsExecution('get_aws_account_id', 'needs AWS credentials'),
+  get_aws_account_alias: needsExecution('get_aws_account_alias', 'needs AWS credentials'),
+  get_aws_caller_identity_arn: needsExecution('get_aws_caller_identity_arn', 'needs AWS credentials'),
+  get_aws_caller_identity_user_id: needsExecution('get_aws_caller_identity_user_id', 'needs AWS credentials'),
+  mark_as_read: (args) => requireString(args, 0, 'mark_as_read'),
+  constraint_check: needsExecution('constraint_check', 'is not evaluated while building the graph'),
+  get_default_retryable_errors: () => [],
+});
+
+/** The function table for one evaluation context: {@link contextualFunctions} bound to it. */
 export function terragruntFunctions(context: FunctionContext, host: FunctionHost): Record<string, HclFunction> {
-  const configDir = dirname(context.configFile);
-
-  const includeFile = (fn: string, name: string | undefined): string | undefined => {
-    if (name !== undefined) {
-      const file = context.includes.get(name);
-      if (!file) throw new HclEvalError(`${fn}("${name}"): this unit has no include block labelled "${name}"`);
-      return file;
-    }
-    if (context.includedFile) return context.includedFile;
-    if (context.includes.size === 0) return undefined;
-    if (context.includes.size > 1) {
-      throw new HclEvalError(
-        `${fn}() is ambiguous: the unit has ${context.includes.size} include blocks; name one, e.g. ${fn}("${[...context.includes.keys()][0] ?? ''}")`,
-      );
-    }
-    return [...context.includes.values()][0];
-  };
-
-  const repoRoot = (fn: string): string => {
-    const root = host.repoRoot(context.unitDir);
-    if (!root) throw new HclEvalError(`${fn}(): ${context.unitDir} is not inside a git repository`);
-    return root;
-  };
-
-  return {
-    get_terragrunt_dir: () => configDir,
-    get_original_terragrunt_dir: () => context.originalDir,
-    get_parent_terragrunt_dir: (args) => {
-      const file = includeFile('get_parent_terragrunt_dir', optionalString(args, 0, 'get_parent_terragrunt_dir'));
-      return file ? dirname(file) : configDir;
-    },
-    path_relative_to_include: (args) => {
-      const file = includeFile('path_relative_to_include', optionalString(args, 0, 'path_relative_to_include'));
-      if (!file) return '.';
-      return toPosix(relative(dirname(file), configDir)) || '.';
-    },
-    path_relative_from_include: (args) => {
-      const file = includeFile('path_relative_from_include', optionalString(args, 0, 'path_relative_from_include'));
-      if (!file) return '.';
-      return toPosix(relative(configDir, dirname(file))) || '.';
-    },
-    find_in_parent_folders: (args) => {
-      const name = optionalString(args, 0, 'find_in_parent_folders');
-      const hasFallback = args.length > 1;
-      const probes = name === undefined ? ['terragrunt.hcl.json', 'terragrunt.hcl'] : [name];
-      // The search starts at the parent of the config's directory, not the directory itself.
-      const found = host.findUp(dirname(configDir), probes);
-      if (found !== undefined) return found;
-      if (hasFallback) return args[1] ?? null;
-      throw new HclEvalError(
-        `find_in_parent_folders(${name === undefined ? '' : JSON.stringify(name)}): no ${name ?? 'terragrunt.hcl'} in any parent folder of ${configDir}`,
-      );
-    },
-    get_repo_root: () => repoRoot('get_repo_root'),
-    get_path_from_repo_root: () => toPosix(relative(repoRoot('get_path_from_repo_root'), context.unitDir)) || '.',
-    get_path_to_repo_root: () => toPosix(relative(context.unitDir, repoRoot('get_path_to_repo_root'))) || '.',
-    get_env: (args) => {
-      const name = requireString(args, 0, 'get_env');
-      const value = host.env[name];
-      if (value !== undefined) return value;
-      if (args.length > 1) {
-        // The default is a string parameter in Terragrunt: get_env("X", "${true}") is "true", not the bool.
-        const fallback = args[1] ?? null;
-        if (fallback === null || fallback instanceof Unknown) return fallback;
-        const text = primitiveToString(fallback);
-        if (text === undefined) {
-          throw new HclEvalError(`get_env("${name}"): the default must be a string, got ${typeName(fallback)}`);
-        }
-        return text;
-      }
-      throw new HclEvalError(`get_env("${name}"): the variable is not set and no default is given`);
-    },
-    get_platform: () => 'linux',
-    read_terragrunt_config: (args) => {
-      const path = requireString(args, 0, 'read_terragrunt_config');
-      let target = resolveFrom(configDir, path);
-      if (host.kind(target) === 'dir') target = join(target, 'terragrunt.hcl');
-      if (!host.kind(target)) {
-        if (args.length > 1) return args[1] ?? null;
-        throw new HclEvalError(`read_terragrunt_config("${path}"): ${target} does not exist`);
-      }
-      return host.readConfig(target, context);
-    },
-    read_tfvars_file: (args) => {
-      const path = requireString(args, 0, 'read_tfvars_file');
-      const target = resolveFrom(configDir, path);
-      if (host.kind(target) !== 'file') throw new HclEvalError(`read_tfvars_file("${path}"): ${target} does not exist`);
-      return host.readTfvars(target);
-    },
-    get_terraform_command: needsExecution('get_terraform_command', 'depends on the command being run'),
-    get_terraform_commands_that_need_vars: () => ['apply', 'console', 'destroy', 'import', 'plan', 'push', 'refresh'],
-    get_terraform_commands_that_need_input: () => ['apply', 'import', 'init', 'plan', 'refresh'],
-    get_terraform_commands_that_need_locking: () => [
-      'apply',
-      'destroy',
-      'import',
-      'init',
-      'plan',
-      'refresh',
-      'taint',
-      'untaint',
-    ],
-    get_terraform_commands_that_need_parallelism: () => ['apply', 'plan', 'destroy'],
-    get_terraform_cli_args: needsExecution('get_terraform_cli_args', 'depends on the command being run'),
-    get_working_dir: needsExecution('get_working_dir', 'depends on the download directory of a real run'),
-    run_cmd: needsExecution('run_cmd', 'runs a command; platctl does not execute commands while building the graph'),
-    sops_decrypt_file: needsExecution('sops_decrypt_file', 'needs sops and its keys'),
-    get_aws_account_id: needsExecution('get_aws_account_id', 'needs AWS credentials'),
-    get_aws_account_alias: needsExecution('get_aws_account_alias', 'needs AWS credentials'),
-    get_aws_caller_identity_arn: needsExecution('get_aws_caller_identity_arn', 'needs AWS credentials'),
-    get_aws_caller_identity_user_id: needsExecution('get_aws_caller_identity_user_id', 'needs AWS credentials'),
-    mark_as_read: (args) => requireString(args, 0, 'mark_as_read'),
-    constraint_check: needsExecution('constraint_check', 'is not evaluated while building the graph'),
-    get_default_retryable_errors: () => [],
-  };
+  const out: Record<string, HclFunction> = {};
+  for (const [name, fn] of Object.entries(contextualFunctions)) out[name] = (args) => fn(args, context, host);
+  return out;
 }

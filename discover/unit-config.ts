@@ -18,7 +18,7 @@
  */
 import { dirname } from 'node:path';
 import type { EdgeOrigin, SourceLocation } from '../engine/graph.js';
-import { resolveFrom, terragruntFunctions } from './functions.js';
+import { contextualFunctions, resolveFrom } from './functions.js';
 import type { FunctionContext, FunctionHost } from './functions.js';
 import {
   HclEvalError,
@@ -102,48 +102,61 @@ export interface EvaluationHost {
   glob(pattern: string, baseDir: string): string[];
 }
 
-/** One read-only function table over several, the first that has a name winning; nothing is copied. */
-export function layeredFunctions(
-  lazyLayers: readonly (Record<string, HclFunction> | (() => Record<string, HclFunction>))[],
-): Record<string, HclFunction> {
-  // A layer given as a function is built on first use: most scopes never call a function at all.
-  const built: (Record<string, HclFunction> | undefined)[] = lazyLayers.map((l) =>
-    typeof l === 'function' ? undefined : l,
-  );
-  const layer = (i: number): Record<string, HclFunction> => {
-    let value = built[i];
-    if (!value) {
-      const source = lazyLayers[i];
-      value = typeof source === 'function' ? source() : (source ?? {});
-      built[i] = value;
-    }
-    return value;
-  };
-  const layers = lazyLayers.map((_, i) => i);
-  const find = (key: string | symbol): Record<string, HclFunction> | undefined => {
-    if (typeof key !== 'string') return undefined;
-    for (const i of layers) {
-      const table = layer(i);
-      if (Object.prototype.hasOwnProperty.call(table, key)) return table;
-    }
-    return undefined;
-  };
-  return new Proxy(
-    {},
-    {
-      get: (_target, key) => (typeof key === 'string' ? find(key)?.[key] : undefined),
-      has: (_target, key) => find(key) !== undefined,
-      getOwnPropertyDescriptor: (_target, key) => {
-        const layer = find(key);
-        if (!layer || typeof key !== 'string') return undefined;
-        return { value: layer[key], writable: false, enumerable: true, configurable: true };
-      },
-      ownKeys: () => [...new Set(layers.flatMap((i) => Object.keys(layer(i))))],
-    },
-  );
+/** What a unit's evaluation offers the functions its expressions call. */
+interface EvaluationCalls {
+  readonly functionHost: FunctionHost;
+  /** Counts a call of a Terragrunt function that returned an Unknown (see UnitEvaluation's #evaluate). */
+  noteUnknownCall(name: string): void;
+  /** The filesystem built-ins for expressions written in this config file. */
+  fsFunctions(configFile: string): Record<string, HclFunction>;
 }
 
+/** A scope's `context`: where its expressions are written, and whose evaluation they belong to. */
+interface CallSite {
+  readonly context: FunctionContext;
+  readonly calls: EvaluationCalls;
+}
+
+function callSite(call: CallInfo): CallSite {
+  const site = call.scope.context as CallSite | undefined;
+  if (!site) throw new Error(`bug: ${call.name}() called in a scope that has no evaluation context`);
+  return site;
+}
+
+const hasOwn = (object: object, key: string): boolean => Object.prototype.hasOwnProperty.call(object, key);
+
+/**
+ * The functions every expression sees, in one table shared by all units and contexts: Terragrunt's (each reading
+ * its context from the scope it is called in, and counting the calls that return an Unknown), then the filesystem
+ * built-ins for the config's directory, then the pure built-ins; the first that has a name wins. A table per
+ * context, even layered, was a large share of what a cold discovery allocated.
+ */
+const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
+  const out: Record<string, HclFunction> = {};
+  for (const [name, fn] of Object.entries(contextualFunctions)) {
+    out[name] = (args, call) => {
+      const { context, calls } = callSite(call);
+      const value = fn(args, context, calls.functionHost);
+      if (value instanceof Unknown) calls.noteUnknownCall(name);
+      return value;
+    };
+  }
+  const sample = fsBuiltins({ baseDir: '/', readFile: () => undefined, exists: () => false, glob: () => [] });
+  for (const [name, fn] of Object.entries(sample)) {
+    if (hasOwn(out, name)) continue;
+    const bound: HclFunction = (args, call) => {
+      const { context, calls } = callSite(call);
+      return (calls.fsFunctions(context.configFile)[name] as HclFunction)(args, call);
+    };
+    out[name] = fn.acceptsUnknown ? Object.assign(bound, { acceptsUnknown: true }) : bound;
+  }
+  for (const [name, fn] of Object.entries(pureBuiltins)) if (!hasOwn(out, name)) out[name] = fn;
+  return Object.freeze(out);
+})();
+
 type Json = Record<string, unknown>;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const restoredJson = new WeakMap<Json, Json>();
 
@@ -180,6 +193,28 @@ interface DependencyDecl {
   readonly occurrence: number;
 }
 
+/** A file of the merged config, with the scope its expressions are evaluated in. */
+interface ConfigSource {
+  readonly file: ParsedFile;
+  readonly json: Json;
+  readonly scope: Scope;
+}
+
+interface IncludeScope {
+  readonly decl: IncludeDecl;
+  readonly parsed: ParsedFile;
+  readonly json: Json;
+  readonly scope: Scope;
+}
+
+/** Variables every scope of a unit shares. */
+interface SharedVariables {
+  readonly values: Value | undefined;
+  readonly features: Value;
+  /** Filled as the included files are read: `dependency.<name>` is read lazily, after all of them are. */
+  readonly dependencyNames: Set<string>;
+}
+
 const NOT_AVAILABLE = 'dependency outputs are not available while building the graph';
 
 /** Terragrunt's block types with a label, and without (the others are attributes). */
@@ -198,7 +233,9 @@ class UnitEvaluation {
   readonly #needed = new Set<string>();
   readonly #readWithDeps = new Map<string, SourceLocation>();
   readonly #includes = new Map<string, string>();
-  readonly #functionHost: FunctionHost;
+  readonly #calls: EvaluationCalls;
+  /** The filesystem built-ins per config file, built when an expression there first calls one. */
+  readonly #fsFunctions = new Map<string, Record<string, HclFunction>>();
   /** Calls so far of functions that need a real run (run_cmd, sops, AWS), which returned an Unknown; the latest. */
   #unknownCalls = 0;
   #lastUnknownCall = '';
@@ -206,16 +243,24 @@ class UnitEvaluation {
   constructor(unit: UnitConfigInput, host: EvaluationHost) {
     this.#unit = unit;
     this.#host = host;
-    this.#functionHost = {
-      kind: (p) => host.kind(p),
-      findUp: (dir, probes) => host.findUp(dir, probes),
-      env: host.env,
-      repoRoot: (d) => host.repoRoot(d),
-      readConfig: (path, context) => this.#readConfig(path, context),
-      readTfvars: (path) => this.#readTfvars(path),
+    this.#calls = {
+      functionHost: {
+        kind: (p) => host.kind(p),
+        findUp: (dir, probes) => host.findUp(dir, probes),
+        env: host.env,
+        repoRoot: (d) => host.repoRoot(d),
+        readConfig: (path, context) => this.#readConfig(path, context),
+        readTfvars: (path) => this.#readTfvars(path),
+      },
+      noteUnknownCall: (name) => this.#noteUnknownCall(name),
+      fsFunctions: (configFile) => this.#fsFunctionsFor(configFile),
     };
   }
 
+  /**
+   * The phases of Terragrunt's partial parse, each its own method: one long method was slow to compile, and a
+   * deoptimisation anywhere in it threw all of it away (it was compiled again and again on a cold run).
+   */
   run(): UnitConfig {
     const file = this.#need(this.#unit.configFile);
     const valuesFile = childPath(this.#unit.absDir, 'terragrunt.values.hcl');
@@ -241,23 +286,58 @@ class UnitEvaluation {
     const baseContext = this.#unitContext(this.#includes);
 
     // 2. values and features, visible to the unit and its includes.
-    const valuesObject = values ? this.#valuesObject(values, baseContext) : undefined;
-    const features = this.#features(
-      [
-        json,
-        ...included.flatMap((i) => (i.parsed?.outcome.ok ? [sourceJson(i.parsed.outcome.json, i.parsed.content)] : [])),
-      ],
-      baseContext,
-    );
-
-    const dependencyNames = new Set<string>();
-    const collectNames = (j: Json): void => {
-      for (const name of Object.keys(blockMap(j.dependency))) dependencyNames.add(name);
+    const featureSources: Json[] = [json];
+    for (const { parsed } of included) {
+      if (parsed?.outcome.ok) featureSources.push(sourceJson(parsed.outcome.json, parsed.content));
+    }
+    const shared: SharedVariables = {
+      values: values ? this.#valuesObject(values, baseContext) : undefined,
+      features: this.#features(featureSources, baseContext),
+      dependencyNames: new Set(Object.keys(blockMap(json.dependency))),
     };
-    collectNames(json);
 
     // 3. Each included file gets its own scope: its own locals, the unit's context.
-    const includeScopes = new Map<string, { decl: IncludeDecl; parsed: ParsedFile; json: Json; scope: Scope }>();
+    const includeScopes = this.#includeScopes(file, included, baseContext, shared);
+    this.#flushNeeds();
+
+    // 4. The unit's own scope, with exposed includes.
+    const exposed = (): Value => {
+      const out: Record<string, Value> = {};
+      for (const [name, entry] of includeScopes) {
+        if (!entry.decl.expose) continue;
+        out[name] = this.#exposedObject(entry.json, entry.scope);
+      }
+      return out;
+    };
+    const unitScope = this.#scope(baseContext, json, shared, exposed);
+    const unitSource: ConfigSource = { file, json, scope: unitScope };
+
+    // 5. Dependency declarations, merged.
+    const autoSource = this.#autoincludeSource(autoinclude, baseContext, shared, exposed);
+    const declarations = this.#declarations(unitSource, includeScopes, autoSource);
+
+    // 6.-9. The other blocks: the unit's own wins over its (merging) includes'.
+    const merging: ConfigSource[] = [...includeScopes.values()]
+      .filter((e) => e.decl.mergeStrategy !== 'no_merge')
+      .map((e) => ({ file: e.parsed, json: e.json, scope: e.scope }));
+    const sources = [...merging, unitSource];
+    const remoteState = this.#host.remoteState ? this.#mergedRemoteState(sources) : undefined;
+    const preventDestroy = this.#preventDestroy(sources, unitSource);
+    for (const source of sources) this.#checkTerraformSource(source.file, source.json);
+    const exclude = this.#mergedExclude(sources);
+    this.#flushNeeds();
+
+    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
+  }
+
+  /** Step 3: a scope per included file that could be read; what is wrong with the others is reported. */
+  #includeScopes(
+    file: ParsedFile,
+    included: readonly { inc: IncludeDecl; parsed: ParsedFile | undefined }[],
+    baseContext: FunctionContext,
+    shared: SharedVariables,
+  ): Map<string, IncludeScope> {
+    const includeScopes = new Map<string, IncludeScope>();
     for (const { inc, parsed } of included) {
       if (!parsed) {
         this.#report({
@@ -283,40 +363,48 @@ class UnitEvaluation {
           hint: 'merge the nested include into the parent file, or include both files from the unit',
         });
       }
-      collectNames(incJson);
-      const context: FunctionContext = { ...baseContext, includedFile: parsed.path };
-      const scope = this.#scope(context, incJson, {
-        values: valuesObject,
-        features,
-        dependencyNames,
-        exposed: undefined,
-        file: parsed,
-      });
+      // The set is shared by every scope: `dependency.<name>` lists the blocks of the unit and all its includes.
+      for (const name of Object.keys(blockMap(incJson.dependency))) shared.dependencyNames.add(name);
+      const context: FunctionContext = {
+        unitDir: baseContext.unitDir,
+        originalDir: baseContext.originalDir,
+        configFile: baseContext.configFile,
+        includes: baseContext.includes,
+        includedFile: parsed.path,
+      };
+      const scope = this.#scope(context, incJson, shared, undefined);
       includeScopes.set(inc.name, { decl: inc, parsed, json: incJson, scope });
     }
-    this.#flushNeeds();
+    return includeScopes;
+  }
 
-    // 4. The unit's own scope, with exposed includes.
-    const exposed = (): Value => {
-      const out: Record<string, Value> = {};
-      for (const [name, entry] of includeScopes) {
-        if (!entry.decl.expose) continue;
-        out[name] = this.#exposedObject(entry.json, entry.scope);
-      }
-      return out;
-    };
-    const unitScope = this.#scope(baseContext, json, {
-      values: valuesObject,
-      features,
-      dependencyNames,
-      exposed,
-      file,
-    });
+  /** terragrunt.autoinclude.hcl with its scope, when it parsed (a parse error is reported). */
+  #autoincludeSource(
+    autoinclude: ParsedFile | undefined,
+    baseContext: FunctionContext,
+    shared: SharedVariables,
+    exposed: () => Value,
+  ): ConfigSource | undefined {
+    if (!autoinclude) return undefined;
+    if (!autoinclude.outcome.ok) {
+      this.#parseProblem(autoinclude);
+      return undefined;
+    }
+    const json = sourceJson(autoinclude.outcome.json, autoinclude.content);
+    return { file: autoinclude, json, scope: this.#scope(baseContext, json, shared, exposed) };
+  }
 
-    // 5. Dependency declarations, merged.
-    const declarations: DeclaredDependency[] = [];
+  /**
+   * Step 5: every dependency the merged config declares. Dependency blocks merge by name (see the module comment);
+   * `dependencies.paths` of every merging file add up.
+   */
+  #declarations(
+    unit: ConfigSource,
+    includeScopes: ReadonlyMap<string, IncludeScope>,
+    auto: ConfigSource | undefined,
+  ): DeclaredDependency[] {
     const mergedBlocks = new Map<string, DependencyDecl[]>();
-    const pathsFrom: { file: ParsedFile; json: Json; scope: Scope }[] = [];
+    const pathsFrom: ConfigSource[] = [];
     const staleFrom: DependencyDecl[] = [];
     for (const { decl, parsed, json: incJson, scope } of includeScopes.values()) {
       if (decl.mergeStrategy === 'no_merge') continue;
@@ -340,42 +428,32 @@ class UnitEvaluation {
       }
       pathsFrom.push({ file: parsed, json: incJson, scope });
     }
-    if (autoinclude?.outcome.ok) {
+    if (auto) {
       // terragrunt.autoinclude.hcl merges shallowly with no include block, and wins over the unit.
-      const autoJson = sourceJson(autoinclude.outcome.json, autoinclude.content);
-      const autoScope = this.#scope(baseContext, autoJson, {
-        values: valuesObject,
-        features,
-        dependencyNames,
-        exposed,
-        file: autoinclude,
-      });
-      for (const [name, block] of Object.entries(blockMap(json.dependency))) {
-        const occurrence = lastOccurrence(json.dependency, name);
-        mergedBlocks.set(name, [{ name, block, file, scope: unitScope, merge: 'child', occurrence }]);
+      for (const source of [unit, auto]) {
+        for (const [name, block] of Object.entries(blockMap(source.json.dependency))) {
+          const occurrence = lastOccurrence(source.json.dependency, name);
+          const { file, scope } = source;
+          mergedBlocks.set(name, [{ name, block, file, scope, merge: 'child', occurrence }]);
+        }
       }
-      for (const [name, block] of Object.entries(blockMap(autoJson.dependency))) {
-        const occurrence = lastOccurrence(autoJson.dependency, name);
-        mergedBlocks.set(name, [{ name, block, file: autoinclude, scope: autoScope, merge: 'child', occurrence }]);
-      }
-      pathsFrom.push({ file: autoinclude, json: autoJson, scope: autoScope });
-    } else if (autoinclude && !autoinclude.outcome.ok) {
-      this.#parseProblem(autoinclude);
-    }
-    if (!autoinclude?.outcome.ok) {
-      for (const [name, block] of Object.entries(blockMap(json.dependency))) {
+      pathsFrom.push(auto);
+    } else {
+      for (const [name, block] of Object.entries(blockMap(unit.json.dependency))) {
         const previous = mergedBlocks.get(name) ?? [];
-        const occurrence = lastOccurrence(json.dependency, name);
-        const child: DependencyDecl = { name, block, file, scope: unitScope, merge: 'child', occurrence };
+        const occurrence = lastOccurrence(unit.json.dependency, name);
+        const child: DependencyDecl = { name, block, file: unit.file, scope: unit.scope, merge: 'child', occurrence };
         const deepParents = previous.filter((p) => p.merge === 'deep');
         staleFrom.push(...previous.filter((p) => p.merge === 'shallow'));
         mergedBlocks.set(name, [...deepParents, child]);
       }
     }
-    pathsFrom.push({ file, json, scope: unitScope });
+    pathsFrom.push(unit);
 
-    for (const [name, chain] of [...mergedBlocks.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const decl = this.#mergedDependency(name, chain);
+    const declarations: DeclaredDependency[] = [];
+    // By name, in code-unit order (the names are distinct).
+    for (const name of [...mergedBlocks.keys()].sort()) {
+      const decl = this.#mergedDependency(name, mergedBlocks.get(name) ?? []);
       if (decl) declarations.push(decl);
     }
     for (const dep of staleFrom) {
@@ -386,56 +464,42 @@ class UnitEvaluation {
       declarations.push(...this.#duplicateDependencies(source.file, source.json, source.scope));
     for (const source of pathsFrom)
       declarations.push(...this.#dependenciesPaths(source.file, source.json, source.scope));
+    return declarations;
+  }
 
-    // 6. remote_state: the unit's own block wins; otherwise the last merging include's.
+  /** Step 6, remote_state: the unit's own block wins; otherwise the last merging include's. */
+  #mergedRemoteState(sources: readonly ConfigSource[]): RemoteState | undefined {
     let remoteState: RemoteState | undefined;
-    const remoteSources = [
-      ...[...includeScopes.values()]
-        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
-        .map((e) => ({ json: e.json, scope: e.scope })),
-      { json, scope: unitScope },
-    ];
-    for (const source of this.#host.remoteState ? remoteSources : []) {
+    for (const source of sources) {
       const block = firstBlock(source.json.remote_state) ?? asObject(source.json.remote_state);
       if (block) remoteState = this.#remoteState(block, source.scope) ?? remoteState;
     }
+    return remoteState;
+  }
 
-    // 7. prevent_destroy: like any attribute, the unit's own value wins over its includes'. Terragrunt spares such a
-    // unit, and everything it depends on, on destroy; platctl's teardown does the same.
+  /**
+   * Step 7, prevent_destroy: like any attribute, the unit's own value wins over its includes'. Terragrunt spares such
+   * a unit, and everything it depends on, on destroy; platctl's teardown does the same.
+   */
+  #preventDestroy(sources: readonly ConfigSource[], unit: ConfigSource): boolean {
     let preventDestroy = false;
-    for (const source of remoteSources) {
+    for (const source of sources) {
       if (source.json.prevent_destroy === undefined) continue;
-      const location = source.json === json ? this.#topAttributeLocation(file, 'prevent_destroy') : undefined;
+      const location = source.json === unit.json ? this.#topAttributeLocation(unit.file, 'prevent_destroy') : undefined;
       const value = this.#evaluate(source.json.prevent_destroy, source.scope, location, 'prevent_destroy');
       // A value that cannot be known protects the unit: sparing it is the safe mistake.
       preventDestroy = value === undefined ? true : value === true;
     }
+    return preventDestroy;
+  }
 
-    // 8. terraform.source must be known before anything is applied: Terragrunt (since v1.1.1) rejects a unit whose
-    // source reads a dependency.
-    const sourceFiles = [
-      ...[...includeScopes.values()]
-        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
-        .map((e) => ({ file: e.parsed, json: e.json })),
-      { file, json },
-    ];
-    for (const source of sourceFiles) this.#checkTerraformSource(source.file, source.json);
-
-    // 9. The exclude block: like any block, the unit's own wins over its includes' (inherited since Terragrunt
-    // v1.0.4). Terragrunt's run --all leaves an excluded unit out for the listed commands and treats it as applied.
-    const excludeSources = [
-      ...[...includeScopes.values()]
-        .filter((e) => e.decl.mergeStrategy !== 'no_merge')
-        .map((e) => ({ file: e.parsed, json: e.json, scope: e.scope })),
-      { file, json, scope: unitScope },
-    ];
-    const excludeSource = excludeSources.filter((source) => firstBlock(source.json.exclude)).pop();
-    const exclude = excludeSource
-      ? this.#exclude(excludeSource.file, excludeSource.json, excludeSource.scope)
-      : undefined;
-    this.#flushNeeds();
-
-    return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
+  /**
+   * Step 9, the exclude block: like any block, the unit's own wins over its includes' (inherited since Terragrunt
+   * v1.0.4). Terragrunt's run --all leaves an excluded unit out for the listed commands and treats it as applied.
+   */
+  #mergedExclude(sources: readonly ConfigSource[]): ExcludeSpec | undefined {
+    const source = sources.filter((s) => firstBlock(s.json.exclude)).pop();
+    return source ? this.#exclude(source.file, source.json, source.scope) : undefined;
   }
 
   /** The active exclude block, as data; undefined when `if` is false. Evaluation problems are reported. */
@@ -506,13 +570,13 @@ class UnitEvaluation {
     exclude?: ExcludeSpec,
   ): UnitConfig {
     const readFilesWithDependencies = [...this.#readWithDeps].map(([file, location]) => ({ file, location }));
-    const base: UnitConfig = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
-    return {
-      ...base,
-      ...(remoteState ? { remoteState } : {}),
-      ...(preventDestroy ? { preventDestroy: true as const } : {}),
-      ...(exclude ? { exclude } : {}),
-    };
+    // Built property by property (object spreads were a visible share of a unit's evaluation); the optional ones
+    // are present only when set, in this order (the unit cache stores the object as JSON).
+    const out: Mutable<UnitConfig> = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
+    if (remoteState) out.remoteState = remoteState;
+    if (preventDestroy) out.preventDestroy = true;
+    if (exclude) out.exclude = exclude;
+    return out;
   }
 
   /** Where a top-level attribute of the file is written (the line scan knows blocks, so this reads the text). */
@@ -573,7 +637,7 @@ class UnitEvaluation {
   #includeDecls(file: ParsedFile, json: Json): IncludeDecl[] {
     const out: IncludeDecl[] = [];
     // No includes yet: their paths are what this reads.
-    const scope: Scope = { variables: {}, functions: this.#functions(this.#unitContext(new Map())) };
+    const scope = this.#bareScope(this.#unitContext(new Map()));
     const entries: [string, Json][] = Array.isArray(json.include)
       ? (json.include as Json[]).map((b) => ['', b])
       : Object.entries(blockMap(json.include));
@@ -599,51 +663,28 @@ class UnitEvaluation {
     return out;
   }
 
-  readonly #functionTables = new Map<string, Record<string, HclFunction>>();
-
-  /**
-   * The functions visible in a context: Terragrunt's, then the filesystem built-ins for the config's directory, then
-   * the pure built-ins. Layered rather than copied: a unit evaluates in several contexts, and copying ~130 entries
-   * for each dominated discovery time.
-   */
-  #functions(context: FunctionContext): Record<string, HclFunction> {
-    const key = [
-      context.configFile,
-      context.includedFile ?? '',
-      context.includes.size,
-      ...(context.readChain ?? []),
-    ].join('\u0000');
-    let table = this.#functionTables.get(key);
-    if (!table) {
-      table = layeredFunctions([
-        () => this.#watchUnknowns(terragruntFunctions(context, this.#functionHost)),
-        () =>
-          fsBuiltins({
-            baseDir: dirname(context.configFile),
-            readFile: (path) => this.#host.readText(path),
-            exists: (path) => this.#host.kind(path) === 'file',
-            glob: (pattern, dir) => this.#host.glob(pattern, dir),
-            env: this.#host.env,
-          }),
-        pureBuiltins,
-      ]);
-      this.#functionTables.set(key, table);
-    }
-    return table;
+  /** A scope with no variables, for expressions written in `context` (include paths, values, feature defaults). */
+  #bareScope(context: FunctionContext): Scope {
+    return { variables: {}, functions: FUNCTIONS, context: this.#site(context) };
   }
 
-  /** The functions, each counting the calls that return an Unknown (see {@link #evaluate}). */
-  #watchUnknowns(table: Record<string, HclFunction>): Record<string, HclFunction> {
-    const out: Record<string, HclFunction> = {};
-    for (const [name, fn] of Object.entries(table)) {
-      const watched = (args: Value[], call: CallInfo): Value => {
-        const value = fn(args, call);
-        if (value instanceof Unknown) this.#noteUnknownCall(name);
-        return value;
-      };
-      out[name] = fn.acceptsUnknown ? Object.assign(watched, { acceptsUnknown: true }) : watched;
+  #site(context: FunctionContext): CallSite {
+    return { context, calls: this.#calls };
+  }
+
+  #fsFunctionsFor(configFile: string): Record<string, HclFunction> {
+    let table = this.#fsFunctions.get(configFile);
+    if (!table) {
+      table = fsBuiltins({
+        baseDir: dirname(configFile),
+        readFile: (path) => this.#host.readText(path),
+        exists: (path) => this.#host.kind(path) === 'file',
+        glob: (pattern, dir) => this.#host.glob(pattern, dir),
+        env: this.#host.env,
+      });
+      this.#fsFunctions.set(configFile, table);
     }
-    return out;
+    return table;
   }
 
   #noteUnknownCall(name: string): void {
@@ -673,18 +714,7 @@ class UnitEvaluation {
     });
   }
 
-  #scope(
-    context: FunctionContext,
-    json: Json,
-    extra: {
-      values: Value | undefined;
-      features: Value;
-      dependencyNames: Set<string>;
-      exposed: (() => Value) | undefined;
-      file: ParsedFile;
-    },
-  ): Scope {
-    const functions = this.#functions(context);
+  #scope(context: FunctionContext, json: Json, extra: SharedVariables, exposed: (() => Value) | undefined): Scope {
     const localsRaw = mergeLocals(json.locals);
     const variables: Scope['variables'] = {
       feature: extra.features,
@@ -696,12 +726,12 @@ class UnitEvaluation {
         return out;
       },
     };
-    const scope: Scope = { variables, functions };
+    const scope: Scope = { variables, functions: FUNCTIONS, context: this.#site(context) };
     // Lazy: each local is evaluated on first use, in this same scope (locals may refer to each other).
     const locals = this.#trackLocals(evaluateLocals(localsRaw, () => scope));
     if (locals !== undefined) variables.local = locals;
     if (extra.values !== undefined) variables.values = extra.values;
-    if (extra.exposed) variables.include = extra.exposed;
+    if (exposed) variables.include = exposed;
     return scope;
   }
 
@@ -756,7 +786,7 @@ class UnitEvaluation {
       this.#parseProblem(values);
       return {};
     }
-    const scope: Scope = { variables: {}, functions: this.#functions({ ...context, configFile: values.path }) };
+    const scope = this.#bareScope({ ...context, configFile: values.path });
     const out: Record<string, Value> = {};
     for (const [key, raw] of Object.entries(sourceJson(values.outcome.json, values.content)))
       out[key] = this.#evaluateQuietly(raw, scope);
@@ -766,7 +796,7 @@ class UnitEvaluation {
   /** `feature.<name>.value`: the block's default, overridden by TG_FEATURE=name=value,... */
   #features(sources: Json[], context: FunctionContext): Value {
     const out: Record<string, Value> = {};
-    const scope: Scope = { variables: {}, functions: this.#functions(context) };
+    const scope = this.#bareScope(context);
     for (const json of sources) {
       for (const [name, block] of Object.entries(blockMap(json.feature))) {
         out[name] = { value: this.#evaluateQuietly(block.default ?? null, scope) };
@@ -1030,13 +1060,12 @@ class UnitEvaluation {
       includes: new Map(),
       readChain: [...chain, path],
     };
-    const scope = this.#scope(readContext, json, {
-      values: undefined,
-      features: {},
-      dependencyNames: new Set(names),
-      exposed: undefined,
-      file: parsed,
-    });
+    const scope = this.#scope(
+      readContext,
+      json,
+      { values: undefined, features: {}, dependencyNames: new Set(names) },
+      undefined,
+    );
     const out = lazyObject(
       Object.keys(json)
         .filter((key) => key !== 'locals' && key !== 'dependency' && key !== 'include')
@@ -1063,10 +1092,13 @@ class UnitEvaluation {
 
   /** The `occurrence`-th top-level block of that type and labels (the first by default). */
   #findBlock(file: ParsedFile, type: string, labels: string[], occurrence = 0): BlockPosition | undefined {
-    const wanted = labels.join('\u0000');
-    return this.#host.files
-      .positions(file)
-      .filter((b) => b.type === type && (labels.length === 0 || b.labels.join('\u0000') === wanted))[occurrence];
+    let seen = 0;
+    for (const block of this.#host.files.positions(file)) {
+      if (block.type !== type || (labels.length > 0 && !sameLabels(block.labels, labels))) continue;
+      if (seen === occurrence) return block;
+      seen += 1;
+    }
+    return undefined;
   }
 
   #blockLocation(file: ParsedFile, type: string, labels: string[], occurrence = 0): SourceLocation | undefined {
@@ -1088,6 +1120,13 @@ class UnitEvaluation {
       ? { file: file.path, line: at[0], column: at[1] }
       : { file: file.path, line: block.line, column: block.column };
   }
+}
+
+/** Labels compare joined by NUL (so a label holding NUL may match two), without joining the common ones. */
+function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === b.length && a.every((label, i) => label === b[i])) return true;
+  const hasNul = (label: string): boolean => label.includes('\u0000');
+  return (a.some(hasNul) || b.some(hasNul)) && a.join('\u0000') === b.join('\u0000');
 }
 
 /** An object whose properties are computed on first access, then kept. */

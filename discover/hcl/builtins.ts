@@ -1422,6 +1422,9 @@ const encodingFunctions: Record<string, HclFunction> = {
 /** Go's filepath.Clean for posix paths. */
 function cleanPath(path: string): string {
   if (path === '') return '.';
+  // A path with nothing to clean (the common case: dirname of an absolute path) is itself, less a trailing slash.
+  const body = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  if (body !== '' && !body.endsWith('/') && !body.includes('//') && !/(^|\/)\.\.?(\/|$)/.test(body)) return body;
   const normal = posix.normalize(path);
   return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
 }
@@ -1496,7 +1499,7 @@ export function fsBuiltins(host: FsHost): Record<string, HclFunction> {
     // The template sees only the variables passed in; templatefile() may not recurse (as in OpenTofu).
     const functions = { ...call.scope.functions };
     delete functions.templatefile;
-    const scope: Scope = { variables: { ...variables }, functions };
+    const scope: Scope = { variables: { ...variables }, functions, context: call.scope.context };
     try {
       const result = evaluateExpression(parsed.ast, scope);
       return result instanceof Unknown ? result : (primitiveToString(result) ?? result);

@@ -71,6 +71,11 @@ export type LazyValue = Value | (() => Value);
 export interface Scope {
   variables: Record<string, LazyValue>;
   functions: Record<string, HclFunction>;
+  /**
+   * What the caller's functions need to know about where they are called (they read it through `CallInfo.scope`):
+   * one function table then serves every context. The evaluator never reads it.
+   */
+  readonly context?: unknown;
 }
 
 export type EvaluationResult =
