@@ -131,6 +131,17 @@ function statRecord(path: string): StatRecord {
   return [s.isFile() ? 1 : s.isDirectory() ? 2 : 3, s.size, s.mtimeMs, s.ctimeMs, s.ino];
 }
 
+/** {@link statRecord}, written straight into `records` at `at` (a warm run does this for every input). */
+function putStatRecord(path: string, records: Float64Array, at: number): void {
+  const s = statSync(path, { throwIfNoEntry: false });
+  if (!s) return; // all zeros
+  records[at] = s.isFile() ? 1 : s.isDirectory() ? 2 : 3;
+  records[at + 1] = s.size;
+  records[at + 2] = s.mtimeMs;
+  records[at + 3] = s.ctimeMs;
+  records[at + 4] = s.ino;
+}
+
 function kindOf(path: string): 'file' | 'dir' | undefined {
   const s = statSync(path, { throwIfNoEntry: false });
   return s?.isDirectory() ? 'dir' : s?.isFile() ? 'file' : undefined;
@@ -183,16 +194,17 @@ export function readSnapshot(
   root: string,
   env: Readonly<Record<string, string | undefined>>,
 ): SnapshotHit | undefined {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(join(cacheDir, SNAPSHOT_FILE), 'utf8');
+    bytes = readFileSync(join(cacheDir, SNAPSHOT_FILE));
   } catch {
     return undefined;
   }
   try {
-    const split = text.indexOf('\n');
+    // Only the header is decoded now; the body (most of the file) only when the graph is restored.
+    const split = bytes.indexOf(0x0a);
     if (split < 0) return undefined;
-    const header = JSON.parse(text.slice(0, split)) as Header;
+    const header = JSON.parse(bytes.toString('utf8', 0, split)) as Header;
     if (header.format !== FORMAT || header.key !== key || !unchanged(header, root, env)) return undefined;
     const { problems } = header;
     return {
@@ -200,7 +212,7 @@ export function readSnapshot(
       problems,
       restore: () => {
         try {
-          const restored = restore(JSON.parse(text.slice(split + 1)) as Body, root);
+          const restored = restore(JSON.parse(bytes.toString('utf8', split + 1)) as Body, root);
           return restored && { ...restored, problems };
         } catch {
           // A corrupt body is only a cache miss.
@@ -220,7 +232,7 @@ function unchanged(header: Header, root: string, env: Readonly<Record<string, st
   }
   const { long } = pathCodec(root);
   const records = new Float64Array(header.paths.length * 5);
-  header.paths.forEach((path, i) => records.set(statRecord(long(path)), i * 5));
+  header.paths.forEach((path, i) => putStatRecord(long(path), records, i * 5));
   if (statDigest(records) !== header.stats) return false;
   for (let i = 0; i + 1 < header.kinds.length; i += 2) {
     if ((kindOf(header.kinds[i] as string) ?? null) !== header.kinds[i + 1]) return false;
