@@ -8,6 +8,7 @@
  * label first for labelled blocks (`{"dependency": {"vpc": [{...}]}}`). A key `"//"` is a comment.
  */
 import type { ParseOutcome } from './hcl2json.js';
+import type { BlockPosition } from './hcl/file-parser.js';
 
 /** Terragrunt's top-level block types: with one label, and without. */
 const LABELLED = new Set(['include', 'dependency', 'generate', 'feature']);
@@ -96,17 +97,7 @@ function position(content: string, offset: number): { line: number; column: numb
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
-/**
- * Where a top-level block and its attributes are written (hcl2json keeps no positions): for native HCL from the
- * outline, for an HCL JSON file by searching for the keys in order.
- */
-export interface BlockPosition {
-  readonly type: string;
-  readonly labels: readonly string[];
-  readonly line: number;
-  readonly column: number;
-  readonly attributes: Readonly<Record<string, readonly [number, number]>>;
-}
+export type { BlockPosition };
 
 /** Positions of the blocks of a parsed HCL JSON body (from {@link parseHclJson}) in its text. Never throws. */
 export function hclJsonPositions(content: string, json: Record<string, unknown>): BlockPosition[] {

@@ -11,8 +11,11 @@ import type { Token } from './lexer.js';
 import { Cursor, Decline, checkKey, convert, expression, sortedObject } from './file-expression.js';
 import type { Node } from './file-expression.js';
 
-/** Where a top-level block and its attributes are written (1-based line and column of each name). */
-export interface FileBlockPosition {
+/**
+ * Where a top-level block and its attributes are written (1-based line and column of each name). hcl2json keeps no
+ * positions: for files it parses they come from the outline, for HCL JSON files from a search for the keys.
+ */
+export interface BlockPosition {
   readonly type: string;
   readonly labels: readonly string[];
   readonly line: number;
@@ -21,7 +24,7 @@ export interface FileBlockPosition {
 }
 
 export type FileParse =
-  | { readonly ok: true; readonly json: Record<string, unknown>; readonly positions: FileBlockPosition[] }
+  | { readonly ok: true; readonly json: Record<string, unknown>; readonly positions: BlockPosition[] }
   /** Declined: hcl2json must parse the file. `reason` and `offset` say what stopped the fast path (for tests). */
   | { readonly ok: false; readonly reason: string; readonly offset: number };
 
@@ -197,7 +200,7 @@ function sortTree(tree: unknown): unknown {
 }
 
 /** Positions of the top-level blocks and of their attributes (the first of each name). */
-function positions(source: string, body: Body): FileBlockPosition[] {
+function positions(source: string, body: Body): BlockPosition[] {
   const lineStarts = [0];
   for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
   let line = 0;
