@@ -19,6 +19,7 @@ import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import { discoveryCodeHash } from './index.js';
 import type { DiscoverExtras, Discovery, ExternalDependency } from './index.js';
 import type { DeclaredDependency, EvaluationHost, UnitConfig } from './unit-config.js';
+import type * as UnitConfigModule from './unit-config.js';
 import { chainText, isUsable, problem, withLazyHint } from './types.js';
 import type { DiscoverOptions, Problem, UnitInfo } from './types.js';
 import { PathSuggester } from './suggest.js';
@@ -66,6 +67,89 @@ export async function discoverFully(
   // Lazy: a worker (and hcl2json's WASM) starts only for a file the TypeScript file parser declines.
   const pool = extras.parserPool ?? new HclParserPool();
 
+  const { graph, units, unitByDir, stackDirs, listings, visited } = await scanUnits(
+    root,
+    envDirs,
+    options,
+    problems,
+  ).catch(async (error: unknown) => {
+    await pool.close();
+    throw error;
+  });
+
+  const files = new ParsedFiles({ cacheDir, version: extras.version ?? 'dev', pool });
+  const host = evaluationHost(files, witness.watchEnv(options.env), listings, options.remoteState === true, witness);
+  let evaluated: Evaluated;
+  try {
+    evaluated = await evaluateUnits(units, {
+      files,
+      host,
+      unitCache,
+      problems,
+      remoteState: options.remoteState === true,
+    });
+    await unitCache.save();
+    await files.save();
+  } finally {
+    await files.close();
+  }
+  const { configs, rounds, reused } = evaluated;
+
+  const externals = resolveEdges(units, configs, { graph, problems, unitByDir, stackDirs, witness, host, root });
+
+  addConfiguredEdges(graph, options, extras, problems);
+
+  problems.push(...cycleProblems(graph, root));
+
+  if (options.allowUnresolved) {
+    for (let i = 0; i < problems.length; i += 1) {
+      const p = problems[i];
+      if (p?.kind === 'unresolved-expression') problems[i] = { ...p, severity: 'warning' };
+    }
+  }
+
+  const publicUnits = new Map<UnitId, UnitInfo>();
+  for (const id of [...units.keys()].sort(compareIds)) {
+    const { scanned: _scanned, ...info } = units.get(id) as UnitInfo & { scanned: ScannedDir };
+    publicUnits.set(id, info);
+  }
+  const discovery = { graph, units: publicUnits, problems, externals };
+  if (snapshotKey !== undefined && cacheDir !== false && startedAt !== undefined && isUsable(discovery)) {
+    const racyWindowMs = extras.snapshotRacyWindowMs;
+    writeSnapshot(
+      cacheDir,
+      snapshotKey,
+      {
+        root,
+        dirs: visited,
+        files: files.seen(),
+        witness,
+        startedAt,
+        ...(racyWindowMs === undefined ? {} : { racyWindowMs }),
+      },
+      discovery,
+    );
+  }
+  return {
+    root,
+    ...discovery,
+    stats: {
+      units: units.size,
+      filesParsed: files.parsedCount,
+      unitsReused: reused,
+      retries: rounds,
+      fromSnapshot: false,
+    },
+  };
+}
+
+/** The environments' units: walked, named, placed in the graph (no edges yet); what the walk could not read, as problems. */
+async function scanUnits(
+  root: string,
+  envDirs: readonly { readonly env: string; readonly absDir: string }[],
+  options: DiscoverOptions,
+  problems: Problem[],
+): Promise<ScannedUnits> {
   const {
     dirs: scanned,
     listings,
@@ -75,9 +159,6 @@ export async function discoverFully(
     root,
     dirs: envDirs.map((e) => e.absDir),
     exclude: options.config.exclude,
-  }).catch(async (error: unknown) => {
-    await pool.close();
-    throw error;
   });
   for (const entry of unreadable) {
     problems.push({
@@ -115,101 +196,165 @@ export async function discoverFully(
     graph.addNode(id, env.env, entry.dir);
   }
 
-  const files = new ParsedFiles({ cacheDir, version: extras.version ?? 'dev', pool });
-  const host = evaluationHost(files, witness.watchEnv(options.env), listings, options.remoteState === true, witness);
+  return { graph, units, unitByDir, stackDirs, listings, visited };
+}
+
+interface ScannedUnits {
+  readonly graph: Graph;
+  readonly units: Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>;
+  readonly unitByDir: Map<string, UnitId>;
+  readonly stackDirs: string[];
+  readonly listings: Awaited<ReturnType<typeof scan>>['listings'];
+  readonly visited: Awaited<ReturnType<typeof scan>>['visited'];
+}
+
+/** What evaluating the units gave: each unit's config, with how often one waited for more files and how many were reused. */
+interface Evaluated {
+  readonly configs: Map<UnitId, UnitConfig>;
+  readonly rounds: number;
+  readonly reused: number;
+}
+
+/** unit-config.ts, loaded only when some unit must be evaluated. */
+type Evaluator = typeof UnitConfigModule;
+
+interface EvaluationContext {
+  readonly files: ParsedFiles;
+  readonly host: EvaluationHost;
+  readonly unitCache: UnitCache;
+  readonly problems: Problem[];
+  readonly remoteState: boolean;
+}
+
+/**
+ * Every unit's config: from the unit cache while every input it recorded is unchanged, evaluated otherwise. Files are
+ * read (and hashed) first and parsed only when some unit has to be evaluated, in the order units are evaluated.
+ */
+async function evaluateUnits(units: ReadonlyMap<UnitId, UnitInfo>, ctx: EvaluationContext): Promise<Evaluated> {
+  const { files, host, unitCache } = ctx;
   const configs = new Map<UnitId, UnitConfig>();
   let rounds = 0;
   let reused = 0;
-  try {
-    const mode = options.remoteState === true ? 'remote-state' : 'graph';
-    const candidates = new Map<UnitId, CachedUnit>();
-    for (const [id, unit] of units) {
-      const entry = unitCache.candidate(unit.configFile, id, mode);
-      if (entry) candidates.set(id, entry);
-    }
-    // Siblings every unit may read, and the files cached units depend on, are read with the unit files in one
-    // batch, so most units evaluate (or are found unchanged) without waiting.
-    const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
-    const unitFiles = [...units.values()].flatMap((u) => [
-      u.configFile,
-      ...siblings.map((name) => childPath(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
-    ]);
-    // Read (and hash) first; parse only when some unit has to be evaluated.
-    await files.ensure([...unitFiles, ...[...candidates.values()].flatMap(recordedFiles)], { parse: false });
-    const fresh = new Set(
-      [...units.keys()].filter((id) => {
-        const cached = candidates.get(id);
-        return !(cached && stillValid(cached, host));
-      }),
-    );
-    const order = [...units.keys()].sort(compareIds);
-    const freshFiles = order.flatMap((id) => {
-      const unit = units.get(id);
-      return unit && fresh.has(id) ? [unit.configFile, ...siblings.map((name) => childPath(unit.absDir, name))] : [];
-    });
-    // The files are parsed in the order the units are evaluated, while they are evaluated.
-    await files.startParsing(freshFiles.filter((path) => host.kind(path) === 'file'));
-    // Units are evaluated one after another; one that needs a file not parsed yet (its own, an include, a file read
-    // by read_terragrunt_config) waits for it, and one that finds it needs more files is evaluated again once they
-    // are parsed. Files shared by many units are parsed once, for the first unit that needs them.
-    let lastYield = performance.now();
-    // The evaluator (and the HCL function library with its YAML parser) is loaded only when a unit needs it: a warm
-    // run whose units are all unchanged does without.
-    const evaluator = fresh.size > 0 ? await import('./unit-config.js') : undefined;
-    for (const id of order) {
-      const unit = units.get(id);
-      if (!unit) continue;
-      const cached = candidates.get(id);
-      if (cached && !fresh.has(id)) {
-        configs.set(id, cached.config);
-        unitCache.keep(unit.configFile, cached, false);
-        reused += 1;
-        continue;
-      }
-      if (evaluator === undefined) throw new Error(`bug: ${id} is not reusable, yet every unit was`);
-      const { NeedFiles, evaluateUnitConfig } = evaluator;
-      if (!files.has(unit.configFile)) {
-        await files.ensure([unit.configFile]);
-        lastYield = performance.now();
-      } else if (performance.now() - lastYield > YIELD_AFTER_MS) {
-        // The parser workers are fed from this thread: let their results in, and their next batches out.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        lastYield = performance.now();
-      }
-      for (let attempt = 1; ; attempt += 1) {
-        const recording = recordingHost(host);
-        try {
-          const config = evaluateUnitConfig(unit, recording.host);
-          configs.set(id, config);
-          // A unit that saw the parser crash on one of its files is evaluated again next time, not reused.
-          if (!config.problems.some((p) => p.location && files.failedByWorker(p.location.file))) {
-            unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs(), config }, true);
-          }
-          break;
-        } catch (error) {
-          if (!(error instanceof NeedFiles)) throw error;
-          if (attempt >= MAX_ROUNDS) {
-            problems.push({
-              severity: 'error',
-              kind: 'include-error',
-              unit: id,
-              message: `${id}: its includes and read files nest more than ${MAX_ROUNDS} levels deep`,
-              location: { file: unit.configFile, line: 1 },
-            });
-            break;
-          }
-          rounds += 1;
-          await files.ensure(error.paths);
-        }
-      }
-    }
-    await unitCache.save();
-    await files.save();
-  } finally {
-    await files.close();
+  const mode = ctx.remoteState ? 'remote-state' : 'graph';
+  const candidates = new Map<UnitId, CachedUnit>();
+  for (const [id, unit] of units) {
+    const entry = unitCache.candidate(unit.configFile, id, mode);
+    if (entry) candidates.set(id, entry);
   }
+  // Siblings every unit may read, and the files cached units depend on, are read with the unit files in one
+  // batch, so most units evaluate (or are found unchanged) without waiting.
+  const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
+  const unitFiles = [...units.values()].flatMap((u) => [
+    u.configFile,
+    ...siblings.map((name) => childPath(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
+  ]);
+  // Read (and hash) first; parse only when some unit has to be evaluated.
+  await files.ensure([...unitFiles, ...[...candidates.values()].flatMap(recordedFiles)], { parse: false });
+  const fresh = new Set(
+    [...units.keys()].filter((id) => {
+      const cached = candidates.get(id);
+      return !(cached && stillValid(cached, host));
+    }),
+  );
+  const order = [...units.keys()].sort(compareIds);
+  const freshFiles = order.flatMap((id) => {
+    const unit = units.get(id);
+    return unit && fresh.has(id) ? [unit.configFile, ...siblings.map((name) => childPath(unit.absDir, name))] : [];
+  });
+  // The files are parsed in the order the units are evaluated, while they are evaluated.
+  await files.startParsing(freshFiles.filter((path) => host.kind(path) === 'file'));
+  // Units are evaluated one after another; one that needs a file not parsed yet (its own, an include, a file read
+  // by read_terragrunt_config) waits for it, and one that finds it needs more files is evaluated again once they
+  // are parsed. Files shared by many units are parsed once, for the first unit that needs them.
+  let lastYield = performance.now();
+  // The evaluator (and the HCL function library with its YAML parser) is loaded only when a unit needs it: a warm
+  // run whose units are all unchanged does without.
+  const evaluator = fresh.size > 0 ? await import('./unit-config.js') : undefined;
+  for (const id of order) {
+    const unit = units.get(id);
+    if (!unit) continue;
+    const cached = candidates.get(id);
+    if (cached && !fresh.has(id)) {
+      configs.set(id, cached.config);
+      unitCache.keep(unit.configFile, cached, false);
+      reused += 1;
+      continue;
+    }
+    if (evaluator === undefined) throw new Error(`bug: ${id} is not reusable, yet every unit was`);
+    if (!files.has(unit.configFile)) {
+      await files.ensure([unit.configFile]);
+      lastYield = performance.now();
+    } else if (performance.now() - lastYield > YIELD_AFTER_MS) {
+      // The parser workers are fed from this thread: let their results in, and their next batches out.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
+    const outcome = await evaluateFresh(id, unit, evaluator, { ...ctx, mode });
+    if (outcome.config) configs.set(id, outcome.config);
+    rounds += outcome.rounds;
+  }
+  return { configs, rounds, reused };
+}
 
-  // Edges, and the problems of each unit.
+/**
+ * One unit evaluated, again each time it finds it needs files not parsed yet (its includes, the files it reads), at
+ * most MAX_ROUNDS times; kept in the unit cache for the next run.
+ */
+async function evaluateFresh(
+  id: UnitId,
+  unit: UnitInfo,
+  evaluator: Evaluator,
+  ctx: EvaluationContext & { readonly mode: string },
+): Promise<{ config: UnitConfig | undefined; rounds: number }> {
+  const { NeedFiles, evaluateUnitConfig } = evaluator;
+  const { files, host, unitCache, mode } = ctx;
+  for (let attempt = 1; ; attempt += 1) {
+    const recording = recordingHost(host);
+    try {
+      const config = evaluateUnitConfig(unit, recording.host);
+      // A unit that saw the parser crash on one of its files is evaluated again next time, not reused.
+      if (!config.problems.some((p) => p.location && files.failedByWorker(p.location.file))) {
+        unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs(), config }, true);
+      }
+      return { config, rounds: attempt - 1 };
+    } catch (error) {
+      if (!(error instanceof NeedFiles)) throw error;
+      if (attempt >= MAX_ROUNDS) {
+        ctx.problems.push({
+          severity: 'error',
+          kind: 'include-error',
+          unit: id,
+          message: `${id}: its includes and read files nest more than ${MAX_ROUNDS} levels deep`,
+          location: { file: unit.configFile, line: 1 },
+        });
+        return { config: undefined, rounds: attempt - 1 };
+      }
+      await files.ensure(error.paths);
+    }
+  }
+}
+
+interface EdgeContext {
+  readonly graph: Graph;
+  readonly problems: Problem[];
+  readonly unitByDir: Map<string, UnitId>;
+  readonly stackDirs: string[];
+  readonly witness: SnapshotWitness;
+  readonly host: EvaluationHost;
+  readonly root: string;
+}
+
+/**
+ * Each unit's declared dependencies resolved to edges (or to externals, or to problems), its problems collected (one
+ * written in a file several units include is reported once, naming them), and its config's facts on its UnitInfo.
+ * Returns the edges that point outside every environment.
+ */
+function resolveEdges(
+  units: Map<UnitId, UnitInfo & { readonly scanned: ScannedDir }>,
+  configs: ReadonlyMap<UnitId, UnitConfig>,
+  ctx: EdgeContext,
+): ExternalDependency[] {
+  const { graph, problems, unitByDir, stackDirs, witness, host, root } = ctx;
   const externals: ExternalDependency[] = [];
   const unitDirs = new UnitDirs(root, unitByDir.keys());
   const warnedReadFiles = new Set<string>();
@@ -289,9 +434,12 @@ export async function discoverFully(
     const shared = problems[index];
     if (shared) problems[index] = withIncludingUnits(shared, including);
   }
+  return externals;
+}
 
-  addConfiguredEdges(graph, options, extras, problems);
-
+/** Every dependency cycle, as an error naming its units and where each of its edges is written. */
+function cycleProblems(graph: Graph, root: string): Problem[] {
+  const problems: Problem[] = [];
   for (const cycle of findCycles(graph)) {
     const first = cycle.edges[0]?.origins[0]?.location;
     const base = {
@@ -313,46 +461,7 @@ export async function discoverFully(
     problems.push(first ? { ...base, location: first } : base);
   }
 
-  if (options.allowUnresolved) {
-    for (let i = 0; i < problems.length; i += 1) {
-      const p = problems[i];
-      if (p?.kind === 'unresolved-expression') problems[i] = { ...p, severity: 'warning' };
-    }
-  }
-
-  const publicUnits = new Map<UnitId, UnitInfo>();
-  for (const id of [...units.keys()].sort(compareIds)) {
-    const { scanned: _scanned, ...info } = units.get(id) as UnitInfo & { scanned: ScannedDir };
-    publicUnits.set(id, info);
-  }
-  const discovery = { graph, units: publicUnits, problems, externals };
-  if (snapshotKey !== undefined && cacheDir !== false && startedAt !== undefined && isUsable(discovery)) {
-    const racyWindowMs = extras.snapshotRacyWindowMs;
-    writeSnapshot(
-      cacheDir,
-      snapshotKey,
-      {
-        root,
-        dirs: visited,
-        files: files.seen(),
-        witness,
-        startedAt,
-        ...(racyWindowMs === undefined ? {} : { racyWindowMs }),
-      },
-      discovery,
-    );
-  }
-  return {
-    root,
-    ...discovery,
-    stats: {
-      units: units.size,
-      filesParsed: files.parsedCount,
-      unitsReused: reused,
-      retries: rounds,
-      fromSnapshot: false,
-    },
-  };
+  return problems;
 }
 
 type Resolution =
