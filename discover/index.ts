@@ -90,11 +90,8 @@ export interface Discovery extends DiscoveryResult {
  * from what it worked out last time, and pass the hit on to {@link discover}.
  */
 export function probeSnapshot(options: DiscoverOptions, extras: DiscoverExtras = {}): SnapshotHit | undefined {
-  const root = resolve(options.root);
-  const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
-  // Not with an injected parser: that test seam asks for parsing.
-  if (cacheDir === false || extras.parserPool !== undefined) return undefined;
-  return readSnapshot(cacheDir, keyOf(root, options, extras), root, options.env);
+  const place = snapshotPlace(options, extras);
+  return place && readSnapshot(place.cacheDir, place.key, resolve(options.root), options.env);
 }
 
 export async function discover(options: DiscoverOptions, extras: DiscoverExtras = {}): Promise<Discovery> {
@@ -108,10 +105,20 @@ export async function discover(options: DiscoverOptions, extras: DiscoverExtras 
       stats: { units: size, filesParsed: 0, unitsReused: size, retries: 0, fromSnapshot: true },
     };
   }
-  const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
-  const key = cacheDir !== false && extras.parserPool === undefined ? keyOf(root, options, extras) : undefined;
   const { discoverFully } = await import('./full.js');
-  return discoverFully(options, extras, key);
+  return discoverFully(options, extras, snapshotPlace(options, extras)?.key);
+}
+
+/** Where the snapshot is kept and under which key; undefined when none is kept (no cache dir, an injected parser). */
+function snapshotPlace(
+  options: DiscoverOptions,
+  extras: DiscoverExtras,
+): { cacheDir: string; key: string } | undefined {
+  const root = resolve(options.root);
+  const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
+  // Not with an injected parser: that test seam asks for parsing.
+  if (cacheDir === false || extras.parserPool !== undefined) return undefined;
+  return { cacheDir, key: keyOf(root, options, extras) };
 }
 
 /**

@@ -73,9 +73,6 @@ export interface SnapshotDiscovery {
   readonly externals: { unit: UnitId; dir: string; origin: EdgeOrigin }[];
 }
 
-/** Per path: kind (0 absent, 1 file, 2 directory, 3 other), size, mtime, ctime (ms, fractional) and inode. */
-type StatRecord = [number, number, number, number, number];
-
 interface Header {
   readonly format: number;
   readonly key: string;
@@ -83,7 +80,10 @@ interface Header {
   readonly id: string;
   /** Paths (relative to the root when below it). */
   readonly paths: string[];
-  /** A digest of every path's StatRecord, in order ({@link statDigest}): equal when no input changed. */
+  /**
+   * A digest ({@link statDigest}) of every path's stat record, in order: five numbers per path, kind (0 absent,
+   * 1 file, 2 directory, 3 other), size, mtime, ctime (ms, fractional) and inode. Equal when no input changed.
+   */
   readonly stats: string;
   /** Flat lists: path, kind | null; path, real path | null; name, value | null. */
   readonly kinds: (string | null)[];
@@ -125,16 +125,10 @@ function statDigest(records: Float64Array): string {
   return createHash('sha256').update(records).digest('base64url');
 }
 
-function statRecord(path: string): StatRecord {
+/** A path's stat record (see Header.stats), written into `records` at `at`; all zeros when the path is absent. */
+function statInto(path: string, records: Float64Array, at: number): void {
   const s = statSync(path, { throwIfNoEntry: false });
-  if (!s) return [0, 0, 0, 0, 0];
-  return [s.isFile() ? 1 : s.isDirectory() ? 2 : 3, s.size, s.mtimeMs, s.ctimeMs, s.ino];
-}
-
-/** {@link statRecord}, written straight into `records` at `at` (a warm run does this for every input). */
-function putStatRecord(path: string, records: Float64Array, at: number): void {
-  const s = statSync(path, { throwIfNoEntry: false });
-  if (!s) return; // all zeros
+  if (!s) return;
   records[at] = s.isFile() ? 1 : s.isDirectory() ? 2 : 3;
   records[at + 1] = s.size;
   records[at + 2] = s.mtimeMs;
@@ -232,7 +226,7 @@ function unchanged(header: Header, root: string, env: Readonly<Record<string, st
   }
   const { long } = pathCodec(root);
   const records = new Float64Array(header.paths.length * 5);
-  header.paths.forEach((path, i) => putStatRecord(long(path), records, i * 5));
+  header.paths.forEach((path, i) => statInto(long(path), records, i * 5));
   if (statDigest(records) !== header.stats) return false;
   for (let i = 0; i + 1 < header.kinds.length; i += 2) {
     if ((kindOf(header.kinds[i] as string) ?? null) !== header.kinds[i + 1]) return false;
@@ -322,16 +316,15 @@ export function writeSnapshot(
   const records = new Float64Array(all.size * 5);
   const trustedBefore = startedAt - (inputs.racyWindowMs ?? RACY_WINDOW_MS);
   for (const path of all) {
-    let record: StatRecord;
+    const at = paths.length * 5;
     try {
-      record = statRecord(path);
+      statInto(path, records, at);
     } catch {
       // Cannot be looked at (permission denied on the way): nothing to vouch with.
       return drop();
     }
     // Changed too close to the run (or during it): its stat cannot vouch for what was read.
-    if (record[0] !== 0 && record[3] >= trustedBefore) return drop();
-    records.set(record, paths.length * 5);
+    if (records[at] !== 0 && (records[at + 3] ?? 0) >= trustedBefore) return drop();
     paths.push(short(path));
   }
   const flat = (map: ReadonlyMap<string, string | undefined>): (string | null)[] =>
