@@ -14,7 +14,7 @@ import { ParsedFiles } from './parsed-files.js';
 import { STACK_FILE, UNIT_FILE, childPath, relativePosix, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
 import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
-import type { CachedUnit } from './unit-cache.js';
+import type { CachedUnit, UnitInputs } from './unit-cache.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import { discoveryCodeHash } from './index.js';
 import type { DiscoverExtras, Discovery, ExternalDependency } from './index.js';
@@ -90,6 +90,7 @@ export async function discoverFully(
     });
     await unitCache.save();
     await files.save();
+    problems.push(...fastParserBugProblems(files, root));
   } finally {
     await files.close();
   }
@@ -312,9 +313,12 @@ async function evaluateFresh(
     const recording = recordingHost(host);
     try {
       const config = evaluateUnitConfig(unit, recording.host);
-      // A unit that saw the parser crash on one of its files is evaluated again next time, not reused.
-      if (!config.problems.some((p) => p.location && files.failedByWorker(p.location.file))) {
-        unitCache.keep(unit.configFile, { id, mode, inputs: recording.inputs(), config }, true);
+      // A unit that saw the parser crash on one of its files, or read a file the fast parser failed on, is
+      // evaluated again next time, not reused: the crash is retried, and the bug reported again.
+      const inputs = recording.inputs();
+      const crashed = config.problems.some((p) => p.location && files.failedByWorker(p.location.file));
+      if (!crashed && !readsFastParserBug(inputs, files)) {
+        unitCache.keep(unit.configFile, { id, mode, inputs, config }, true);
       }
       return { config, rounds: attempt - 1 };
     } catch (error) {
@@ -332,6 +336,32 @@ async function evaluateFresh(
       await files.ensure(error.paths);
     }
   }
+}
+
+/** True when a unit's recorded inputs include a file the fast file parser failed on in this run. */
+function readsFastParserBug(inputs: UnitInputs, files: ParsedFiles): boolean {
+  const bugs = files.fastParserBugs();
+  if (bugs.size === 0) return false;
+  for (let i = 0; i < inputs.files.length; i += 2) if (bugs.has(inputs.files[i] as string)) return true;
+  return false;
+}
+
+/** Lines of a bug's stack shown with its warning. */
+const STACK_LINES = 8;
+
+/**
+ * A warning per file the fast file parser failed on with an exception: a bug in platctl. The graph is still right
+ * (hcl2json parsed the file), but the bug must not stay hidden.
+ */
+function fastParserBugProblems(files: ParsedFiles, root: string): Problem[] {
+  return [...files.fastParserBugs()].map(([path, bug]) => ({
+    severity: 'warning',
+    kind: 'internal-error',
+    message: `platctl bug: its fast HCL parser failed on ${toPosix(relative(root, path))} (${bug.message}); hcl2json parsed the file instead, so the graph is right`,
+    location: { file: path, line: 1 },
+    details: (bug.stack ?? `${bug.name}: ${bug.message}`).split('\n').slice(0, STACK_LINES),
+    hint: "please report it to platctl's maintainers (an issue in platctl's repository) with this warning and the file",
+  }));
 }
 
 interface EdgeContext {

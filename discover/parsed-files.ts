@@ -93,6 +93,9 @@ export class ParsedFiles {
   readonly #usedHashes = new Set<string>();
   /** Positions the fast parser found, by content hash, not yet asked for. */
   readonly #fastPositions = new Map<string, BlockPosition[]>();
+  /** Exceptions inside the fast file parser (bugs), by content hash and by file. */
+  readonly #fastParserBugs = new Map<string, Error>();
+  readonly #bugsByPath = new Map<string, Error>();
   /** Files parsed by the parser in this run (not served from the cache). */
   parsedCount = 0;
 
@@ -123,6 +126,14 @@ export class ParsedFiles {
   failedByWorker(path: string): boolean {
     const outcome = this.#files.get(path)?.outcome;
     return outcome?.ok === false && outcome.workerFailure === true;
+  }
+
+  /**
+   * Files the fast file parser failed on with an exception (a bug in platctl; hcl2json parsed them instead), each
+   * with the exception.
+   */
+  fastParserBugs(): ReadonlyMap<string, Error> {
+    return this.#bugsByPath;
   }
 
   /** The content hash of a file read in this run; null when it was missing; undefined when not read yet. */
@@ -241,6 +252,8 @@ export class ParsedFiles {
       const entry = byHash.get(t.hash);
       if (entry) this.#files.set(t.path, { ...t, outcome: fromCache(entry, t.path) });
       else declined.push(t);
+      const bug = this.#fastParserBugs.get(t.hash);
+      if (bug) this.#bugsByPath.set(t.path, bug);
     }
     return declined;
   }
@@ -248,7 +261,10 @@ export class ParsedFiles {
   /** One content through the fast parser: its cache entry, or undefined when the parser declined it. */
   #parseOneFast(content: string, hash: string, cache: Map<string, CachedOutcome>): CachedOutcome | undefined {
     const result = parseHclFile(content);
-    if (!result.ok) return undefined;
+    if (!result.ok) {
+      if (result.bug) this.#fastParserBugs.set(hash, result.bug);
+      return undefined;
+    }
     const entry: CachedOutcome = { ok: true, json: result.json };
     // Kept in the cache only once asked for, as positions from a scan are: most files never need theirs.
     this.#fastPositions.set(hash, result.positions);
@@ -277,8 +293,9 @@ export class ParsedFiles {
         hash,
         outcome.then((result) => {
           this.parsedCount += 1;
-          if (!result.ok && result.workerFailure) {
-            // Says nothing about the file: kept for this run only, never in the cache.
+          if ((!result.ok && result.workerFailure) || this.#fastParserBugs.has(hash)) {
+            // A parser crash says nothing about the file: kept for this run only, never in the cache. Nor is a file
+            // the fast parser failed on cached: the next run meets the bug (and reports it) again until it is fixed.
             this.#uncached.set(hash, toCache(result));
             return;
           }

@@ -31,7 +31,9 @@ export type ProblemKind =
   /** Two `dependency` blocks with one label in a file: both are edges, as in Terragrunt v1.1.3 (a warning). */
   | 'duplicate-dependency'
   /** A value took a fallback (try()) over a function that needs a real run, such as run_cmd (a warning). */
-  | 'fallback-taken';
+  | 'fallback-taken'
+  /** A bug in platctl that discovery worked around, so the result is still right (a warning asking for a report). */
+  | 'internal-error';
 
 export interface Problem {
   readonly severity: 'error' | 'warning';

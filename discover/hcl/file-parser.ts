@@ -25,8 +25,11 @@ export interface BlockPosition {
 
 export type FileParse =
   | { readonly ok: true; readonly json: Record<string, unknown>; readonly positions: BlockPosition[] }
-  /** Declined: hcl2json must parse the file. `reason` and `offset` say what stopped the fast path (for tests). */
-  | { readonly ok: false; readonly reason: string; readonly offset: number };
+  /**
+   * Declined: hcl2json must parse the file. `reason` and `offset` say what stopped the fast path (for tests); `bug`
+   * is the exception when a bug in this parser stopped it, not something in the file.
+   */
+  | { readonly ok: false; readonly reason: string; readonly offset: number; readonly bug?: Error };
 
 interface Attribute {
   readonly name: Token;
@@ -55,8 +58,9 @@ export function parseHclFile(source: string): FileParse {
     return { ok: true, json, positions: positions(source, body) };
   } catch (error) {
     if (error instanceof Decline) return { ok: false, reason: error.message, offset: error.offset };
-    // A bug here must not take discovery down: hcl2json parses the file instead.
-    return { ok: false, reason: `internal: ${error instanceof Error ? error.message : String(error)}`, offset: 0 };
+    // A bug here must not take discovery down: hcl2json parses the file instead, and the caller reports the bug.
+    const bug = error instanceof Error ? error : new Error(`a non-Error value was thrown: ${String(error)}`);
+    return { ok: false, reason: `internal: ${bug.message}`, offset: 0, bug };
   }
 }
 
