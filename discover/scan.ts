@@ -1,8 +1,8 @@
 /**
  * Finding units on disk, as Terragrunt v1 does (docs/discovery.md): a unit is a directory holding a
  * file named exactly `terragrunt.hcl`; a stack is one holding `terragrunt.stack.hcl`. Hidden directories are walked
- * (generated `.terragrunt-stack` units live there); `.git`, `.terraform` and `.terragrunt-cache` are skipped at any
- * depth; symlinked directories are not followed.
+ * (generated `.terragrunt-stack` units live there); `.git`, `.terraform`, `.terragrunt-cache` and platctl's own
+ * `.platctl-cache` and `.platctl-logs` are skipped at any depth; symlinked directories are not followed.
  */
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -11,7 +11,12 @@ import type Picomatch from 'picomatch';
 
 export const UNIT_FILE = 'terragrunt.hcl';
 export const STACK_FILE = 'terragrunt.stack.hcl';
-const SKIPPED_DIRS = new Set(['.git', '.terraform', '.terragrunt-cache']);
+/**
+ * Never walked: tool directories that hold no units. Besides Terragrunt's own, platctl's cache and logs (engine/ and
+ * cli/ name them; not imported here): platctl writes there on every run, so walking them would change what the walk
+ * saw on every run and the discovery snapshot of an environment at the repository root would never answer.
+ */
+const SKIPPED_DIRS = new Set(['.git', '.terraform', '.terragrunt-cache', '.platctl-cache', '.platctl-logs']);
 
 export interface ScannedDir {
   /** Absolute directory. */
