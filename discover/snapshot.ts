@@ -34,8 +34,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { Graph } from '../engine/graph.js';
-import type { EdgeOrigin, UnitId } from '../engine/graph.js';
+import type { EdgeOrigin, Graph, UnitId } from '../engine/graph.js';
 import type { Problem, UnitInfo } from './types.js';
 
 export const SNAPSHOT_FILE = 'graph.json';
@@ -195,8 +194,11 @@ export interface SnapshotHit {
    */
   readonly identity: string;
   readonly problems: Problem[];
-  /** The discovery itself, rebuilt from the snapshot's body; undefined when the body is corrupt. */
-  restore(): SnapshotDiscovery | undefined;
+  /**
+   * The discovery itself, rebuilt from the snapshot's body; undefined when the body is corrupt or the snapshot was
+   * replaced since it was checked. Loads the graph module, which a caller that needs only the identity never does.
+   */
+  restore(): Promise<SnapshotDiscovery | undefined>;
 }
 
 /**
@@ -226,12 +228,13 @@ export function readSnapshot(
   return {
     identity: `${header.key}/${header.id}`,
     problems,
-    restore: () => {
+    restore: async () => {
       try {
+        const { Graph } = await import('../engine/graph.js');
         // The same snapshot still (a run may have replaced it since): its header and paths, byte for byte.
         const all = readFileSync(file);
         if (all.length <= bytes.length || !all.subarray(0, bytes.length).equals(bytes)) return undefined;
-        const restored = restore(JSON.parse(all.toString('utf8', bytes.length + 1)) as Body, root);
+        const restored = restore(new Graph(), JSON.parse(all.toString('utf8', bytes.length + 1)) as Body, root);
         return restored && { ...restored, problems };
       } catch {
         // A corrupt or vanished body is only a cache miss.
@@ -337,9 +340,9 @@ function mapOrigin(origin: EdgeOrigin, map: (path: string) => string): EdgeOrigi
   return origin.location ? { ...origin, location: { ...origin.location, file: map(origin.location.file) } } : origin;
 }
 
-function restore(body: Body, root: string): Omit<SnapshotDiscovery, 'problems'> | undefined {
+/** The body's discovery, built into `graph` (new and empty). */
+function restore(graph: Graph, body: Body, root: string): Omit<SnapshotDiscovery, 'problems'> | undefined {
   const { long } = pathCodec(root);
-  const graph = new Graph();
   const ids: string[] = [];
   const units = new Map<UnitId, UnitInfo>();
   if (body.units.length * 3 !== body.nodes.length) return undefined;

@@ -227,7 +227,7 @@ describe('the discovery snapshot', () => {
     await nextTick(app);
     writeFileSync(app, DEP('../dbs'));
     expect(deps(await expectFresh(root), 'dev/app')).toEqual(['dev/dbs']);
-    expect(checked.restore()).toBeUndefined();
+    expect(await checked.restore()).toBeUndefined();
     // A discovery handed the old hit finds its body gone and discovers the repository as it is now.
     const now = await discover(request(root)[0], { ...request(root)[1], snapshot: checked });
     expect(now.stats.fromSnapshot).toBe(false);
