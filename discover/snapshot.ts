@@ -94,8 +94,8 @@ interface Header {
   readonly id: string;
   /**
    * The byte length of the paths section that follows the header's line: every input's path (relative to the root
-   * when below it), sorted, joined by NUL (the one byte no path holds). A string split is several times cheaper to
-   * read than a JSON list of ten thousand strings, and sorted paths are `stat`ed faster (neighbours share the
+   * when below it), sorted, joined by NUL (the one byte no path holds). A string split costs half as much to
+   * read as a JSON list of ten thousand strings, and sorted paths are `stat`ed faster (neighbours share the
    * kernel's cached directory entries).
    */
   readonly pathBytes: number;
