@@ -42,8 +42,8 @@ export interface RenderCache {
 const DIR = 'rendered';
 /** Requests kept: a few formats and filters per repository; the least recently written go first. */
 const MAX_ENTRIES = 16;
-/** The modules whose code shapes the output: the renderers, the graph algorithms, the chain text. */
-const RENDER_MODULES = ['./graph.js', '../engine/graph.js', '../discover/types.js'];
+/** The modules whose code shapes the output: the verb, the renderers, the graph algorithms, the chain text. */
+const RENDER_MODULES = ['./graph.js', './graph-render.js', '../engine/graph.js', '../discover/types.js'];
 
 let codeHash: string | undefined;
 

@@ -1,11 +1,6 @@
 /**
- * `platctl graph`: the discovered graph and its waves, as text, JSON, Graphviz dot or Mermaid.
+ * `platctl graph`: the discovered graph and its waves, as text, JSON, Graphviz dot or Mermaid (graph-render.ts).
  */
-import { criticalPath, reverse, select, subgraph, waves } from '../engine/graph.js';
-import type { Graph } from '../engine/graph.js';
-import type { Discovery } from '../discover/index.js';
-import { closestMatch } from '../discover/suggest.js';
-import { chainText } from '../discover/types.js';
 import { probeSnapshot } from '../discover/index.js';
 import { renderCache } from './graph-cache.js';
 import { discoverProject, discoveryRequest, loadCheckedConfig, projectCacheDir } from './project.js';
@@ -13,136 +8,6 @@ import { EXIT, defineVerb } from './verb.js';
 
 export const GRAPH_FORMATS = ['text', 'json', 'dot', 'mermaid'] as const;
 export type GraphFormat = (typeof GRAPH_FORMATS)[number];
-
-export interface GraphView {
-  readonly graph: Graph;
-  readonly reversed: boolean;
-}
-
-/**
- * The part of the graph a user asked for: `--env` keeps those environments' units, `--unit` keeps the named units
- * with everything they need (or, reversed, everything that needs them); `--reverse` turns edges around, so waves
- * read in teardown order.
- */
-export function graphView(
-  graph: Graph,
-  options: { envs?: readonly string[]; units?: readonly string[]; reverse?: boolean },
-): GraphView {
-  const reversed = options.reverse === true;
-  // The whole graph, as it is: nothing to pick or turn around (a warm graph of thousands of units spent a third of
-  // its time copying it).
-  if (!reversed && (options.envs ?? []).length === 0 && (options.units ?? []).length === 0) {
-    return { graph, reversed };
-  }
-  const picked = select(graph, {
-    envs: options.envs ?? [],
-    units: options.units ?? [],
-    expand: (options.units ?? []).length > 0 ? (reversed ? 'dependents' : 'dependencies') : 'none',
-  });
-  const sub = subgraph(graph, picked);
-  return { graph: reversed ? reverse(sub) : sub, reversed };
-}
-
-/** Units with an active Terragrunt `exclude` block: what bootstrap and teardown leave out (and treat as applied). */
-type ExcludeBlocks = Pick<Discovery, 'units'>;
-
-export function renderJson(view: GraphView, root: string, discovery?: ExcludeBlocks): string {
-  const { graph } = view;
-  const units = graph.ids().map((id) => {
-    const node = graph.get(id);
-    const exclude = discovery?.units.get(id)?.exclude;
-    return {
-      id,
-      env: node?.env ?? '',
-      dir: node?.dir ?? '',
-      dependencies: [...(node?.dependencies ?? [])].sort(),
-      dependents: [...(node?.dependents ?? [])].sort(),
-      ...(exclude
-        ? { exclude: { actions: [...exclude.actions], exclude_dependencies: exclude.excludeDependencies } }
-        : {}),
-    };
-  });
-  return `${JSON.stringify({ version: 1, root, units, waves: waves(graph) })}\n`;
-}
-
-export function renderText(view: GraphView, discovery: Pick<Discovery, 'externals'> & Partial<ExcludeBlocks>): string {
-  const { graph } = view;
-  const lines: string[] = [];
-  const all = waves(graph);
-  all.forEach((wave, i) => {
-    lines.push(`wave ${i}${view.reversed ? ' (teardown order)' : ''}:`);
-    for (const id of wave) {
-      const deps = [...(graph.get(id)?.dependencies ?? [])].sort();
-      lines.push(deps.length ? `  ${id}  <- ${deps.join(', ')}` : `  ${id}`);
-    }
-  });
-  const edgeCount = graph.ids().reduce((n, id) => n + (graph.get(id)?.dependencies.size ?? 0), 0);
-  const critical = criticalPath(graph, undefined, all.flat());
-  lines.push('');
-  lines.push(
-    `${graph.size} units, ${edgeCount} edges, ${all.length} waves; longest chain (${critical.path.length}): ${chainText(critical.path)}`,
-  );
-  const shown = new Set(graph.ids());
-  const externals = discovery.externals.filter((e) => shown.has(e.unit));
-  if (externals.length) {
-    lines.push('outside every environment (assumed applied, never run by platctl):');
-    for (const e of externals) lines.push(`  ${e.unit} -> ${e.dir}`);
-  }
-  const blocks = graph.ids().flatMap((id) => {
-    const exclude = discovery.units?.get(id)?.exclude;
-    return exclude ? [{ id, exclude }] : [];
-  });
-  if (blocks.length) {
-    lines.push(
-      'exclude blocks (bootstrap runs apply, teardown destroy; a listed command leaves the unit out, as applied):',
-    );
-    for (const { id, exclude } of blocks) {
-      const node = graph.get(id);
-      const deps = [...((view.reversed ? node?.dependents : node?.dependencies) ?? [])].sort();
-      const also =
-        exclude.excludeDependencies && deps.length ? `; with exclude_dependencies also ${deps.join(', ')}` : '';
-      lines.push(`  ${id}: ${exclude.actions.join(', ')}${also}`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-function quote(id: string): string {
-  return JSON.stringify(id);
-}
-
-/** Graphviz dot, one cluster per environment; an edge points from a unit to what it depends on (as Terragrunt). */
-export function renderDot(view: GraphView, discovery?: ExcludeBlocks): string {
-  const { graph } = view;
-  // A unit with an active exclude block is drawn dashed.
-  const node = (id: string): string => (discovery?.units.get(id)?.exclude ? `${quote(id)} [style=dashed]` : quote(id));
-  const lines = ['digraph platctl {', '  rankdir=LR;', '  node [shape=box];'];
-  const envs = [...new Set(graph.ids().map((id) => graph.get(id)?.env ?? ''))].sort();
-  for (const env of envs) {
-    lines.push(`  subgraph ${quote(`cluster_${env}`)} {`, `    label=${quote(env)};`);
-    for (const id of graph.ids()) if (graph.get(id)?.env === env) lines.push(`    ${node(id)};`);
-    lines.push('  }');
-  }
-  for (const id of graph.ids()) {
-    for (const dep of [...(graph.get(id)?.dependencies ?? [])].sort()) lines.push(`  ${quote(id)} -> ${quote(dep)};`);
-  }
-  lines.push('}');
-  return `${lines.join('\n')}\n`;
-}
-
-export function renderMermaid(view: GraphView): string {
-  const { graph } = view;
-  const ids = graph.ids();
-  const key = new Map(ids.map((id, i) => [id, `u${i}`]));
-  const lines = ['flowchart LR'];
-  for (const id of ids) lines.push(`  ${key.get(id) ?? ''}["${id}"]`);
-  for (const id of ids) {
-    for (const dep of [...(graph.get(id)?.dependencies ?? [])].sort()) {
-      lines.push(`  ${key.get(id) ?? ''} --> ${key.get(dep) ?? ''}`);
-    }
-  }
-  return `${lines.join('\n')}\n`;
-}
 
 export const graphVerb = defineVerb({
   globals: ['env', 'json'],
@@ -189,6 +54,7 @@ export const graphVerb = defineVerb({
     const { discovery, root } = loaded.project;
     for (const unit of args.unit ?? []) {
       if (!discovery.graph.has(unit)) {
+        const { closestMatch } = await import('../discover/suggest.js');
         const suggestion = closestMatch(unit, discovery.graph.ids());
         io.stderr.write(
           `platctl: --unit ${unit}: no such unit${suggestion ? `; did you mean ${suggestion}?` : ''} (platctl graph lists the ids)\n`,
@@ -196,6 +62,7 @@ export const graphVerb = defineVerb({
         return EXIT.usage;
       }
     }
+    const { graphView, render } = await import('./graph-render.js');
     const view = graphView(discovery.graph, { envs: args.env ?? [], units: args.unit ?? [], reverse: args.reverse });
     const output = render(format, view, root, discovery);
     io.stdout.write(output);
@@ -203,16 +70,3 @@ export const graphVerb = defineVerb({
     return EXIT.ok;
   },
 });
-
-function render(format: GraphFormat, view: GraphView, root: string, discovery: Discovery): string {
-  switch (format) {
-    case 'json':
-      return renderJson(view, root, discovery);
-    case 'dot':
-      return renderDot(view, discovery);
-    case 'mermaid':
-      return renderMermaid(view);
-    case 'text':
-      return renderText(view, discovery);
-  }
-}

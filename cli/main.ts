@@ -9,7 +9,6 @@
 import type { ParseError } from './args.js';
 import { findVerb, parseVerb } from './args.js';
 import { bugReport } from './bug.js';
-import { topHelp, verbHelp } from './help.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 import type { VerbEntry } from './verbs.js';
@@ -65,7 +64,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   if (found.type === 'unknown-verb') return refuse(found.errors, stderr);
   if (found.type === 'none') {
     if (found.version) stdout.write(`${platctlVersion()}\n`);
-    else if (found.help) stdout.write(topHelp(verbs, width));
+    else if (found.help) stdout.write((await import('./help.js')).topHelp(verbs, width));
     else return refuse(found.errors, stderr);
     return EXIT.ok;
   }
@@ -78,7 +77,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
       case 'error':
         return refuse(parsed.errors, stderr);
       case 'help':
-        stdout.write(verbHelp(entry, verb, parsed.action, width));
+        stdout.write((await import('./help.js')).verbHelp(entry, verb, parsed.action, width));
         return EXIT.ok;
       case 'version':
         stdout.write(`${platctlVersion()}\n`);

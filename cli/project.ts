@@ -9,7 +9,6 @@ import type { LoadedConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { discover, isUsable } from '../discover/index.js';
 import type { DiscoverExtras, DiscoverOptions, Discovery, SnapshotHit } from '../discover/index.js';
-import { formatConfigErrorList, formatProblems, summarizeProblems } from './problems.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 import { platctlVersion } from './version.js';
@@ -40,6 +39,7 @@ export async function loadCheckedConfig(
 ): Promise<{ ok: true; loaded: LoadedConfig } | { ok: false; exitCode: number }> {
   const result = await loadConfigCached({ path: args.config, cwd: io.cwd, version: platctlVersion() });
   if (!result.ok) {
+    const { formatConfigErrorList } = await import('./problems.js');
     io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
     return { ok: false, exitCode: EXIT.usage };
   }
@@ -101,17 +101,19 @@ export async function discoverProject(
   const { config, root, path } = loaded;
   const request = discoveryRequest(loaded, args, io);
   const discovery = await discover(request.options, { ...request.extras, ...(snapshot ? { snapshot } : {}) });
+  // Problems are formatted by a module loaded only for a discovery that has some (a warm run has none).
   if (discovery.problems.length > 0) {
+    const { formatProblems, summarizeProblems } = await import('./problems.js');
     io.stderr.write(formatProblems(discovery.problems, io.cwd, { verbose: args.verbose }));
-  }
-  if (!isUsable(discovery)) {
-    // The machine-readable form holds every problem, hints included, whatever people were shown.
-    if (args.json) io.stdout.write(`${JSON.stringify({ type: 'discovery-failed', problems: discovery.problems })}\n`);
-    io.stderr.write(
-      `platctl: the unit graph is not usable: ${summarizeProblems(discovery.problems)}. Fix the errors above` +
-        `${discovery.problems.some((p) => p.kind === 'unresolved-expression') ? ' (or pass --allow-unresolved for expressions that need a real run)' : ''}.\n`,
-    );
-    return { ok: false, exitCode: EXIT.usage };
+    if (!isUsable(discovery)) {
+      // The machine-readable form holds every problem, hints included, whatever people were shown.
+      if (args.json) io.stdout.write(`${JSON.stringify({ type: 'discovery-failed', problems: discovery.problems })}\n`);
+      io.stderr.write(
+        `platctl: the unit graph is not usable: ${summarizeProblems(discovery.problems)}. Fix the errors above` +
+          `${discovery.problems.some((p) => p.kind === 'unresolved-expression') ? ' (or pass --allow-unresolved for expressions that need a real run)' : ''}.\n`,
+      );
+      return { ok: false, exitCode: EXIT.usage };
+    }
   }
   return { ok: true, project: { configPath: path, root, config, discovery } };
 }

@@ -20,9 +20,21 @@ export function codeStamp(files: readonly string[]): string {
   return hash.digest('base64url').slice(0, 16);
 }
 
-/** The code files of a directory, sorted: compiled `.js`, or the `.ts` sources when run from them (tests). */
+/**
+ * The code files of a directory, sorted: compiled `.js`, or the `.ts` sources when run from them (tests). Walked by
+ * hand: Node 20's `readdirSync` with `recursive` costs some 3 ms more on every warm run.
+ */
 export function codeFiles(dir: string, options: { recursive?: boolean } = {}): string[] {
-  return readdirSync(dir, { recursive: options.recursive === true, encoding: 'utf8' })
+  const names: string[] = [];
+  const list = (sub: string): void => {
+    for (const entry of readdirSync(sub === '' ? dir : join(dir, sub), { withFileTypes: true })) {
+      const name = sub === '' ? entry.name : join(sub, entry.name);
+      names.push(name);
+      if (options.recursive === true && entry.isDirectory()) list(name);
+    }
+  };
+  list('');
+  return names
     .filter((name) => /\.(js|ts)$/.test(name) && !name.endsWith('.d.ts'))
     .sort()
     .map((name) => join(dir, name));

@@ -96,7 +96,7 @@ export function probeSnapshot(options: DiscoverOptions, extras: DiscoverExtras =
 
 export async function discover(options: DiscoverOptions, extras: DiscoverExtras = {}): Promise<Discovery> {
   const root = resolve(options.root);
-  const snapshot = (extras.snapshot ?? probeSnapshot(options, extras))?.restore();
+  const snapshot = await (extras.snapshot ?? probeSnapshot(options, extras))?.restore();
   if (snapshot) {
     const size = snapshot.units.size;
     return {

@@ -197,6 +197,17 @@ describe('what a warm start loads (the built binary, as a user runs it)', () => 
     expect(heavy(warm)).toEqual([]);
   }, 120_000);
 
+  it('warm graph printed from its kept output: no renderer, graph algorithm, help or problem formatter', async () => {
+    const root = platform();
+    await untilSnapshot(root, () => loadedModules(root, ['graph']));
+    await loadedModules(root, ['graph']); // answered from the snapshot: rendered, and kept
+    const warm = await loadedModules(root, ['graph']);
+    expect(warm.some((url) => url.endsWith('/dist/cli/graph-cache.js'))).toBe(true);
+    expect(
+      warm.filter((url) => /dist\/(cli\/(graph-render|help|problems)|engine\/graph|discover\/suggest)\.js$/.test(url)),
+    ).toEqual([]);
+  }, 120_000);
+
   it('status: no zod', async () => {
     const loaded = await loadedModules(platform(), ['status']);
     expect(loaded.some((url) => url.endsWith('/dist/engine/state.js'))).toBe(true);

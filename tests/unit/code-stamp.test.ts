@@ -2,7 +2,7 @@
  * The stamp that keys caches on platctl's own code (config/code-stamp.ts): any rewrite of a code file, even with the
  * same bytes and the old mtime put back, and a file added, removed or replaced by rename, gives another stamp.
  */
-import { mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -57,6 +57,19 @@ describe('codeStamp', () => {
     expect(added).not.toBe(renamed);
     rmSync(join(dir, 'c.js'));
     expect(stamp()).not.toBe(added);
+  });
+
+  it('lists the code files of subdirectories too when asked, sorted by their path below the directory', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platctl-code-stamp-'));
+    temps.push(dir);
+    mkdirSync(join(dir, 'hcl', 'deep'), { recursive: true });
+    for (const file of ['index.js', 'a.ts', 'a.d.ts', 'hcl/parse.js', 'hcl/deep/x.js', 'hcl/notes.md', 'z.js']) {
+      writeFileSync(join(dir, file), '');
+    }
+    expect(codeFiles(dir)).toEqual(['a.ts', 'index.js', 'z.js'].map((f) => join(dir, f)));
+    expect(codeFiles(dir, { recursive: true })).toEqual(
+      ['a.ts', 'hcl/deep/x.js', 'hcl/parse.js', 'index.js', 'z.js'].map((f) => join(dir, f)),
+    );
   });
 
   it('counts a missing file as missing', () => {

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
-import { discover } from '../../../discover/index.js';
+import { discover, probeSnapshot } from '../../../discover/index.js';
 import type { Discovery } from '../../../discover/index.js';
 
 const temps: string[] = [];
@@ -52,17 +52,21 @@ function write(path: string, content: string): void {
 
 type Options = { env?: Record<string, string>; implicit?: Record<string, string[]>; trustNewFiles?: boolean };
 
-async function run(root: string, options: Options = {}, cache = true): Promise<Discovery> {
+function request(root: string, options: Options = {}, cache = true) {
   const config = configSchema.parse({
     version: 1,
     environments: { dev: { dir: 'live/dev' } },
     implicit_deps: options.implicit ?? {},
   });
-  return discover(
-    { root, config, env: options.env ?? {}, cacheDir: cache ? join(root, '.platctl-cache') : false },
+  return [
+    { root, config, env: options.env ?? {}, cacheDir: cache ? join(root, '.platctl-cache') : (false as const) },
     // The files here were written a moment ago: without this seam no snapshot would be kept (see the last test).
     { version: 'test', ...(options.trustNewFiles === false ? {} : { snapshotRacyWindowMs: -60_000 }) },
-  );
+  ] as const;
+}
+
+async function run(root: string, options: Options = {}, cache = true): Promise<Discovery> {
+  return discover(...request(root, options, cache));
 }
 
 /** Everything a discovery says, as plain data. */
@@ -186,6 +190,48 @@ describe('the discovery snapshot', () => {
     const second = await run(root, { trustNewFiles: false });
     expect(second.stats.fromSnapshot).toBe(false);
     expect(deps(second, 'dev/app')).toEqual(['dev/dbs']);
+  });
+
+  it('keeps paths of any length and alphabet: long names, multi-byte characters, a newline in a name', async () => {
+    const root = repo();
+    // More path bytes than the first read of the snapshot takes (64 KiB), so the rest is read after the header.
+    const long = (i: number) => `${'long-unit-name-'.repeat(14)}${String(i).padStart(3, '0')}`;
+    for (let i = 0; i < 200; i += 1) write(join(root, 'live/dev', long(i), 'terragrunt.hcl'), DEP('../vpc'));
+    write(join(root, 'live/dev/größe-🚀/terragrunt.hcl'), DEP('../vpc'));
+    write(join(root, 'live/dev/two\nlines/terragrunt.hcl'), DEP('../dbs'));
+    const cold = await expectFresh(root);
+    expect(cold.graph.size).toBe(207);
+    expect(deps(cold, 'dev/größe-🚀')).toEqual(['dev/vpc']);
+    expect(deps(cold, 'dev/two\nlines')).toEqual(['dev/dbs']);
+    // Each is still an input the next run stats: an edit deep in the list, one after the multi-byte name, one after
+    // the newline.
+    for (const [dir, dep] of [
+      [long(150), 'dbs'],
+      ['größe-🚀', 'app'],
+      ['two\nlines', 'app'],
+    ] as const) {
+      write(join(root, 'live/dev', dir, 'renamed.hcl'), DEP(`../${dep}`));
+      renameSync(join(root, 'live/dev', dir, 'renamed.hcl'), join(root, 'live/dev', dir, 'terragrunt.hcl'));
+      expect(deps(await expectFresh(root), `dev/${dir}`)).toEqual([`dev/${dep}`]);
+    }
+  }, 60_000);
+
+  it('restores the snapshot it checked or none: never the body of one written since', async () => {
+    const root = repo();
+    await expectFresh(root);
+    const checked = probeSnapshot(...request(root));
+    if (!checked) throw new Error('the unchanged repository was not answered from its snapshot');
+    // Another run replaces the snapshot (after an edit that keeps every path, so the new file's sections have the
+    // same lengths) before this one restores what it checked.
+    const app = join(root, 'live/dev/app/terragrunt.hcl');
+    await nextTick(app);
+    writeFileSync(app, DEP('../dbs'));
+    expect(deps(await expectFresh(root), 'dev/app')).toEqual(['dev/dbs']);
+    expect(await checked.restore()).toBeUndefined();
+    // A discovery handed the old hit finds its body gone and discovers the repository as it is now.
+    const now = await discover(request(root)[0], { ...request(root)[1], snapshot: checked });
+    expect(now.stats.fromSnapshot).toBe(false);
+    expect(view(now)).toEqual(view(await run(root, {}, false)));
   });
 
   it('survives a corrupt snapshot', async () => {
