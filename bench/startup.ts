@@ -9,6 +9,8 @@
  * several `--bin` (another build, e.g. main's), each is measured in the same rounds, for a before/after; each build
  * gets its own copies of the repositories, so one build's caches never evict another's. The load average is printed
  * before and after: on a shared machine it says how far to trust the absolute times (the ratios suffer less).
+ * The `cpu` column is the process's CPU time (user and system, all its threads, from /proc): on a loaded machine
+ * it moves much less than the wall time, and a cold run's CPU above its wall time shows it already uses both cores.
  *
  * Targets (issue 9): `--version` and `--help` <= 2x `node -e 0`; `status` <= 2.5x; `graph` of examples/platform,
  * warm, <= 3x; `graph` of 5,000 units (bench/discovery's generated repository) <= 1.5 s cold, <= 0.3 s warm. Warm
@@ -16,7 +18,7 @@
  * discovery snapshot answers, the output is rendered and kept), shown without a target.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,17 +55,40 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Wall time of one whole process, in ms; throws when it does not exit as a correct run would. */
-function time(bin: string, c: Case): number {
+/** Clock ticks per second of /proc's CPU times. */
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/**
+ * CPU time (user and system, every thread) of this process's finished children, in ms, from /proc/self/stat;
+ * undefined where there is no /proc. On a loaded machine a process's CPU time moves much less than its wall time.
+ */
+function childrenCpuMs(): number | undefined {
+  try {
+    // The fields after the command's closing parenthesis: the 14th and 15th of those are cutime and cstime.
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Wall time and CPU time of one whole process, in ms (CPU undefined without /proc); throws when it does not exit as
+ * a correct run would.
+ */
+function time(bin: string, c: Case): { ms: number; cpu: number | undefined } {
   c.before?.();
   const args = c.args.map((a) => (a === BIN ? bin : a));
+  const cpuBefore = childrenCpuMs();
   const start = performance.now();
   const result = spawnSync(process.execPath, args, { cwd: c.cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = performance.now() - start;
+  const cpuAfter = childrenCpuMs();
   if (result.status !== c.exit) {
     throw new Error(`${c.name} with ${bin}: exit ${result.status}, wanted ${c.exit}\n${String(result.stderr)}`);
   }
-  return ms;
+  return { ms, cpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore };
 }
 
 /** A copy of examples/platform with a completed bootstrap recorded (a stand-in terragrunt that applies at once). */
@@ -147,18 +172,21 @@ function main(): void {
     for (const bin of bins) for (const c of casesOf.get(bin)!) time(bin, c);
 
     const samples = new Map<string, number[]>();
+    const cpuTimes = new Map<string, number[]>();
     const ratios = new Map<string, number[]>();
     const push = (map: Map<string, number[]>, key: string, value: number) =>
       map.set(key, [...(map.get(key) ?? []), value]);
     for (let round = 0; round < runs; round += 1) {
       for (const bin of bins) {
         const own = casesOf.get(bin)!;
-        const baseline = time(bin, own[0]!);
-        push(samples, `${bin}\0${own[0]!.name}`, baseline);
-        for (const c of own.slice(1)) {
-          const ms = time(bin, c);
-          push(samples, `${bin}\0${c.name}`, ms);
-          push(ratios, `${bin}\0${c.name}`, ms / baseline);
+        let baseline = 0;
+        for (const c of own) {
+          const { ms, cpu } = time(bin, c);
+          const key = `${bin}\0${c.name}`;
+          push(samples, key, ms);
+          if (cpu !== undefined) push(cpuTimes, key, cpu);
+          if (c === own[0]) baseline = ms;
+          else push(ratios, key, ms / baseline);
         }
       }
     }
@@ -169,16 +197,21 @@ function main(): void {
       `load average before: ${load(loadBefore)}, after: ${load(loadavg())}`,
     ];
     bins.forEach((bin, i) => {
-      out.push('', `[${i + 1}] ${bin}`, `${'case'.padEnd(40)}${'median'.padStart(10)}${'vs node'.padStart(9)}  target`);
+      out.push(
+        '',
+        `[${i + 1}] ${bin}`,
+        `${'case'.padEnd(40)}${'median'.padStart(10)}${'vs node'.padStart(9)}${'cpu'.padStart(10)}  target`,
+      );
       for (const c of cases) {
         const key = `${bin}\0${c.name}`;
         const ms = median(samples.get(key) ?? []);
         const ratio = ratios.has(key) ? median(ratios.get(key)!) : 1;
+        const cpu = cpuTimes.has(key) ? `${median(cpuTimes.get(key)!).toFixed(0)} ms` : 'n/a';
         let verdict = '';
         if (c.target && 'x' in c.target) verdict = `<= ${c.target.x}x ${ratio <= c.target.x ? 'ok' : 'MISSED'}`;
         if (c.target && 'ms' in c.target) verdict = `<= ${c.target.ms} ms ${ms <= c.target.ms ? 'ok' : 'MISSED'}`;
         out.push(
-          `${c.name.padEnd(40)}${`${ms.toFixed(0)} ms`.padStart(10)}${`${ratio.toFixed(2)}x`.padStart(9)}  ${verdict}`,
+          `${c.name.padEnd(40)}${`${ms.toFixed(0)} ms`.padStart(10)}${`${ratio.toFixed(2)}x`.padStart(9)}${cpu.padStart(10)}  ${verdict}`,
         );
       }
     });
