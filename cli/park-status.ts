@@ -6,26 +6,62 @@ import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Graph, UnitId } from '../engine/graph.js';
 import type { RunState } from '../engine/state.js';
-import { RecordStore } from '../park/record.js';
-import { parkFiles, renderParkStatus } from '../park/status.js';
+import { RecordStore, parkFilePath } from '../park/record.js';
+import type { ParkView } from '../park/status.js';
+import { parkFiles, unknownParkSentence } from '../park/status.js';
 import { parkRecordPlaces, stateStore } from './shared-state.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
-/** Prints the park state of every environment with a park file: text on stdout, or nothing with --json. */
-export async function printParkStatus(root: string, json: boolean, io: CliIo): Promise<void> {
-  if (json) return;
-  io.stdout.write(renderParkStatus(await parkFiles(root)));
+/**
+ * The park state of every environment with a park record, shared or local, for status. Where a record is shared
+ * (docs/park.md) the shared one is the truth: another runner (a cron elsewhere, CI) may have parked the environment
+ * or brought it back, so it is read there, through the same store as bootstrap's guard; a record that cannot be read
+ * there is unknown, never guessed from the local copy. The step journal is always the local file's (it is not
+ * shared). `config` is undefined when status did not load `.platctl.yaml` because nothing in it can be shared:
+ * then only the local files are read, and no AWS code is loaded.
+ */
+export async function readParkStatus(
+  root: string,
+  config: PlatctlConfig | undefined,
+  vars: EnvVars,
+): Promise<ParkView[]> {
+  const files = await parkFiles(root);
+  if (!config) {
+    return files.map((file) => ({
+      env: file.env,
+      record: file.record,
+      record_location: file.record ? parkFilePath(root, file.env) : undefined,
+      last: file.last,
+    }));
+  }
+  const local = new Map(files.map((file) => [file.env, file]));
+  const envs = [...new Set([...local.keys(), ...Object.keys(config.park)])].sort();
+  const views = await Promise.all(
+    envs.map(async (env): Promise<ParkView | undefined> => {
+      const store = await recordStore(root, config, env, vars);
+      const last = local.get(env)?.last;
+      const read = await store.read();
+      if (!read.ok) {
+        const unreadable = { reason: read.reason, message: read.message, hint: read.hint };
+        return { env, record_location: store.location, last, unreadable };
+      }
+      if (read.value === undefined && !local.has(env)) return undefined;
+      return { env, record: read.value, record_location: store.location, last };
+    }),
+  );
+  return views.filter((view) => view !== undefined);
 }
 
-/** The park state for `platctl status --json`. */
-export async function parkStatusJson(root: string): Promise<unknown[]> {
-  return (await parkFiles(root)).map(({ env, record, last, record_location }) => ({
-    env,
-    parked: record?.status === 'parked',
-    record: record ?? null,
-    record_location: record_location ?? null,
-    last: last ?? null,
+/** The `park` array of `platctl status --json`; `parked` is null when the record cannot be read. */
+export function parkStatusJson(views: readonly ParkView[]): unknown[] {
+  return views.map((view) => ({
+    env: view.env,
+    parked: view.unreadable ? null : view.record?.status === 'parked',
+    record: view.record ?? null,
+    record_location: view.record_location ?? null,
+    last: view.last ?? null,
+    ...(view.unreadable ? { error: { reason: view.unreadable.reason, message: unknownParkSentence(view) } } : {}),
   }));
 }
 

@@ -18,7 +18,9 @@ import type { LoadedState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/find.js';
 import { formatConfigErrors } from '../config/errors.js';
-import { parkStatusJson, printParkStatus } from './park-status.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import { renderParkStatus, unknownParkSentence } from '../park/status.js';
+import { parkStatusJson, readParkStatus } from './park-status.js';
 import { stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import type { CliIo } from './verb.js';
@@ -45,9 +47,17 @@ export const statusVerb = defineVerb({
       return EXIT.usage;
     }
     const root = dirname(found.path);
-    const shared = await sharedStatus(found.path, args.run, io);
+    const configured = await statusConfig(found.path, io);
+    if (configured.type === 'error') return configured.exitCode;
+    const shared = await sharedStatus(configured.config, args.run, io);
     if (shared.type === 'error') return shared.exitCode;
-    await printParkStatus(root, args.json === true, io);
+    const park = await readParkStatus(root, configured.config, io.env);
+    const parkUnknown = park.filter((view) => view.unreadable !== undefined);
+    if (!args.json) io.stdout.write(renderParkStatus(park));
+    else for (const view of parkUnknown) io.stderr.write(`platctl: ${unknownParkSentence(view)}\n`);
+    // A park state that cannot be read is refused like a shared run state that cannot be read (exit 3): status
+    // cannot say whether the platform is up.
+    const verdict = (code: number): number => (parkUnknown.length > 0 ? EXIT.refused : code);
     const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
     if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
       io.stderr.write(
@@ -63,10 +73,10 @@ export const statusVerb = defineVerb({
           : `platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`,
       );
       if (args.json) {
-        const park = await parkStatusJson(root);
-        io.stdout.write(`${JSON.stringify({ run: null, units: [], counts: null, complete: false, park })}\n`);
+        const json = { run: null, units: [], counts: null, complete: false, park: parkStatusJson(park) };
+        io.stdout.write(`${JSON.stringify(json)}\n`);
       }
-      return EXIT.failed;
+      return verdict(EXIT.failed);
     }
     if (loaded.type === 'invalid') {
       io.stderr.write(`platctl: ${loaded.message}\n`);
@@ -96,7 +106,7 @@ export const statusVerb = defineVerb({
             .map(([id, unit]) => ({ id, ...unit })),
           counts,
           complete,
-          park: await parkStatusJson(root),
+          park: parkStatusJson(park),
         })}\n`,
       );
     } else {
@@ -109,7 +119,7 @@ export const statusVerb = defineVerb({
         io.stdout.write(`Resume with: platctl ${state.command} --resume${envs}${config}\n`);
       }
     }
-    return complete ? EXIT.ok : EXIT.failed;
+    return verdict(complete ? EXIT.ok : EXIT.failed);
   },
 });
 
@@ -143,19 +153,37 @@ type SharedStatus =
     };
 
 /**
- * With `state.backend: s3`, the run comes from the bucket: the last one, or `--run`. The configuration is loaded in
- * full only when the file has a top-level `state:` key, so status stays fast with the local backend.
+ * The configuration, loaded in full only when the file has a top-level `state:` key, or `park:` and a `state_bucket`
+ * (the only ones that can make status read S3), so status stays fast and offline otherwise: `config` is undefined
+ * then.
  */
-async function sharedStatus(configPath: string, run: string | undefined, io: CliIo): Promise<SharedStatus> {
+async function statusConfig(
+  configPath: string,
+  io: CliIo,
+): Promise<
+  { readonly type: 'ok'; readonly config?: PlatctlConfig } | { readonly type: 'error'; readonly exitCode: number }
+> {
   const text = await readFile(configPath, 'utf8').catch(() => '');
-  if (!/^state\s*:/m.test(text)) return { type: 'local' };
+  // Only a state backend or a parked environment with a state bucket can share anything (docs/park.md).
+  const key = (name: string) => new RegExp(`^["']?${name}["']?\\s*:`, 'm').test(text);
+  if (!key('state') && !(key('park') && /\bstate_bucket\b/.test(text))) return { type: 'ok' };
   const { loadConfig } = await import('../config/load.js');
   const loaded = await loadConfig({ path: configPath, cwd: io.cwd, checkFilesystem: false });
   if (!loaded.ok) {
     io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
     return { type: 'error', exitCode: EXIT.usage };
   }
-  const store = await stateStore(loaded.value.config.state, io);
+  return { type: 'ok', config: loaded.value.config };
+}
+
+/** With `state.backend: s3`, the run comes from the bucket: the last one, or `--run`. */
+async function sharedStatus(
+  config: PlatctlConfig | undefined,
+  run: string | undefined,
+  io: CliIo,
+): Promise<SharedStatus> {
+  if (!config) return { type: 'local' };
+  const store = await stateStore(config.state, io);
   if (!store) return { type: 'local' };
   const { loadRemoteLatest, loadRemoteRun, envsOf } = await import('../engine/shared-state.js');
   const remote = run === undefined ? await loadRemoteLatest(store) : await loadRemoteRun(store, run);

@@ -1,11 +1,13 @@
 /**
- * The park state as `platctl status` reads it: from the local `.platctl-park/<env>.json` files (the mirror of the
- * record, and the last down/up step by step). Offline and cheap: no AWS call.
+ * The park state as `platctl status` shows it: per environment, the record where it lives (the shared one when the
+ * CLI configured a shared store, else `.platctl-park/<env>.json`) and the last down/up step by step (always the local
+ * file: the journal is not shared). This module only reads the local files and renders; the CLI reads the shared
+ * records.
  */
-import type { ParkFile } from './record.js';
+import type { Operation, ParkFile, ParkRecord } from './record.js';
 import { loadParkFile, parkFileEnvs } from './record.js';
 
-/** Every park file under `root`, for status. */
+/** Every park file under `root`. */
 export async function parkFiles(root: string): Promise<ParkFile[]> {
   const out: ParkFile[] = [];
   for (const env of await parkFileEnvs(root)) {
@@ -15,26 +17,64 @@ export async function parkFiles(root: string): Promise<ParkFile[]> {
   return out;
 }
 
+/** Why an environment's record could not be read: its park state is unknown. */
+export interface ParkUnreadable {
+  readonly reason: string;
+  readonly message: string;
+  readonly hint?: string | undefined;
+}
+
+/** One environment's park state for status. */
+export interface ParkView {
+  readonly env: string;
+  /** The record as read where it lives; undefined when there is none (or it could not be read). */
+  readonly record?: ParkRecord | undefined;
+  /** Where the record was read, or where it could not be. */
+  readonly record_location?: string | undefined;
+  /** The last down/up, from the local file. */
+  readonly last?: Operation | undefined;
+  /** Set when the record could not be read. */
+  readonly unreadable?: ParkUnreadable | undefined;
+}
+
+/** Why `view`'s park state is unknown: the record's location, the cause and what to do. */
+function unreadableWhy(view: ParkView): string {
+  const why = view.unreadable;
+  if (!why) return '';
+  const location = view.record_location ?? '';
+  const cause = why.message.includes(location) ? why.message : `${location}: ${why.message}`;
+  const todo =
+    why.hint ??
+    (location.startsWith('s3://') ? 'check the network and the AWS credentials that reach it' : 'inspect it');
+  return `its park record cannot be read: ${cause}; ${todo}, then run platctl status again`;
+}
+
+/** The sentence saying that `view`'s park state is unknown (for stderr and `status --json`). */
+export function unknownParkSentence(view: ParkView): string {
+  return `the park state of ${view.env} is unknown: ${unreadableWhy(view)}`;
+}
+
 /** Lines for `platctl status`: per environment, parked or not, since when, by whom, the sizes, the last down/up. */
-export function renderParkStatus(files: readonly ParkFile[]): string {
-  if (files.length === 0) return '';
+export function renderParkStatus(views: readonly ParkView[]): string {
+  if (views.length === 0) return '';
   const lines: string[] = ['Park state:'];
-  for (const file of files) {
-    const record = file.record;
-    if (!record) lines.push(`  ${file.env}: no record`);
+  for (const view of views) {
+    const record = view.record;
+    if (view.unreadable) lines.push(`  ${view.env}: UNKNOWN: ${unreadableWhy(view)}`);
+    else if (!record) lines.push(`  ${view.env}: no record`);
     else if (record.status === 'parked') {
       lines.push(
-        `  ${file.env}: PARKED since ${record.parked_at} by ${record.parked_by.user}@${record.parked_by.host}`,
+        `  ${view.env}: PARKED since ${record.parked_at} by ${record.parked_by.user}@${record.parked_by.host}`,
       );
     } else {
-      lines.push(`  ${file.env}: not parked (last parked ${record.parked_at}, unparked ${record.unparked_at ?? '?'})`);
+      lines.push(`  ${view.env}: not parked (last parked ${record.parked_at}, unparked ${record.unparked_at ?? '?'})`);
     }
     if (record) {
       const sizes = Object.entries(record.node_groups).map(([n, s]) => `${n} ${s.min}/${s.max}/${s.desired}`);
       if (sizes.length > 0) lines.push(`    recorded sizes (min/max/desired): ${sizes.join(', ')}`);
-      if (file.record_location) lines.push(`    record: ${file.record_location}`);
+      if (view.record_location) lines.push(`    record: ${view.record_location}`);
     }
-    const last = file.last;
+    const last = view.last;
     if (last) {
       lines.push(
         `    last ${last.op}: ${last.status}, started ${last.started_at} by ${last.by.user}@${last.by.host}` +
