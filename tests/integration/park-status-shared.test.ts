@@ -82,6 +82,13 @@ describe('platctl status: the park state where the record is shared', { timeout:
 
   const cli = (args: string[], env: Record<string, string> = moto.env) =>
     runCli([...args, '--config', join(root, '.platctl.yaml')], { cwd: root, env: { ...env, HOME: root } });
+  /** Another runner's record, written where `bucket` shares it (as its first record). */
+  const shareRecord = async (bucket: string, written: ReturnType<typeof record>) => {
+    const put = await stateStore(moto, bucket).put('park/platform.json', JSON.stringify(written), {
+      ifNoneMatch: true,
+    });
+    expect(put.ok).toBe(true);
+  };
   const parkJson = async (env?: Record<string, string>) => {
     const result = await cli(['status', '--json'], env);
     return { ...result, park: (JSON.parse(result.stdout) as { park: ParkJson[] }).park };
@@ -89,12 +96,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
 
   it('a record another runner wrote to the state bucket, none here: status says parked', async () => {
     await useS3State(join(root, '.platctl.yaml'), STATE_BUCKET);
-    const put = await stateStore(moto, STATE_BUCKET).put(
-      'park/platform.json',
-      JSON.stringify(record('parked', 'cron')),
-      { ifNoneMatch: true },
-    );
-    expect(put.ok).toBe(true);
+    await shareRecord(STATE_BUCKET, record('parked', 'cron'));
 
     const text = await cli(['status']);
     expect(text.stdout).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
@@ -117,12 +119,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
 
   it("a stale local copy says parked; up ran elsewhere and the environment bucket's record says unparked", async () => {
     await saveParkFile(root, localFile(record('parked', 'alice'), ENV_RECORD));
-    const put = await stateStore(moto, PARK_BUCKET).put(
-      'park/platform.json',
-      JSON.stringify(record('unparked', 'ci')),
-      { ifNoneMatch: true },
-    );
-    expect(put.ok).toBe(true);
+    await shareRecord(PARK_BUCKET, record('unparked', 'ci'));
 
     const text = await cli(['status']);
     expect(text.stdout).toContain('platform: not parked (last parked 2026-11-30T22:00:00.000Z, unparked 2026-12-01');
