@@ -45,11 +45,11 @@ const MAX_ENTRIES = 16;
 /** The modules whose code shapes the output: the verb, the renderers, the graph algorithms, the chain text. */
 const RENDER_MODULES = ['./graph.js', './graph-render.js', '../engine/graph.js', '../discover/types.js'];
 
-let codeHash: string | undefined;
+let codeStampMemo: string | undefined;
 
 /** The render modules' stamp (config/code-stamp.ts): compiled, they are .js files; run from the sources, .ts. */
-function renderCodeHash(): string {
-  return (codeHash ??= codeStamp(
+function renderCodeStamp(): string {
+  return (codeStampMemo ??= codeStamp(
     RENDER_MODULES.map((module) => {
       const path = fileURLToPath(new URL(module, import.meta.url));
       return existsSync(path) ? path : path.replace(/\.js$/, '.ts');
@@ -59,7 +59,7 @@ function renderCodeHash(): string {
 
 /** The cache entry for one discovery (a snapshot's identity) and request. */
 export function renderCache(cacheDir: string, discoveryIdentity: string, request: RenderRequest): RenderCache {
-  const code = renderCodeHash();
+  const code = renderCodeStamp();
   const dir = join(cacheDir, DIR);
   const requestKey = JSON.stringify([request.format, request.envs, request.units, request.reverse]);
   const file = join(dir, createHash('sha256').update(requestKey).digest('base64url'));

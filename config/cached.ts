@@ -34,16 +34,16 @@ interface CacheFile {
   readonly locations: Record<string, SourceLocation>;
 }
 
-let codeHash: string | undefined;
+let codeStampMemo: string | undefined;
 
 /** A stamp of the configuration code (this directory's files), so another build never trusts the cache. */
-export function configCodeHash(): string {
-  return (codeHash ??= codeStamp(codeFiles(path.dirname(fileURLToPath(import.meta.url)))));
+export function configCodeStamp(): string {
+  return (codeStampMemo ??= codeStamp(codeFiles(path.dirname(fileURLToPath(import.meta.url)))));
 }
 
 function cacheKey(file: string, text: string, version: string): string {
   return createHash('sha256')
-    .update(JSON.stringify([FORMAT, version, configCodeHash(), file]))
+    .update(JSON.stringify([FORMAT, version, configCodeStamp(), file]))
     .update('\0')
     .update(text)
     .digest('base64url');

@@ -245,12 +245,14 @@ async function evaluateUnits(units: ReadonlyMap<UnitId, UnitInfo>, ctx: Evaluati
   // Siblings every unit may read, and the files cached units depend on, are read with the unit files in one
   // batch, so most units evaluate (or are found unchanged) without waiting.
   const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
-  const unitFiles = [...units.values()].flatMap((u) => [
-    u.configFile,
-    ...siblings.map((name) => childPath(u.absDir, name)).filter((path) => host.kind(path) === 'file'),
-  ]);
+  const unitFiles = (unit: UnitInfo): string[] => [
+    unit.configFile,
+    ...siblings.map((name) => childPath(unit.absDir, name)).filter((path) => host.kind(path) === 'file'),
+  ];
   // Read (and hash) first; parse only when some unit has to be evaluated.
-  await files.ensure([...unitFiles, ...[...candidates.values()].flatMap(recordedFiles)], { parse: false });
+  await files.ensure([...[...units.values()].flatMap(unitFiles), ...[...candidates.values()].flatMap(recordedFiles)], {
+    parse: false,
+  });
   const fresh = new Set(
     [...units.keys()].filter((id) => {
       const cached = candidates.get(id);
@@ -260,10 +262,10 @@ async function evaluateUnits(units: ReadonlyMap<UnitId, UnitInfo>, ctx: Evaluati
   const order = [...units.keys()].sort(compareIds);
   const freshFiles = order.flatMap((id) => {
     const unit = units.get(id);
-    return unit && fresh.has(id) ? [unit.configFile, ...siblings.map((name) => childPath(unit.absDir, name))] : [];
+    return unit && fresh.has(id) ? unitFiles(unit) : [];
   });
   // The files are parsed in the order the units are evaluated, while they are evaluated.
-  await files.startParsing(freshFiles.filter((path) => host.kind(path) === 'file'));
+  await files.startParsing(freshFiles);
   // Units are evaluated one after another; one that needs a file not parsed yet (its own, an include, a file read
   // by read_terragrunt_config) waits for it, and one that finds it needs more files is evaluated again once they
   // are parsed. Files shared by many units are parsed once, for the first unit that needs them.

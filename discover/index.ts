@@ -25,6 +25,12 @@ export { isUsable } from './types.js';
 
 let codeHash: string | undefined;
 let codeStampMemo: string | undefined;
+let codeFilesMemo: string[] | undefined;
+
+/** Discovery's own code files (this directory, as they run), listed once for the hash and the stamp. */
+function discoveryCodeFiles(): string[] {
+  return (codeFilesMemo ??= codeFiles(CODE_DIR, { recursive: true }));
+}
 
 /**
  * A hash of discovery's own code (the files of this directory, as they run), so a cache written by another build
@@ -34,7 +40,7 @@ let codeStampMemo: string | undefined;
 export function discoveryCodeHash(): string {
   if (codeHash !== undefined) return codeHash;
   const hash = createHash('sha256');
-  for (const file of codeFiles(CODE_DIR, { recursive: true })) {
+  for (const file of discoveryCodeFiles()) {
     hash.update(relative(CODE_DIR, file));
     hash.update(readFileSync(file));
   }
@@ -43,7 +49,7 @@ export function discoveryCodeHash(): string {
 
 /** The same files' stamp (config/code-stamp.ts): what the snapshot is keyed on, as every warm run computes it. */
 function discoveryCodeStamp(): string {
-  return (codeStampMemo ??= codeStamp(codeFiles(CODE_DIR, { recursive: true })));
+  return (codeStampMemo ??= codeStamp(discoveryCodeFiles()));
 }
 
 export interface DiscoverExtras {

@@ -306,12 +306,9 @@ function unchanged(
     if ((env[header.env[i] as string] ?? null) !== header.env[i + 1]) return false;
   }
   // The loop every warm run pays for (some ten thousand paths): plain, nothing allocated but the stats themselves.
-  const prefix = `${root}/`;
+  const { long } = pathCodec(root);
   const records = new Float64Array(paths.length * 5);
-  for (let i = 0; i < paths.length; i += 1) {
-    const path = paths[i] as string;
-    statInto(isAbsolutePath(path) ? path : prefix + path, records, i * 5);
-  }
+  for (let i = 0; i < paths.length; i += 1) statInto(long(paths[i] as string), records, i * 5);
   if (statDigest(records) !== header.stats) return false;
   for (let i = 0; i + 1 < header.kinds.length; i += 2) {
     if ((kindOf(header.kinds[i] as string) ?? null) !== header.kinds[i + 1]) return false;
