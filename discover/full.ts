@@ -589,12 +589,19 @@ function resolveTarget(
 ): Resolution {
   // Terragrunt takes config_path as a unit directory: a file path there becomes a phantom unit named after the
   // file (seen with terragrunt v1.1.3), which then fails at run time. Say so now.
-  if (ctx.host.kind(dir) === 'file') {
+  const kind = ctx.host.kind(dir);
+  if (kind === 'file') {
     return { type: 'dangling', dir, why: 'is a file; config_path and dependencies paths name a unit directory' };
   }
   const unit = ctx.unitByDir.get(dir);
   if (unit) return { type: 'units', ids: [unit], viaStack: false };
   if (ctx.stackDirs.includes(dir)) return stackUnits(dir, ctx.unitByDir);
+  // Nothing there (or nothing this user may look into): no symlink to resolve and no unit file to find, so the
+  // common dangling path costs no realpath walk (an lstat per component) and no stats of files inside it.
+  if (kind === undefined) {
+    const denied = accessDenied(dir);
+    return denied ? { type: 'unreadable', dir, why: denied } : { type: 'dangling', dir, why: 'does not exist' };
+  }
   // Terragrunt compares dependency paths with symlinks resolved: a path through a symlink to a unit is that unit.
   const real = ctx.realDirs.canonical(dir);
   if (real !== undefined && real !== dir) {
@@ -609,7 +616,6 @@ function resolveTarget(
   }
   const denied = accessDenied(dir);
   if (denied) return { type: 'unreadable', dir, why: denied };
-  if (!ctx.host.kind(dir)) return { type: 'dangling', dir, why: 'does not exist' };
   return { type: 'dangling', dir, why: `has no ${UNIT_FILE}` };
 }
 
