@@ -2,7 +2,8 @@
  * bench/dangling: what thousands of broken dependency paths cost. It generates a 2,000-unit repository whose 6,000
  * dependency paths all dangle (one `../` too many, a misspelt unit name, a directory without terragrunt.hcl) and
  * the same repository with the paths fixed, then runs `platctl graph` on each as a whole process, interleaved,
- * several times, cold (no `.platctl-cache`) and warm, and prints the medians and the ratio.
+ * several times, cold (no `.platctl-cache`), warm, and warm without the discovery snapshot (the path the broken
+ * repository always takes: a discovery with errors keeps no snapshot), and prints the medians and the ratio.
  *
  *   npm run build && node dist/bench/dangling.js [--units 2000] [--runs 5]
  *
@@ -61,8 +62,19 @@ interface Sample {
 
 const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'platctl.js');
 
-function runOnce(root: string, cold: boolean): Sample {
-  if (cold) rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
+/**
+ * How much of the cache a run starts with: none; all of it; or the unit and parse caches without the discovery
+ * snapshot and the rendered output, which only a discovery without errors gets (so the broken repository never
+ * has them, and this row compares the two through the same path).
+ */
+type CacheState = 'cold' | 'warm' | 'warm, no snapshot';
+
+function runOnce(root: string, state: CacheState): Sample {
+  if (state === 'cold') rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
+  if (state === 'warm, no snapshot') {
+    rmSync(join(root, '.platctl-cache', 'graph.json'), { force: true });
+    rmSync(join(root, '.platctl-cache', 'rendered'), { recursive: true, force: true });
+  }
   const start = performance.now();
   const out = spawnSync(process.execPath, [BIN, 'graph', '--config', join(root, '.platctl.yaml')], {
     encoding: 'utf8',
@@ -93,17 +105,17 @@ function main(): void {
   generate(fixedRoot, units, false);
   generate(brokenRoot, units, true);
   const rows: string[] = [];
-  for (const cold of [true, false]) {
+  for (const state of ['cold', 'warm', 'warm, no snapshot'] as const) {
     const fixed: Sample[] = [];
     const broken: Sample[] = [];
-    if (!cold) {
+    if (state !== 'cold') {
       // Fill the caches once.
-      runOnce(fixedRoot, false);
-      runOnce(brokenRoot, false);
+      runOnce(fixedRoot, 'warm');
+      runOnce(brokenRoot, 'warm');
     }
     for (let r = 0; r < runs; r += 1) {
-      fixed.push(runOnce(fixedRoot, cold));
-      broken.push(runOnce(brokenRoot, cold));
+      fixed.push(runOnce(fixedRoot, state));
+      broken.push(runOnce(brokenRoot, state));
     }
     if (fixed.some((s) => s.code !== 0)) throw new Error('the fixed repository does not discover cleanly');
     if (broken.some((s) => s.code !== 2)) throw new Error('the broken repository did not fail with exit code 2');
@@ -111,7 +123,7 @@ function main(): void {
     const b = median(broken.map((s) => s.ms));
     rows.push(
       [
-        (cold ? 'cold' : 'warm').padEnd(5),
+        state.padEnd(17),
         `${(f / 1000).toFixed(2)} s`.padStart(9),
         `${(b / 1000).toFixed(2)} s`.padStart(9),
         `${(b / f).toFixed(2)}x`.padStart(7),
@@ -122,7 +134,7 @@ function main(): void {
   process.stdout.write(
     `platctl graph on ${units} units, ${units * DEPS_PER_UNIT} dependency paths; median of ${runs} runs (whole process)\n`,
   );
-  process.stdout.write('cache     fixed    broken   ratio  broken stderr\n');
+  process.stdout.write(`${'cache'.padEnd(17)}      fixed     broken    ratio  broken stderr\n`);
   process.stdout.write(`${rows.join('\n')}\n`);
   rmSync(fixedRoot, { recursive: true, force: true });
   rmSync(brokenRoot, { recursive: true, force: true });
