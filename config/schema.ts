@@ -4,7 +4,7 @@
  *
  * Every object is strict: an unknown key is an error (a typo such as `unit_timout` must not pass silently).
  */
-import { z } from 'zod';
+import * as z from './zod.js';
 
 /** `90s`, `45m`, `1h30m`, `2h`, `500ms`; a bare number is seconds. */
 const DURATION_RE = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;

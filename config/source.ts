@@ -3,7 +3,7 @@
  * file:line:column. Kept apart from validation so every later stage (discovery reporting an unknown unit id in
  * `implicit_deps`) can point at the line a user wrote.
  */
-import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from 'yaml';
+import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument } from './yaml.js';
 import type { Document, Node as YamlNode, Pair } from 'yaml';
 import type { SourceLocation } from './location.js';
 import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';

@@ -14,7 +14,7 @@
  * - Mapping keys are converted to strings (`yes: 1` has the key "true"); `<<` merges a mapping in; an alias must
  *   refer to an anchor defined before it. Only one document is allowed.
  */
-import { Alias, Scalar, YAMLMap, YAMLSeq, parseAllDocuments } from 'yaml';
+import { Alias, Scalar, YAMLMap, YAMLSeq, parseAllDocuments } from '../../config/yaml.js';
 import type { Node } from 'yaml';
 import { formatNumber, setKey } from './values.js';
 import type { Value, ValueObject } from './values.js';
