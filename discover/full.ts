@@ -51,7 +51,10 @@ export async function discoverFully(
   const root = resolve(options.root);
   const problems: Problem[] = [];
   const envDirs = Object.entries(options.config.environments)
-    .map(([env, settings]) => ({ env, absDir: resolve(root, settings.dir) }))
+    .map(([env, settings]) => {
+      const absDir = resolve(root, settings.dir);
+      return { env, absDir, prefix: absDir.endsWith(sep) ? absDir : absDir + sep };
+    })
     // Longest first, so a unit belongs to the most specific environment directory.
     .sort((a, b) => b.absDir.length - a.absDir.length);
 
@@ -147,7 +150,7 @@ export async function discoverFully(
 /** The environments' units: walked, named, placed in the graph (no edges yet); what the walk could not read, as problems. */
 async function scanUnits(
   root: string,
-  envDirs: readonly { readonly env: string; readonly absDir: string }[],
+  envDirs: readonly { readonly env: string; readonly absDir: string; readonly prefix: string }[],
   options: DiscoverOptions,
   problems: Problem[],
 ): Promise<ScannedUnits> {
@@ -178,7 +181,7 @@ async function scanUnits(
   for (const entry of scanned) {
     if (entry.isStack) stackDirs.push(entry.absDir);
     if (!entry.isUnit) continue;
-    const env = envDirs.find((e) => entry.absDir === e.absDir || entry.absDir.startsWith(e.absDir + sep));
+    const env = envDirs.find((e) => entry.absDir === e.absDir || entry.absDir.startsWith(e.prefix));
     if (!env) continue;
     const id = `${env.env}/${relativePosix(env.absDir, entry.absDir) || '.'}`;
     const configFile = childPath(entry.absDir, UNIT_FILE);
@@ -388,7 +391,7 @@ function resolveEdges(
 ): ExternalDependency[] {
   const { graph, problems, unitByDir, stackDirs, witness, host, root } = ctx;
   const externals: ExternalDependency[] = [];
-  const unitDirs = new UnitDirs(root, unitByDir.keys());
+  const unitDirs = new UnitDirs(root, [...unitByDir.keys()]);
   const warnedReadFiles = new Set<string>();
   const realDirs = new RealDirs(unitByDir, stackDirs, witness);
   // Many dependency paths name the same directory: each is looked up on disk once.
@@ -643,24 +646,32 @@ function accessDenied(dir: string): string | undefined {
   return undefined;
 }
 
-/** The units' directories relative to the root, and a did-you-mean over them built when first asked. */
+/**
+ * The units' directories relative to the root, and a did-you-mean over them: both built when a hint first asks (a
+ * repository without dangling paths never does).
+ */
 class UnitDirs {
   readonly root: string;
-  readonly #relative: Set<string>;
+  readonly #absDirs: Iterable<string>;
+  #relative: Set<string> | undefined;
   #suggester: PathSuggester | undefined;
 
   constructor(root: string, absDirs: Iterable<string>) {
     this.root = root;
-    this.#relative = new Set([...absDirs].map((d) => toPosix(relative(root, d))));
+    this.#absDirs = absDirs;
   }
 
   has(rel: string): boolean {
-    return this.#relative.has(rel);
+    return this.#relativeDirs().has(rel);
   }
 
   suggest(rel: string): string | undefined {
-    this.#suggester ??= new PathSuggester(this.#relative);
+    this.#suggester ??= new PathSuggester(this.#relativeDirs());
     return this.#suggester.suggest(rel);
+  }
+
+  #relativeDirs(): Set<string> {
+    return (this.#relative ??= new Set([...this.#absDirs].map((d) => relativePosix(this.root, d))));
   }
 }
 
