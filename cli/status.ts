@@ -153,7 +153,7 @@ type SharedStatus =
     };
 
 /**
- * The configuration, loaded in full only when the file has a top-level `state:` key, or `park:` and a `state_bucket`
+ * The configuration, loaded in full only when the file may have a `state:` section, or `park:` and a `state_bucket`
  * (the only ones that can make status read S3), so status stays fast and offline otherwise: `config` is undefined
  * then.
  */
@@ -164,9 +164,11 @@ async function statusConfig(
   { readonly type: 'ok'; readonly config?: PlatctlConfig } | { readonly type: 'error'; readonly exitCode: number }
 > {
   const text = await readFile(configPath, 'utf8').catch(() => '');
-  // Only a state backend or a parked environment with a state bucket can share anything (docs/park.md).
-  const key = (name: string) => new RegExp(`^["']?${name}["']?\\s*:`, 'm').test(text);
-  if (!key('state') && !(key('park') && /\bstate_bucket\b/.test(text))) return { type: 'ok' };
+  // Only a state backend or a parked environment with a state bucket can share anything (docs/park.md). The words
+  // anywhere, not keys at the start of a line: YAML may spell the same mapping in flow style (`{state: ...}`, JSON),
+  // quoted, or merged in from an anchor. A word in a comment only costs loading the configuration in full.
+  const word = (name: string) => new RegExp(`\\b${name}\\b`).test(text);
+  if (!word('state') && !(word('park') && word('state_bucket'))) return { type: 'ok' };
   const { loadConfig } = await import('../config/load.js');
   const loaded = await loadConfig({ path: configPath, cwd: io.cwd, checkFilesystem: false });
   if (!loaded.ok) {

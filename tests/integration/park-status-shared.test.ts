@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useMoto } from '../helpers/moto.js';
 import { PARK_BUCKET, parkConfig } from '../helpers/park-fixture.js';
@@ -115,6 +116,17 @@ describe('platctl status: the park state where the record is shared', { timeout:
         last: null,
       },
     ]);
+  });
+
+  it('the configuration in YAML flow style (here JSON, on one line): the shared record is still read', async () => {
+    const configPath = join(root, '.platctl.yaml');
+    await useS3State(configPath, STATE_BUCKET);
+    writeFileSync(configPath, JSON.stringify(parse(readFileSync(configPath, 'utf8'))));
+    await shareRecord(STATE_BUCKET, record('parked', 'cron'));
+
+    const text = await cli(['status']);
+    expect(text.stdout, text.stderr).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
+    expect(text.stdout).toContain(`record: ${STATE_RECORD}`);
   });
 
   it("a stale local copy says parked; up ran elsewhere and the environment bucket's record says unparked", async () => {
