@@ -47,7 +47,8 @@ export async function readParkStatus(
         return { env, record_location: store.location, last, unreadable };
       }
       if (read.value === undefined && !local.has(env)) return undefined;
-      return { env, record: read.value, record_location: store.location, last };
+      // Where it was found: while a record moves to the state bucket, status (which never moves it) reads the old copy.
+      return { env, record: read.value, record_location: store.answeredFrom, last };
     }),
   );
   return views.filter((view) => view !== undefined);

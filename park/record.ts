@@ -182,6 +182,8 @@ export class RecordStore {
   readonly #places: RecordPlaces;
   /** The ETag of the shared object last read, for the next conditional write. */
   #etag: string | undefined;
+  /** Where the last read found its record, when that was not {@link location} (the previous place, not moved). */
+  #answeredAt: string | undefined;
 
   constructor(root: string, env: string, places: RecordPlaces = {}) {
     this.#root = root;
@@ -194,9 +196,15 @@ export class RecordStore {
     return shared ? shared.location(recordKey(this.#env)) : parkFilePath(this.#root, this.#env);
   }
 
+  /** Where the last {@link read} found the record: {@link location}, or the previous place when it was not moved. */
+  get answeredFrom(): string {
+    return this.#answeredAt ?? this.location;
+  }
+
   /** The current record (the shared one when configured, else local), or undefined. */
   async read(): Promise<CloudResult<ParkRecord | undefined>> {
     const { shared, previous } = this.#places;
+    this.#answeredAt = undefined;
     if (!shared) {
       const local = await loadParkFile(this.#root, this.#env);
       if (local.type === 'invalid') return failure('error', local.message);
@@ -218,7 +226,10 @@ export class RecordStore {
     record: ParkRecord,
   ): Promise<CloudResult<ParkRecord | undefined>> {
     const { mayWrite, onMoved } = this.#places;
-    if (!mayWrite || !(await mayWrite())) return ok(record);
+    if (!mayWrite || !(await mayWrite())) {
+      this.#answeredAt = previous.location(recordKey(this.#env));
+      return ok(record);
+    }
     const put = await shared.put(recordKey(this.#env), recordText(record), { ifNoneMatch: true });
     if (!put.ok) return toCloud(put);
     if (put.value.type === 'conflict') {

@@ -152,6 +152,20 @@ describe('platctl status: the park state where the record is shared', { timeout:
     ]);
   });
 
+  it('state moved to an S3 backend, the record not moved yet: status names the copy that answered', async () => {
+    // The environment bucket holds the record (written before `state.backend: s3`); the next `down`/`up` moves it.
+    await useS3State(join(root, '.platctl.yaml'), STATE_BUCKET);
+    await shareRecord(PARK_BUCKET, record('parked', 'cron'));
+
+    const text = await cli(['status']);
+    expect(text.stdout, text.stderr).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
+    expect(text.stdout).toContain(`record: ${ENV_RECORD}`);
+    expect((await parkJson()).park[0]?.record_location).toBe(ENV_RECORD);
+    // status only reads: nothing was copied to the state bucket.
+    const moved = await stateStore(moto, STATE_BUCKET).get('park/platform.json');
+    expect(moved.ok && moved.value).toBe(undefined);
+  });
+
   it('the shared record cannot be read: the park state is unknown, with where, why and what to do; exit 3', async () => {
     await saveParkFile(root, localFile(record('parked', 'alice'), ENV_RECORD));
     const closed = await closedPort();
