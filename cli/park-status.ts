@@ -26,17 +26,27 @@ export async function readParkStatus(
   config: PlatctlConfig | undefined,
   vars: EnvVars,
 ): Promise<ParkView[]> {
-  const files = await parkFiles(root);
+  const { files, unreadable } = await parkFiles(root);
   if (!config) {
-    return files.map((file) => ({
-      env: file.env,
-      record: file.record,
-      record_location: file.record ? parkFilePath(root, file.env) : undefined,
-      last: file.last,
-    }));
+    const views: ParkView[] = [
+      ...files.map((file) => ({
+        env: file.env,
+        record: file.record,
+        record_location: file.record ? parkFilePath(root, file.env) : undefined,
+        last: file.last,
+      })),
+      // A park file that cannot be read says nothing of the environment: unknown, never skipped.
+      ...unreadable.map(({ env, message }) => ({
+        env,
+        record_location: parkFilePath(root, env),
+        unreadable: { reason: 'unreadable-park-file', message },
+      })),
+    ];
+    return views.sort((a, b) => (a.env < b.env ? -1 : a.env > b.env ? 1 : 0));
   }
   const local = new Map(files.map((file) => [file.env, file]));
-  const envs = [...new Set([...local.keys(), ...Object.keys(config.park)])].sort();
+  // An unreadable local file is read again through the environment's store: unknown where it is the record.
+  const envs = [...new Set([...local.keys(), ...unreadable.map((u) => u.env), ...Object.keys(config.park)])].sort();
   const views = await Promise.all(
     envs.map(async (env): Promise<ParkView | undefined> => {
       const store = await recordStore(root, config, env, vars);
@@ -139,7 +149,7 @@ export async function clearParkAfterTeardown(
 ): Promise<number | undefined> {
   const byEnv = new Map<string, UnitId[]>();
   for (const node of graph.nodes.values()) byEnv.set(node.env, [...(byEnv.get(node.env) ?? []), node.id]);
-  const withFile = new Set((await parkFiles(root)).map((f) => f.env));
+  const withFile = new Set((await parkFiles(root)).files.map((f) => f.env));
   for (const [env, units] of byEnv) {
     if (!config.park[env] && !withFile.has(env)) continue;
     const destroyed = units.every((id) => {

@@ -7,14 +7,22 @@
 import type { Operation, ParkFile, ParkRecord } from './record.js';
 import { loadParkFile, parkFileEnvs } from './record.js';
 
+/** The park files under `root`: those read, and those that could not be (why, in a sentence naming the file). */
+export interface LocalParkFiles {
+  readonly files: readonly ParkFile[];
+  readonly unreadable: readonly { readonly env: string; readonly message: string }[];
+}
+
 /** Every park file under `root`. */
-export async function parkFiles(root: string): Promise<ParkFile[]> {
-  const out: ParkFile[] = [];
+export async function parkFiles(root: string): Promise<LocalParkFiles> {
+  const files: ParkFile[] = [];
+  const unreadable: { env: string; message: string }[] = [];
   for (const env of await parkFileEnvs(root)) {
     const loaded = await loadParkFile(root, env);
-    if (loaded.type === 'ok') out.push(loaded.file);
+    if (loaded.type === 'ok') files.push(loaded.file);
+    else if (loaded.type === 'invalid') unreadable.push({ env, message: loaded.message });
   }
-  return out;
+  return { files, unreadable };
 }
 
 /** Why an environment's record could not be read: its park state is unknown. */

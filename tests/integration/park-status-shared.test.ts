@@ -258,6 +258,24 @@ describe('platctl status: the park state where the record is shared', { timeout:
     expect(child.stdout).toContain('platform: PARKED since');
     expect(readFileSync(log, 'utf8')).toBe('');
   });
+
+  it('a corrupt local park file, nothing shared: UNKNOWN with the file and what to do, exit 3', async () => {
+    const path = join(root, '.platctl-park', 'staging.json');
+    mkdirSync(join(root, '.platctl-park'), { recursive: true });
+    writeFileSync(path, '{"version": 1, "env": "stag');
+    const offline = { PATH: process.env.PATH ?? '' };
+    // Once with a configuration status does not load in full, once with one it does (staging is not under park:).
+    for (const config of [parkConfig().replace(`, state_bucket: ${PARK_BUCKET}`, ''), parkConfig()]) {
+      writeFileSync(join(root, '.platctl.yaml'), config);
+      const text = await cli(['status'], offline);
+      expect(text.code, text.stderr).toBe(3);
+      expect(text.stdout).toContain(`staging: UNKNOWN: its park record cannot be read: ${path} is not valid JSON`);
+      const json = await parkJson(offline);
+      expect(json.park).toContainEqual(
+        expect.objectContaining({ env: 'staging', parked: null, record: null, record_location: path }),
+      );
+    }
+  });
 });
 
 /** A loopback port nothing listens on. */
