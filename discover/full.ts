@@ -266,12 +266,13 @@ async function evaluateUnits(units: ReadonlyMap<UnitId, UnitInfo>, ctx: Evaluati
   // Siblings every unit may read, and the files cached units depend on, are read with the unit files in one
   // batch, so most units evaluate (or are found unchanged) without waiting.
   const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
-  const unitFiles = (unit: UnitInfo): string[] => [
-    unit.configFile,
-    ...siblings.map((name) => childPath(unit.absDir, name)).filter((path) => host.kind(path) === 'file'),
-  ];
+  const unitFiles = new Map<UnitId, string[]>();
+  for (const [id, unit] of units) {
+    const present = siblings.map((name) => childPath(unit.absDir, name)).filter((path) => host.kind(path) === 'file');
+    unitFiles.set(id, present.length === 0 ? [unit.configFile] : [unit.configFile, ...present]);
+  }
   // Read (and hash) first; parse only when some unit has to be evaluated.
-  await files.ensure([...[...units.values()].flatMap(unitFiles), ...[...candidates.values()].flatMap(recordedFiles)], {
+  await files.ensure([...[...unitFiles.values()].flat(), ...[...candidates.values()].flatMap(recordedFiles)], {
     parse: false,
   });
   const fresh = new Set(
@@ -281,10 +282,7 @@ async function evaluateUnits(units: ReadonlyMap<UnitId, UnitInfo>, ctx: Evaluati
     }),
   );
   const order = [...units.keys()].sort(compareIds);
-  const freshFiles = order.flatMap((id) => {
-    const unit = units.get(id);
-    return unit && fresh.has(id) ? unitFiles(unit) : [];
-  });
+  const freshFiles = order.flatMap((id) => (fresh.has(id) ? (unitFiles.get(id) ?? []) : []));
   // The files are parsed in the order the units are evaluated, while they are evaluated.
   await files.startParsing(freshFiles);
   // Units are evaluated one after another; one that needs a file not parsed yet (its own, an include, a file read
@@ -798,16 +796,16 @@ function evaluationHost(
   const kinds = new Map<string, 'file' | 'dir' | undefined>();
   const repoRoots = new Map<string, string | undefined>();
   const kind = (path: string): 'file' | 'dir' | undefined => {
-    if (kinds.has(path)) return kinds.get(path);
-    // Inside a directory the scan read, its listing answers without a stat (a dangling name is simply absent).
-    // (Split at the last separator by hand where that is what dirname and basename would do: this runs for every
-    // existence check of every unit.)
+    // Inside a directory the scan read, its listing answers without a stat (a dangling name is simply absent); it
+    // is asked first, as it answers almost every check. (Split at the last separator by hand where that is what
+    // dirname and basename would do: this runs for every existence check of every unit.)
     const cut = sep === '/' ? path.lastIndexOf('/') : -1;
     const plain = cut > 0 && cut < path.length - 1;
     const listing = listings.get(plain ? path.slice(0, cut) : dirname(path));
     const listed = listing ? (listing.get(plain ? path.slice(cut + 1) : basename(path)) ?? 'absent') : undefined;
     if (listed === 'file' || listed === 'dir') return listed;
     if (listed === 'absent') return undefined;
+    if (kinds.has(path)) return kinds.get(path);
     let result: 'file' | 'dir' | undefined;
     try {
       const stat = statSync(path);
