@@ -108,12 +108,30 @@ function applySegments(base: string, path: string): string {
   if (base === '' && isCleanAbsolute(path)) return path;
   if (base !== '' && path !== '' && isCleanAbsolute(`/${path}`)) return base === '/' ? `/${path}` : `${base}/${path}`;
   let out = base === '/' ? '' : base;
-  for (const part of path.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') out = out.slice(0, Math.max(0, out.lastIndexOf('/')));
-    else out = `${out}/${part}`;
+  // Segment by segment without splitting (`${get_terragrunt_dir()}/../x` in every unit of a repository).
+  for (let start = 0; start <= path.length;) {
+    let end = path.indexOf('/', start);
+    if (end === -1) end = path.length;
+    const length = end - start;
+    if (length === 2 && path.startsWith('..', start)) out = out.slice(0, Math.max(0, out.lastIndexOf('/')));
+    else if (length > 0 && !(length === 1 && path[start] === '.')) out = `${out}/${path.slice(start, end)}`;
+    start = end + 1;
   }
   return out === '' ? '/' : out;
+}
+
+/** find_in_parent_folders() with no name looks for these. */
+const DEFAULT_PROBES: readonly string[] = Object.freeze(['terragrunt.hcl.json', 'terragrunt.hcl']);
+const probeLists = new Map<string, readonly string[]>();
+
+/** The one-name probe list, shared by every call that names it (every unit calls find_in_parent_folders). */
+function probesFor(name: string): readonly string[] {
+  let probes = probeLists.get(name);
+  if (probes === undefined) {
+    probes = Object.freeze([name]);
+    if (probeLists.size < 1024) probeLists.set(name, probes);
+  }
+  return probes;
 }
 
 /** A Terragrunt function, given the context it is called in and the host, rather than closing over them. */
@@ -173,7 +191,7 @@ export const contextualFunctions: Readonly<Record<string, ContextualFunction>> =
   find_in_parent_folders: (args, context, host) => {
     const name = optionalString(args, 0, 'find_in_parent_folders');
     const hasFallback = args.length > 1;
-    const probes = name === undefined ? ['terragrunt.hcl.json', 'terragrunt.hcl'] : [name];
+    const probes = name === undefined ? DEFAULT_PROBES : probesFor(name);
     const configDir = configDirOf(context);
     // The search starts at the parent of the config's directory, not the directory itself.
     const found = host.findUp(dirname(configDir), probes);

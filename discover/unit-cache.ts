@@ -50,10 +50,28 @@ function textHash(text: string | undefined): string | null {
   return text === undefined ? null : createHash('sha256').update(text).digest('base64url');
 }
 
-function flat<T>(answers: ReadonlyMap<string, T>): (string | T)[] {
+function flat<T>(answers: ReadonlyMap<string, T> | undefined): (string | T)[] {
   const out: (string | T)[] = [];
-  for (const [question, answer] of answers) out.push(question, answer);
+  if (answers) for (const [question, answer] of answers) out.push(question, answer);
   return out;
+}
+
+/**
+ * The environment's answers, per base host (one per discovery): a run reads the same few variables for every unit,
+ * and each read of `process.env` asks the C library (about 0.5 µs, 1.4 µs through the run's recording proxy).
+ */
+const envAnswers = new WeakMap<EvaluationHost, Map<string, string | undefined>>();
+
+function envValue(base: EvaluationHost, name: string): string | undefined {
+  let answers = envAnswers.get(base);
+  if (!answers) {
+    answers = new Map();
+    envAnswers.set(base, answers);
+  }
+  if (answers.has(name)) return answers.get(name);
+  const value = base.env[name];
+  answers.set(name, value);
+  return value;
 }
 
 /** Each question and answer of a flat list. */
@@ -70,13 +88,15 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
   const kinds = new Map<string, 'file' | 'dir' | null>();
   const finds = new Map<string, string | null>();
   const envRead = new Map<string, string | null>();
-  const texts = new Map<string, string | null>();
-  const globs = new Map<string, string[]>();
-  const repoRoots = new Map<string, string | null>();
+  // Few units read text, glob or ask for the git root: those maps are made on first use.
+  let texts: Map<string, string | null> | undefined;
+  let globs: Map<string, string[]> | undefined;
+  let repoRoots: Map<string, string | null> | undefined;
   const env = new Proxy(base.env, {
-    get: (target, key) => {
+    get: (_target, key) => {
       if (typeof key !== 'string') return undefined;
-      const value = target[key];
+      // The environment does not change during a discovery: its first answer stands (`base` recorded it).
+      const value = envValue(base, key);
       envRead.set(key, value ?? null);
       return value;
     },
@@ -101,22 +121,22 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
     },
     findUp: (dir, probes) => {
       const found = base.findUp(dir, probes);
-      finds.set([dir, ...probes].join('\u0000'), found ?? null);
+      finds.set(probes.length === 1 ? `${dir}\u0000${probes[0]}` : [dir, ...probes].join('\u0000'), found ?? null);
       return found;
     },
     repoRoot: (dir) => {
       const root = base.repoRoot(dir);
-      repoRoots.set(dir, root ?? null);
+      (repoRoots ??= new Map()).set(dir, root ?? null);
       return root;
     },
     readText: (path) => {
       const text = base.readText(path);
-      texts.set(path, textHash(text));
+      (texts ??= new Map()).set(path, textHash(text));
       return text;
     },
     glob: (pattern, dir) => {
       const found = base.glob(pattern, dir);
-      globs.set(`${dir}\u0000${pattern}`, [...found]);
+      (globs ??= new Map()).set(`${dir}\u0000${pattern}`, [...found]);
       return found;
     },
   };

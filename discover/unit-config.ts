@@ -107,6 +107,8 @@ interface EvaluationCalls {
   readonly functionHost: FunctionHost;
   /** Counts a call of a Terragrunt function that returned an Unknown (see UnitEvaluation's #evaluate). */
   noteUnknownCall(name: string): void;
+  /** A call of a Terragrunt function and its answer (an exception: `undefined`), for includePathMemo. */
+  noteCall(name: string, args: readonly Value[], answer: Value | undefined): void;
   /** The filesystem built-ins for expressions written in this config file. */
   fsFunctions(configFile: string): Record<string, HclFunction>;
 }
@@ -136,7 +138,12 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
   for (const [name, fn] of Object.entries(contextualFunctions)) {
     out[name] = (args, call) => {
       const { context, calls } = callSite(call);
-      const value = fn(args, context, calls.functionHost);
+      let value: Value | undefined;
+      try {
+        value = fn(args, context, calls.functionHost);
+      } finally {
+        calls.noteCall(name, args, value);
+      }
       if (value instanceof Unknown) calls.noteUnknownCall(name);
       return value;
     };
@@ -146,6 +153,8 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
     if (hasOwn(out, name)) continue;
     const bound: HclFunction = (args, call) => {
       const { context, calls } = callSite(call);
+      // What a file holds is not a question includePathMemo replays.
+      calls.noteCall(name, args, undefined);
       return (calls.fsFunctions(context.configFile)[name] as HclFunction)(args, call);
     };
     out[name] = fn.acceptsUnknown ? Object.assign(bound, { acceptsUnknown: true }) : bound;
@@ -155,6 +164,40 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
 })();
 
 type Json = Record<string, unknown>;
+
+/**
+ * Include paths evaluated before, by their text (`find_in_parent_folders("root.hcl")`, or a template around it):
+ * what it gave, and every call of a Terragrunt function it made with the answer, in order. An include path is
+ * evaluated with functions only, no variables, and the built-ins are pure, so its value follows from its text and
+ * those answers: when the same calls, made again for the next unit, give the same answers, so does the path. Made
+ * again, they also ask the host again, so the unit cache records for each unit the inputs its path depends on.
+ * (Every unit evaluates one or two include paths; replaying one call costs a fraction of evaluating the template.)
+ */
+interface ReplayableCall {
+  readonly name: string;
+  readonly args: readonly Value[];
+  readonly answer: string | boolean | null;
+}
+
+const includePathMemo = new Map<string, { readonly calls: readonly ReplayableCall[]; readonly value: string }>();
+
+/** Terragrunt's functions whose answer depends only on their arguments, the context and the host's answers. */
+const REPLAYABLE = new Set([
+  'get_terragrunt_dir',
+  'get_original_terragrunt_dir',
+  'get_parent_terragrunt_dir',
+  'path_relative_to_include',
+  'path_relative_from_include',
+  'find_in_parent_folders',
+  'get_repo_root',
+  'get_path_from_repo_root',
+  'get_path_to_repo_root',
+  'get_env',
+  'get_platform',
+]);
+
+const isPlain = (value: Value | undefined): value is string | boolean | null =>
+  value === null || typeof value === 'string' || typeof value === 'boolean';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -200,11 +243,8 @@ interface ConfigSource {
   readonly scope: Scope;
 }
 
-interface IncludeScope {
+interface IncludeScope extends ConfigSource {
   readonly decl: IncludeDecl;
-  readonly parsed: ParsedFile;
-  readonly json: Json;
-  readonly scope: Scope;
 }
 
 /** Variables every scope of a unit shares. */
@@ -213,6 +253,8 @@ interface SharedVariables {
   readonly features: Value;
   /** Filled as the included files are read: `dependency.<name>` is read lazily, after all of them are. */
   readonly dependencyNames: Set<string>;
+  /** The `dependency` variable of every scope, built from dependencyNames when an expression first reads it. */
+  readonly dependency: () => Value;
 }
 
 const NOT_AVAILABLE = 'dependency outputs are not available while building the graph';
@@ -226,35 +268,70 @@ export function evaluateUnitConfig(unit: UnitConfigInput, host: EvaluationHost):
   return new UnitEvaluation(unit, host).run();
 }
 
-class UnitEvaluation {
+/** No includes (yet): shared, never written. */
+const NO_INCLUDES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * One unit's evaluation. It is also what its expressions' functions call (the FunctionHost and EvaluationCalls of
+ * every scope it builds), through methods rather than a table of closures per unit. The collections it may not need
+ * are made on first use: a unit of a typical repository allocated about 25 KB, a fifth of a cold run's garbage, and
+ * empty Maps, Sets and closures were a large part of it.
+ */
+class UnitEvaluation implements FunctionHost, EvaluationCalls {
   readonly #unit: UnitConfigInput;
   readonly #host: EvaluationHost;
   readonly #problems: Problem[] = [];
-  readonly #needed = new Set<string>();
-  readonly #readWithDeps = new Map<string, SourceLocation>();
-  readonly #includes = new Map<string, string>();
-  readonly #calls: EvaluationCalls;
+  #needed: string[] | undefined;
+  #readWithDeps: Map<string, SourceLocation> | undefined;
+  #includes: ReadonlyMap<string, string> = NO_INCLUDES;
   /** The filesystem built-ins per config file, built when an expression there first calls one. */
-  readonly #fsFunctions = new Map<string, Record<string, HclFunction>>();
+  #fsFunctions: Map<string, Record<string, HclFunction>> | undefined;
   /** Calls so far of functions that need a real run (run_cmd, sops, AWS), which returned an Unknown; the latest. */
   #unknownCalls = 0;
   #lastUnknownCall = '';
+  /** While an include path is evaluated for includePathMemo: the calls it made (undefined: one cannot be replayed). */
+  #callLog: ReplayableCall[] | undefined;
+  #loggingCalls = false;
 
   constructor(unit: UnitConfigInput, host: EvaluationHost) {
     this.#unit = unit;
     this.#host = host;
-    this.#calls = {
-      functionHost: {
-        kind: (p) => host.kind(p),
-        findUp: (dir, probes) => host.findUp(dir, probes),
-        env: host.env,
-        repoRoot: (d) => host.repoRoot(d),
-        readConfig: (path, context) => this.#readConfig(path, context),
-        readTfvars: (path) => this.#readTfvars(path),
-      },
-      noteUnknownCall: (name) => this.#noteUnknownCall(name),
-      fsFunctions: (configFile) => this.#fsFunctionsFor(configFile),
-    };
+  }
+
+  // FunctionHost: what Terragrunt's functions ask, answered by the host (recorded there) or by this evaluation.
+  get functionHost(): FunctionHost {
+    return this;
+  }
+  get env(): Readonly<Record<string, string | undefined>> {
+    return this.#host.env;
+  }
+  kind(path: string): 'file' | 'dir' | undefined {
+    return this.#host.kind(path);
+  }
+  findUp(dir: string, probes: readonly string[]): string | undefined {
+    return this.#host.findUp(dir, probes);
+  }
+  repoRoot(dir: string): string | undefined {
+    return this.#host.repoRoot(dir);
+  }
+  readConfig(path: string, context: FunctionContext): Value {
+    return this.#readConfig(path, context);
+  }
+  readTfvars(path: string): Value {
+    return this.#readTfvars(path);
+  }
+  // EvaluationCalls
+  noteUnknownCall(name: string): void {
+    this.#unknownCalls += 1;
+    this.#lastUnknownCall = name;
+  }
+  fsFunctions(configFile: string): Record<string, HclFunction> {
+    return this.#fsFunctionsFor(configFile);
+  }
+  noteCall(name: string, args: readonly Value[], answer: Value | undefined): void {
+    if (!this.#loggingCalls || this.#callLog === undefined) return;
+    if (REPLAYABLE.has(name) && isPlain(answer) && args.every(isPlain)) this.#callLog.push({ name, args, answer });
+    else this.#callLog = undefined;
   }
 
   /**
@@ -279,21 +356,24 @@ class UnitEvaluation {
 
     // 1. Includes: their paths use functions only (Terragrunt parses include before locals).
     const includeDecls = this.#includeDecls(file, json);
-    for (const inc of includeDecls) this.#includes.set(inc.name, inc.file);
+    if (includeDecls.length > 0) {
+      const includes = new Map<string, string>();
+      for (const inc of includeDecls) includes.set(inc.name, inc.file);
+      this.#includes = includes;
+    }
     const included = includeDecls.map((inc) => ({ inc, parsed: this.#need(inc.file) }));
     this.#flushNeeds();
 
     const baseContext = this.#unitContext(this.#includes);
 
     // 2. values and features, visible to the unit and its includes.
-    const featureSources: Json[] = [json];
-    for (const { parsed } of included) {
-      if (parsed?.outcome.ok) featureSources.push(sourceJson(parsed.outcome.json, parsed.content));
-    }
+    const dependencyNames = new Set<string>();
+    addBlockLabels(dependencyNames, json.dependency);
     const shared: SharedVariables = {
       values: values ? this.#valuesObject(values, baseContext) : undefined,
-      features: this.#features(featureSources, baseContext),
-      dependencyNames: new Set(Object.keys(blockMap(json.dependency))),
+      features: this.#features(json, included, baseContext),
+      dependencyNames,
+      dependency: () => dependencyObject(dependencyNames),
     };
 
     // 3. Each included file gets its own scope: its own locals, the unit's context.
@@ -317,10 +397,9 @@ class UnitEvaluation {
     const declarations = this.#declarations(unitSource, includeScopes, autoSource);
 
     // 6.-9. The other blocks: the unit's own wins over its (merging) includes'.
-    const merging: ConfigSource[] = [...includeScopes.values()]
-      .filter((e) => e.decl.mergeStrategy !== 'no_merge')
-      .map((e) => ({ file: e.parsed, json: e.json, scope: e.scope }));
-    const sources = [...merging, unitSource];
+    const sources: ConfigSource[] = [];
+    for (const entry of includeScopes.values()) if (entry.decl.mergeStrategy !== 'no_merge') sources.push(entry);
+    sources.push(unitSource);
     const remoteState = this.#host.remoteState ? this.#mergedRemoteState(sources) : undefined;
     const preventDestroy = this.#preventDestroy(sources, unitSource);
     for (const source of sources) this.#checkTerraformSource(source.file, source.json);
@@ -364,7 +443,7 @@ class UnitEvaluation {
         });
       }
       // The set is shared by every scope: `dependency.<name>` lists the blocks of the unit and all its includes.
-      for (const name of Object.keys(blockMap(incJson.dependency))) shared.dependencyNames.add(name);
+      addBlockLabels(shared.dependencyNames, incJson.dependency);
       const context: FunctionContext = {
         unitDir: baseContext.unitDir,
         originalDir: baseContext.originalDir,
@@ -373,7 +452,7 @@ class UnitEvaluation {
         includedFile: parsed.path,
       };
       const scope = this.#scope(context, incJson, shared, undefined);
-      includeScopes.set(inc.name, { decl: inc, parsed, json: incJson, scope });
+      includeScopes.set(inc.name, { decl: inc, file: parsed, json: incJson, scope });
     }
     return includeScopes;
   }
@@ -406,13 +485,16 @@ class UnitEvaluation {
     const mergedBlocks = new Map<string, DependencyDecl[]>();
     const pathsFrom: ConfigSource[] = [];
     const staleFrom: DependencyDecl[] = [];
-    for (const { decl, parsed, json: incJson, scope } of includeScopes.values()) {
+    for (const source of includeScopes.values()) {
+      const { decl, file, json: incJson, scope } = source;
       if (decl.mergeStrategy === 'no_merge') continue;
-      for (const [name, block] of Object.entries(blockMap(incJson.dependency))) {
+      for (const name of blockLabels(incJson.dependency)) {
+        const block = lastBody(incJson.dependency, name);
+        if (!block) continue;
         const dep: DependencyDecl = {
           name,
           block,
-          file: parsed,
+          file,
           scope,
           merge: decl.mergeStrategy,
           occurrence: lastOccurrence(incJson.dependency, name),
@@ -426,12 +508,14 @@ class UnitEvaluation {
           mergedBlocks.set(name, [...list, dep]);
         }
       }
-      pathsFrom.push({ file: parsed, json: incJson, scope });
+      pathsFrom.push(source);
     }
     if (auto) {
       // terragrunt.autoinclude.hcl merges shallowly with no include block, and wins over the unit.
       for (const source of [unit, auto]) {
-        for (const [name, block] of Object.entries(blockMap(source.json.dependency))) {
+        for (const name of blockLabels(source.json.dependency)) {
+          const block = lastBody(source.json.dependency, name);
+          if (!block) continue;
           const occurrence = lastOccurrence(source.json.dependency, name);
           const { file, scope } = source;
           mergedBlocks.set(name, [{ name, block, file, scope, merge: 'child', occurrence }]);
@@ -439,7 +523,9 @@ class UnitEvaluation {
       }
       pathsFrom.push(auto);
     } else {
-      for (const [name, block] of Object.entries(blockMap(unit.json.dependency))) {
+      for (const name of blockLabels(unit.json.dependency)) {
+        const block = lastBody(unit.json.dependency, name);
+        if (!block) continue;
         const previous = mergedBlocks.get(name) ?? [];
         const occurrence = lastOccurrence(unit.json.dependency, name);
         const child: DependencyDecl = { name, block, file: unit.file, scope: unit.scope, merge: 'child', occurrence };
@@ -460,10 +546,8 @@ class UnitEvaluation {
       const decl = this.#mergedDependency(dep.name, [dep]);
       if (decl) declarations.push(decl);
     }
-    for (const source of pathsFrom)
-      declarations.push(...this.#duplicateDependencies(source.file, source.json, source.scope));
-    for (const source of pathsFrom)
-      declarations.push(...this.#dependenciesPaths(source.file, source.json, source.scope));
+    for (const source of pathsFrom) this.#duplicateDependencies(source.file, source.json, source.scope, declarations);
+    for (const source of pathsFrom) this.#dependenciesPaths(source.file, source.json, source.scope, declarations);
     return declarations;
   }
 
@@ -569,7 +653,9 @@ class UnitEvaluation {
     preventDestroy = false,
     exclude?: ExcludeSpec,
   ): UnitConfig {
-    const readFilesWithDependencies = [...this.#readWithDeps].map(([file, location]) => ({ file, location }));
+    const readFilesWithDependencies: { file: string; location: SourceLocation }[] = [];
+    if (this.#readWithDeps)
+      for (const [file, location] of this.#readWithDeps) readFilesWithDependencies.push({ file, location });
     // Built property by property (object spreads were a visible share of a unit's evaluation); the optional ones
     // are present only when set, in this order (the unit cache stores the object as JSON).
     const out: Mutable<UnitConfig> = { dependencies, includes, problems: this.#problems, readFilesWithDependencies };
@@ -590,14 +676,15 @@ class UnitEvaluation {
   /** The parsed file, or undefined; records the path as needed when it has not been read yet. */
   #need(path: string): ParsedFile | undefined {
     if (!this.#host.files.has(path)) {
-      this.#needed.add(path);
+      this.#needed ??= [];
+      if (!this.#needed.includes(path)) this.#needed.push(path);
       return undefined;
     }
     return this.#host.files.get(path);
   }
 
   #flushNeeds(): void {
-    if (this.#needed.size > 0) throw new NeedFiles([...this.#needed]);
+    if (this.#needed !== undefined && this.#needed.length > 0) throw new NeedFiles([...this.#needed]);
   }
 
   #report(fields: Parameters<typeof problem>[0]): void {
@@ -636,15 +723,16 @@ class UnitEvaluation {
 
   #includeDecls(file: ParsedFile, json: Json): IncludeDecl[] {
     const out: IncludeDecl[] = [];
+    if (json.include === undefined) return out;
     // No includes yet: their paths are what this reads.
-    const scope = this.#bareScope(this.#unitContext(new Map()));
+    const scope = this.#bareScope(this.#unitContext(NO_INCLUDES));
     const entries: [string, Json][] = Array.isArray(json.include)
       ? (json.include as Json[]).map((b) => ['', b])
       : Object.entries(blockMap(json.include));
     for (const [name, block] of entries) {
       const location = (): SourceLocation | undefined =>
         this.#attributeLocation(file, 'include', name ? [name] : [], 'path');
-      const path = this.#evaluate(block.path, scope, location, 'include path');
+      const path = this.#includePath(block.path, scope, location);
       if (path === undefined) continue;
       if (typeof path !== 'string') {
         this.#report({
@@ -663,16 +751,54 @@ class UnitEvaluation {
     return out;
   }
 
+  /** An include block's path, through includePathMemo when it is written as a string. */
+  #includePath(raw: unknown, scope: Scope, where: Where): Value | undefined {
+    if (typeof raw !== 'string') return this.#evaluate(raw, scope, where, 'include path');
+    const memo = includePathMemo.get(raw);
+    if (memo && this.#replays(memo.calls, (scope.context as CallSite).context)) return memo.value;
+    const problems = this.#problems.length;
+    this.#callLog = [];
+    this.#loggingCalls = true;
+    let value: Value | undefined;
+    try {
+      value = this.#evaluate(raw, scope, where, 'include path');
+    } finally {
+      this.#loggingCalls = false;
+    }
+    const calls = this.#callLog;
+    this.#callLog = undefined;
+    if (calls && typeof value === 'string' && this.#problems.length === problems && includePathMemo.size < MEMO_LIMIT) {
+      includePathMemo.set(raw, { calls, value });
+    }
+    return value;
+  }
+
+  /** Whether each call, made again in `context`, gives the answer it gave (see includePathMemo). */
+  #replays(calls: readonly ReplayableCall[], context: FunctionContext): boolean {
+    for (const call of calls) {
+      const fn = contextualFunctions[call.name];
+      if (!fn) return false;
+      try {
+        if (fn(call.args as Value[], context, this) !== call.answer) return false;
+      } catch (error) {
+        if (error instanceof HclEvalError) return false;
+        throw error;
+      }
+    }
+    return true;
+  }
+
   /** A scope with no variables, for expressions written in `context` (include paths, values, feature defaults). */
   #bareScope(context: FunctionContext): Scope {
     return { variables: {}, functions: FUNCTIONS, context: this.#site(context) };
   }
 
   #site(context: FunctionContext): CallSite {
-    return { context, calls: this.#calls };
+    return { context, calls: this };
   }
 
   #fsFunctionsFor(configFile: string): Record<string, HclFunction> {
+    this.#fsFunctions ??= new Map();
     let table = this.#fsFunctions.get(configFile);
     if (!table) {
       table = fsBuiltins({
@@ -687,27 +813,22 @@ class UnitEvaluation {
     return table;
   }
 
-  #noteUnknownCall(name: string): void {
-    this.#unknownCalls += 1;
-    this.#lastUnknownCall = name;
-  }
-
   /**
    * The locals object, noting which locals called a function that returned an Unknown when they were computed, so
    * that reading one again later (locals are computed once) counts that call again.
    */
   #trackLocals(locals: LazyValue | undefined): LazyValue | undefined {
     if (!locals || typeof locals !== 'object' || Array.isArray(locals) || locals instanceof Unknown) return locals;
-    const tainted = new Map<string, string>();
+    let tainted: Map<string, string> | undefined;
     return new Proxy(locals, {
       get: (target, key) => {
         if (typeof key !== 'string') return Reflect.get(target, key) as unknown;
         const before = this.#unknownCalls;
         const value = Reflect.get(target, key) as unknown;
-        if (this.#unknownCalls > before) tainted.set(key, this.#lastUnknownCall);
+        if (this.#unknownCalls > before) (tainted ??= new Map()).set(key, this.#lastUnknownCall);
         else {
-          const call = tainted.get(key);
-          if (call !== undefined) this.#noteUnknownCall(call);
+          const call = tainted?.get(key);
+          if (call !== undefined) this.noteUnknownCall(call);
         }
         return value;
       },
@@ -715,21 +836,14 @@ class UnitEvaluation {
   }
 
   #scope(context: FunctionContext, json: Json, extra: SharedVariables, exposed: (() => Value) | undefined): Scope {
-    const localsRaw = mergeLocals(json.locals);
-    const variables: Scope['variables'] = {
-      feature: extra.features,
-      dependency: () => {
-        const out: Record<string, Value> = {};
-        for (const name of extra.dependencyNames) {
-          out[name] = { outputs: new Unknown(NOT_AVAILABLE, `dependency.${name}`), inputs: new Unknown(NOT_AVAILABLE) };
-        }
-        return out;
-      },
-    };
+    const variables: Scope['variables'] = { feature: extra.features, dependency: extra.dependency };
     const scope: Scope = { variables, functions: FUNCTIONS, context: this.#site(context) };
-    // Lazy: each local is evaluated on first use, in this same scope (locals may refer to each other).
-    const locals = this.#trackLocals(evaluateLocals(localsRaw, () => scope));
-    if (locals !== undefined) variables.local = locals;
+    // The locals object is built when `local` (or include.<name>.locals) is first read: most scopes of a unit (its
+    // includes' above all) never are. Each local is then evaluated on first use, in this same scope (locals may
+    // refer to each other).
+    let locals: Value | undefined;
+    variables.local = (): Value =>
+      (locals ??= this.#trackLocals(evaluateLocals(mergeLocals(json.locals), () => scope)) as Value);
     if (extra.values !== undefined) variables.values = extra.values;
     if (exposed) variables.include = exposed;
     return scope;
@@ -794,13 +908,12 @@ class UnitEvaluation {
   }
 
   /** `feature.<name>.value`: the block's default, overridden by TG_FEATURE=name=value,... */
-  #features(sources: Json[], context: FunctionContext): Value {
+  #features(json: Json, included: readonly { parsed: ParsedFile | undefined }[], context: FunctionContext): Value {
     const out: Record<string, Value> = {};
-    const scope = this.#bareScope(context);
-    for (const json of sources) {
-      for (const [name, block] of Object.entries(blockMap(json.feature))) {
-        out[name] = { value: this.#evaluateQuietly(block.default ?? null, scope) };
-      }
+    // The unit's own blocks, then each included file's that parsed.
+    this.#featureDefaults(json, context, out);
+    for (const { parsed } of included) {
+      if (parsed?.outcome.ok) this.#featureDefaults(sourceJson(parsed.outcome.json, parsed.content), context, out);
     }
     for (const pair of (this.#host.env.TG_FEATURE ?? '').split(',')) {
       const eq = pair.indexOf('=');
@@ -813,7 +926,16 @@ class UnitEvaluation {
     return out;
   }
 
-  /** Evaluates an edge-feeding value; reports problems and returns undefined when it cannot be used. */
+  /** Each `feature` block's default of one file, into `out` (a later file's wins). */
+  #featureDefaults(json: Json, context: FunctionContext, out: Record<string, Value>): void {
+    if (json.feature === undefined) return;
+    const scope = this.#bareScope(context);
+    for (const name of blockLabels(json.feature)) {
+      const block = lastBody(json.feature, name);
+      if (block) out[name] = { value: this.#evaluateQuietly(block.default ?? null, scope) };
+    }
+  }
+
   /**
    * Evaluates an attribute, reporting what goes wrong at `where`: a location, or a function that finds it (finding
    * one scans the file's text, so it is left until there is something to report).
@@ -957,8 +1079,9 @@ class UnitEvaluation {
    * Every `dependency` block but the last of a label declared more than once in a file (the last one merges like any
    * block). Terragrunt v1.1.3 keeps an edge for each, and newer versions warn: platctl does both.
    */
-  #duplicateDependencies(file: ParsedFile, json: Json, scope: Scope): DeclaredDependency[] {
-    const out: DeclaredDependency[] = [];
+  #duplicateDependencies(file: ParsedFile, json: Json, scope: Scope, out: DeclaredDependency[]): void {
+    // Almost every file declares each label once: nothing to look at (blockBodies builds a map of every label).
+    if (!hasRepeatedLabel(json.dependency)) return;
     for (const [name, bodies] of Object.entries(blockBodies(json.dependency))) {
       if (bodies.length < 2) continue;
       const lines = bodies.map((_, i) => this.#blockLocation(file, 'dependency', [name], i)?.line ?? '?');
@@ -974,11 +1097,9 @@ class UnitEvaluation {
         if (decl) out.push(decl);
       });
     }
-    return out;
   }
 
-  #dependenciesPaths(file: ParsedFile, json: Json, scope: Scope): DeclaredDependency[] {
-    const out: DeclaredDependency[] = [];
+  #dependenciesPaths(file: ParsedFile, json: Json, scope: Scope, out: DeclaredDependency[]): void {
     const blocks = Array.isArray(json.dependencies) ? (json.dependencies as Json[]) : [];
     for (const block of blocks) {
       if (block.paths === undefined) continue;
@@ -986,7 +1107,8 @@ class UnitEvaluation {
       const value = this.#evaluate(block.paths, scope, location, 'dependencies paths');
       if (value === undefined) continue;
       const list = Array.isArray(value) ? value : [value];
-      for (const [i, entry] of list.entries()) {
+      for (let i = 0; i < list.length; i += 1) {
+        const entry = list[i] as Value;
         const what = Array.isArray(value) ? `dependencies paths[${i}]` : 'dependencies paths';
         // One path needs a real run (run_cmd): the same report as a whole expression that does; the rest count.
         if (entry instanceof Unknown) {
@@ -1006,7 +1128,6 @@ class UnitEvaluation {
         out.push({ target: resolveFrom(this.#unit.absDir, entry), origin, expression: JSON.stringify(entry) });
       }
     }
-    return out;
   }
 
   #remoteState(block: Json, scope: Scope): RemoteState | undefined {
@@ -1047,6 +1168,7 @@ class UnitEvaluation {
     }
     const json = sourceJson(parsed.outcome.json, parsed.content);
     const names = Object.keys(blockMap(json.dependency));
+    this.#readWithDeps ??= new Map();
     if (names.length > 0 && !this.#readWithDeps.has(path)) {
       this.#readWithDeps.set(
         path,
@@ -1060,10 +1182,11 @@ class UnitEvaluation {
       includes: new Map(),
       readChain: [...chain, path],
     };
+    const dependencyNames = new Set(names);
     const scope = this.#scope(
       readContext,
       json,
-      { values: undefined, features: {}, dependencyNames: new Set(names) },
+      { values: undefined, features: {}, dependencyNames, dependency: () => dependencyObject(dependencyNames) },
       undefined,
     );
     const out = lazyObject(
@@ -1180,8 +1303,48 @@ function describePathEntry(entry: Value): string {
   return `the ${type} ${describeValue(entry)}`;
 }
 
+/** The index of the last body of this label among its bodies that are objects (0 when there are none). */
 function lastOccurrence(value: unknown, name: string): number {
-  return Math.max(0, (blockBodies(value)[name]?.length ?? 1) - 1);
+  const bodies = asObject(value)?.[name];
+  if (!Array.isArray(bodies)) return 0;
+  let count = 0;
+  for (const body of bodies as unknown[]) if (body && typeof body === 'object') count += 1;
+  return Math.max(0, count - 1);
+}
+
+/** The labels of hcl2json's `{label: [body, ...]}` (none when it is not an object), in order. */
+function blockLabels(value: unknown): string[] {
+  return value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+}
+
+/** The body blockMap keeps for a label (its last, when that is an object), without building the whole map. */
+function lastBody(value: unknown, name: string): Json | undefined {
+  const bodies = (value as Record<string, unknown>)[name];
+  const body = Array.isArray(bodies) ? (bodies[bodies.length - 1] as unknown) : bodies;
+  return body && typeof body === 'object' ? (body as Json) : undefined;
+}
+
+/** Adds the labels blockMap would keep to `names`. */
+function addBlockLabels(names: Set<string>, value: unknown): void {
+  for (const name of blockLabels(value)) if (lastBody(value, name)) names.add(name);
+}
+
+/** Whether some label has two or more bodies (blockBodies would list it with more than one). */
+function hasRepeatedLabel(value: unknown): boolean {
+  for (const name of blockLabels(value)) {
+    const bodies = (value as Record<string, unknown>)[name];
+    if (Array.isArray(bodies) && bodies.length > 1) return true;
+  }
+  return false;
+}
+
+/** The `dependency` variable: each name's outputs and inputs, which only a real run knows. */
+function dependencyObject(names: ReadonlySet<string>): Value {
+  const out: Record<string, Value> = {};
+  for (const name of names) {
+    out[name] = { outputs: new Unknown(NOT_AVAILABLE, `dependency.${name}`), inputs: new Unknown(NOT_AVAILABLE) };
+  }
+  return out;
 }
 
 function firstBlock(value: unknown): Json | undefined {
@@ -1212,8 +1375,18 @@ function containsUnknown(value: Value): boolean {
 /** An hcl2json value shown as the user wrote it (roughly): `${expr}` strings lose their wrapper. */
 export function expressionText(raw: unknown): string {
   if (typeof raw === 'string') {
-    const m = /^\$\{([\s\S]*)\}$/.exec(raw);
-    return m && !m[1]?.includes('${') ? (m[1] ?? raw) : JSON.stringify(raw);
+    // Every declared dependency keeps its expression's text, and units repeat the same few: remembered.
+    let text = expressionTexts.get(raw);
+    if (text === undefined) {
+      const m = /^\$\{([\s\S]*)\}$/.exec(raw);
+      text = m && !m[1]?.includes('${') ? (m[1] ?? raw) : JSON.stringify(raw);
+      if (expressionTexts.size < MEMO_LIMIT) expressionTexts.set(raw, text);
+    }
+    return text;
   }
   return JSON.stringify(raw);
 }
+
+/** A bound on each memo of this module: a repository has far fewer distinct expressions; it only guards memory. */
+const MEMO_LIMIT = 4096;
+const expressionTexts = new Map<string, string>();

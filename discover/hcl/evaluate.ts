@@ -813,14 +813,15 @@ export function evaluateLocals(
   const prefix = options.name ?? 'local';
   const result: Record<string, Value> = {};
   const done = new Map<string, Value>();
-  const failed = new Map<string, HclEvalError>();
+  // Made on the first failure: most locals objects never see one.
+  let failed: Map<string, HclEvalError> | undefined;
   const inProgress: string[] = [];
   let scope: Scope | undefined;
 
   const compute = (name: string): Value => {
     const known = done.get(name);
     if (known !== undefined) return known;
-    const failure = failed.get(name);
+    const failure = failed?.get(name);
     if (failure) throw failure;
     const at = inProgress.indexOf(name);
     if (at !== -1) {
@@ -842,7 +843,7 @@ export function evaluateLocals(
       // A cycle is reported once, by the local that closes it, without a prefix per step.
       if (error.reason === 'cycle') throw error;
       const wrapped = new HclEvalError(`${prefix}.${name}: ${error.message}`, { reason: error.reason });
-      failed.set(name, wrapped);
+      (failed ??= new Map()).set(name, wrapped);
       throw wrapped;
     } finally {
       inProgress.pop();
