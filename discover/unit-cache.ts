@@ -80,13 +80,50 @@ function* pairs<T>(list: readonly (string | T)[]): Generator<[string, T]> {
 }
 
 /**
+ * find_in_parent_folders' answers per base host (one per discovery), by probes and directory: every unit asks for
+ * its root file, and `base` memoises its answers too, but behind a key it builds for each question.
+ */
+const findAnswers = new WeakMap<EvaluationHost, Map<string, Map<string, string | undefined>>>();
+
+function findUpAnswer(base: EvaluationHost, dir: string, probes: readonly string[]): string | undefined {
+  let byProbes = findAnswers.get(base);
+  if (!byProbes) {
+    byProbes = new Map();
+    findAnswers.set(base, byProbes);
+  }
+  const probeKey = probes.length === 1 ? (probes[0] as string) : probes.join('\u0000');
+  let byDir = byProbes.get(probeKey);
+  if (!byDir) {
+    byDir = new Map();
+    byProbes.set(probeKey, byDir);
+  }
+  if (byDir.has(dir)) return byDir.get(dir);
+  const found = base.findUp(dir, probes);
+  byDir.set(dir, found);
+  return found;
+}
+
+/** The searches of a findLog as UnitInputs records them: `<dir>\0<probe>...`, what was found (null: nothing). */
+function findQuestions(log: readonly (string | readonly string[] | undefined)[]): Map<string, string | null> {
+  const finds = new Map<string, string | null>();
+  for (let i = 0; i + 2 < log.length; i += 3) {
+    const dir = log[i] as string;
+    const probes = log[i + 1] as readonly string[];
+    const found = log[i + 2] as string | undefined;
+    finds.set(probes.length === 1 ? `${dir}\u0000${probes[0]}` : [dir, ...probes].join('\u0000'), found ?? null);
+  }
+  return finds;
+}
+
+/**
  * A host that answers like `base` and writes down every question asked and the answer given; `inputs()` gives what
  * was written down.
  */
 export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inputs: () => UnitInputs } {
   const files = new Map<string, string | null>();
   const kinds = new Map<string, 'file' | 'dir' | null>();
-  const finds = new Map<string, string | null>();
+  /** find_in_parent_folders searches, in order: directory, probes, what was found. */
+  const findLog: (string | readonly string[] | undefined)[] = [];
   const envRead = new Map<string, string | null>();
   // Few units read text, glob or ask for the git root: those maps are made on first use.
   let texts: Map<string, string | null> | undefined;
@@ -120,8 +157,10 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
       return kind;
     },
     findUp: (dir, probes) => {
-      const found = base.findUp(dir, probes);
-      finds.set(probes.length === 1 ? `${dir}\u0000${probes[0]}` : [dir, ...probes].join('\u0000'), found ?? null);
+      const found = findUpAnswer(base, dir, probes);
+      // Keyed when inputs() are asked for: building the key for every call was a visible share of a unit's
+      // evaluation (each unit searches for its root file once or twice).
+      findLog.push(dir, probes, found);
       return found;
     },
     repoRoot: (dir) => {
@@ -143,7 +182,7 @@ export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inp
   const inputs = (): UnitInputs => ({
     files: flat(files),
     kinds: flat(kinds),
-    finds: flat(finds),
+    finds: flat(findQuestions(findLog)),
     env: flat(envRead),
     texts: flat(texts),
     globs: flat(globs),

@@ -1168,9 +1168,8 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     }
     const json = sourceJson(parsed.outcome.json, parsed.content);
     const names = Object.keys(blockMap(json.dependency));
-    this.#readWithDeps ??= new Map();
-    if (names.length > 0 && !this.#readWithDeps.has(path)) {
-      this.#readWithDeps.set(
+    if (names.length > 0 && !this.#readWithDeps?.has(path)) {
+      (this.#readWithDeps ??= new Map()).set(
         path,
         this.#blockLocation(parsed, 'dependency', [names[0] ?? '']) ?? { file: path, line: 1 },
       );
@@ -1179,7 +1178,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
       unitDir: context.unitDir,
       originalDir: context.originalDir,
       configFile: path,
-      includes: new Map(),
+      includes: NO_INCLUDES,
       readChain: [...chain, path],
     };
     const dependencyNames = new Set(names);

@@ -209,18 +209,17 @@ function fail(message: string, node: Expression | { start: number; end: number }
   throw new HclEvalError(message, { reason, range: { start: node.start, end: node.end } });
 }
 
-/** Lazy variables, remembered per variables object so each is computed once per scope. */
+/** Lazy variables of variables objects that cannot be written (frozen), remembered per object. */
 const forced = new WeakMap<object, Map<string, Value>>();
 
+/**
+ * A variable's value; a lazy one is computed once per variables object, and remembered in its place (a WeakMap
+ * entry and a Map per scope, as before, were a visible share of what discovery allocated for each unit).
+ */
 function variableValue(variables: Record<string, LazyValue>, name: string): Value {
   const raw = variables[name] as LazyValue;
   if (typeof raw !== 'function') return raw;
-  let memo = forced.get(variables);
-  if (!memo) {
-    memo = new Map();
-    forced.set(variables, memo);
-  }
-  const known = memo.get(name);
+  const known = forced.get(variables)?.get(name);
   if (known !== undefined) return known;
   let value: Value;
   try {
@@ -229,7 +228,14 @@ function variableValue(variables: Record<string, LazyValue>, name: string): Valu
     if (!(error instanceof Unknown)) throw error;
     value = error;
   }
-  memo.set(name, value);
+  if (!Reflect.set(variables, name, value)) {
+    let memo = forced.get(variables);
+    if (!memo) {
+      memo = new Map();
+      forced.set(variables, memo);
+    }
+    memo.set(name, value);
+  }
   return value;
 }
 
