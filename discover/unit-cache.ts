@@ -8,7 +8,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EvaluationHost, UnitConfig } from './unit-config.js';
+import type { EvaluationHost, FileSource, UnitConfig } from './unit-config.js';
+import type { BlockPosition, ParsedFile } from './parsed-files.js';
 
 /**
  * What an evaluation asked and was answered, each as a flat list of question, answer, question, answer... Flat
@@ -120,75 +121,112 @@ function findQuestions(log: readonly (string | readonly string[] | undefined)[])
  * was written down.
  */
 export function recordingHost(base: EvaluationHost): { host: EvaluationHost; inputs: () => UnitInputs } {
-  const files = new Map<string, string | null>();
-  const kinds = new Map<string, 'file' | 'dir' | null>();
+  const host = new RecordingHost(base);
+  return { host, inputs: () => host.inputs() };
+}
+
+/**
+ * The recording host of one unit's evaluation, and its view of the parsed files: methods rather than a dozen
+ * closures per unit. The maps few units need (text, globs, git roots) are made on first use.
+ */
+class RecordingHost implements EvaluationHost, FileSource {
+  readonly remoteState: boolean;
+  readonly #base: EvaluationHost;
+  readonly #files = new Map<string, string | null>();
+  readonly #kinds = new Map<string, 'file' | 'dir' | null>();
   /** find_in_parent_folders searches, in order: directory, probes, what was found. */
-  const findLog: (string | readonly string[] | undefined)[] = [];
-  const envRead = new Map<string, string | null>();
-  // Few units read text, glob or ask for the git root: those maps are made on first use.
-  let texts: Map<string, string | null> | undefined;
-  let globs: Map<string, string[]> | undefined;
-  let repoRoots: Map<string, string | null> | undefined;
-  const env = new Proxy(base.env, {
-    get: (_target, key) => {
-      if (typeof key !== 'string') return undefined;
-      // The environment does not change during a discovery: its first answer stands (`base` recorded it).
-      const value = envValue(base, key);
-      envRead.set(key, value ?? null);
-      return value;
-    },
-  });
-  const host: EvaluationHost = {
-    remoteState: base.remoteState,
-    env,
-    files: {
-      has: (path) => base.files.has(path),
-      get: (path) => {
-        const file = base.files.get(path);
-        files.set(path, file?.hash ?? null);
-        return file;
+  readonly #findLog: (string | readonly string[] | undefined)[] = [];
+  readonly #envRead = new Map<string, string | null>();
+  #env: Readonly<Record<string, string | undefined>> | undefined;
+  #texts: Map<string, string | null> | undefined;
+  #globs: Map<string, string[]> | undefined;
+  #repoRoots: Map<string, string | null> | undefined;
+
+  constructor(base: EvaluationHost) {
+    this.#base = base;
+    this.remoteState = base.remoteState;
+  }
+
+  get files(): FileSource {
+    return this;
+  }
+
+  get env(): Readonly<Record<string, string | undefined>> {
+    const envRead = this.#envRead;
+    const base = this.#base;
+    this.#env ??= new Proxy(base.env, {
+      get: (_target, key) => {
+        if (typeof key !== 'string') return undefined;
+        // The environment does not change during a discovery: its first answer stands (`base` recorded it).
+        const value = envValue(base, key);
+        envRead.set(key, value ?? null);
+        return value;
       },
-      hashOf: (path) => base.files.hashOf(path),
-      positions: (file) => base.files.positions(file),
-    },
-    kind: (path) => {
-      const kind = base.kind(path);
-      kinds.set(path, kind ?? null);
-      return kind;
-    },
-    findUp: (dir, probes) => {
-      const found = findUpAnswer(base, dir, probes);
-      // Keyed when inputs() are asked for: building the key for every call was a visible share of a unit's
-      // evaluation (each unit searches for its root file once or twice).
-      findLog.push(dir, probes, found);
-      return found;
-    },
-    repoRoot: (dir) => {
-      const root = base.repoRoot(dir);
-      (repoRoots ??= new Map()).set(dir, root ?? null);
-      return root;
-    },
-    readText: (path) => {
-      const text = base.readText(path);
-      (texts ??= new Map()).set(path, textHash(text));
-      return text;
-    },
-    glob: (pattern, dir) => {
-      const found = base.glob(pattern, dir);
-      (globs ??= new Map()).set(`${dir}\u0000${pattern}`, [...found]);
-      return found;
-    },
-  };
-  const inputs = (): UnitInputs => ({
-    files: flat(files),
-    kinds: flat(kinds),
-    finds: flat(findQuestions(findLog)),
-    env: flat(envRead),
-    texts: flat(texts),
-    globs: flat(globs),
-    repoRoots: flat(repoRoots),
-  });
-  return { host, inputs };
+    });
+    return this.#env;
+  }
+
+  has(path: string): boolean {
+    return this.#base.files.has(path);
+  }
+
+  get(path: string): ParsedFile | undefined {
+    const file = this.#base.files.get(path);
+    this.#files.set(path, file?.hash ?? null);
+    return file;
+  }
+
+  hashOf(path: string): string | null | undefined {
+    return this.#base.files.hashOf(path);
+  }
+
+  positions(file: ParsedFile): readonly BlockPosition[] {
+    return this.#base.files.positions(file);
+  }
+
+  kind(path: string): 'file' | 'dir' | undefined {
+    const kind = this.#base.kind(path);
+    this.#kinds.set(path, kind ?? null);
+    return kind;
+  }
+
+  findUp(dir: string, probes: readonly string[]): string | undefined {
+    const found = findUpAnswer(this.#base, dir, probes);
+    // Keyed when inputs() are asked for: building the key for every call was a visible share of a unit's
+    // evaluation (each unit searches for its root file once or twice).
+    this.#findLog.push(dir, probes, found);
+    return found;
+  }
+
+  repoRoot(dir: string): string | undefined {
+    const root = this.#base.repoRoot(dir);
+    (this.#repoRoots ??= new Map()).set(dir, root ?? null);
+    return root;
+  }
+
+  readText(path: string): string | undefined {
+    const text = this.#base.readText(path);
+    (this.#texts ??= new Map()).set(path, textHash(text));
+    return text;
+  }
+
+  glob(pattern: string, dir: string): string[] {
+    const found = this.#base.glob(pattern, dir);
+    (this.#globs ??= new Map()).set(`${dir}\u0000${pattern}`, [...found]);
+    return found;
+  }
+
+  inputs(): UnitInputs {
+    return {
+      files: flat(this.#files),
+      kinds: flat(this.#kinds),
+      finds: flat(findQuestions(this.#findLog)),
+      env: flat(this.#envRead),
+      texts: flat(this.#texts),
+      globs: flat(this.#globs),
+      repoRoots: flat(this.#repoRoots),
+    };
+  }
 }
 
 /** Every file path an entry depends on, so they can all be read (and hashed) in one batch before checking. */
