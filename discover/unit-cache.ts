@@ -51,9 +51,21 @@ function textHash(text: string | undefined): string | null {
   return text === undefined ? null : createHash('sha256').update(text).digest('base64url');
 }
 
-function flat<T>(answers: ReadonlyMap<string, T> | undefined): (string | T)[] {
-  const out: (string | T)[] = [];
-  if (answers) for (const [question, answer] of answers) out.push(question, answer);
+const NO_ANSWERS: readonly never[] = Object.freeze([]);
+
+/**
+ * The answers as one flat list, exactly as long as it needs to be. A cold run keeps seven of these per unit until
+ * the cache is written: grown by `push`, each had room for 17 entries, and together they were the largest thing
+ * such a run kept alive (4.6 MB of 36 MB at 5,000 units), all of it copied by every scavenge of the young heap.
+ */
+function flat<T>(answers: ReadonlyMap<string, T> | undefined): readonly (string | T)[] {
+  if (!answers || answers.size === 0) return NO_ANSWERS;
+  const out = new Array<string | T>(answers.size * 2);
+  let at = 0;
+  for (const [question, answer] of answers) {
+    out[at++] = question;
+    out[at++] = answer;
+  }
   return out;
 }
 
