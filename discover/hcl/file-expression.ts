@@ -48,6 +48,16 @@ export type Node = Span &
     | { readonly k: 'other' }
   );
 
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\x00-\x7f]/;
+/**
+ * The checks below run on every key and literal: patterns hoisted here, so each runs compiled code. Loops over the
+ * characters in JavaScript ran interpreted for most of a cold run and cost more than the patterns.
+ */
+const NOT_PLAIN = /[$%\\]/;
+const WRITTEN_BACK = /\$\$|%%|\\[uU]/;
+/** From the first surrogate up: JavaScript and Go order such keys differently (UTF-16 against UTF-8). */
+const UNUSUAL_KEY = /[\ud800-\uffff]/;
 const BINARY = new Set(['||', '&&', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%']);
 /** A number hcl2json's float64 round trip keeps as JavaScript reads it: no exponent (1e400 becomes null). */
 const PLAIN_NUMBER = /^\d+(?:\.\d+)?$/;
@@ -61,7 +71,9 @@ export class Cursor {
   readonly source: string;
   readonly tokens: readonly Token[];
   index = 0;
-  readonly #newlines: boolean[] = [true];
+  /** Whether newlines count where the cursor is, and the same for each enclosing context (see enter/leave). */
+  newlines = true;
+  readonly #outer: boolean[] = [];
 
   constructor(source: string, tokens: readonly Token[]) {
     this.source = source;
@@ -75,7 +87,7 @@ export class Cursor {
 
   /** The next token, skipping newlines where they do not count. */
   peek(): Token {
-    if (!this.#newlines[this.#newlines.length - 1]) {
+    if (!this.newlines) {
       while (this.raw().type === 'newline') this.index += 1;
     }
     return this.raw();
@@ -97,13 +109,18 @@ export class Cursor {
     return token;
   }
 
-  with<T>(newlines: boolean, body: () => T): T {
-    this.#newlines.push(newlines);
-    try {
-      return body();
-    } finally {
-      this.#newlines.pop();
-    }
+  /**
+   * Enters a context where newlines count or not, until the matching {@link leave}. No try/finally: a Decline ends
+   * the whole parse, and the cursor with it (a closure and a finally per bracket cost a cold run about 5 % of the
+   * parser's time).
+   */
+  enter(newlines: boolean): void {
+    this.#outer.push(this.newlines);
+    this.newlines = newlines;
+  }
+
+  leave(): void {
+    this.newlines = this.#outer.pop() ?? true;
   }
 }
 
@@ -177,9 +194,11 @@ function postfix(c: Cursor, term: Node): Node {
       end = star.end + 1;
       continue;
     }
-    const key = c.with(false, () => expression(c));
+    c.enter(false);
+    const key = expression(c);
     heredoc ||= key.heredoc;
-    end = c.with(false, () => c.expectPunct(']')).end;
+    end = c.expectPunct(']').end;
+    c.leave();
   }
 }
 
@@ -189,67 +208,87 @@ function primary(c: Cursor): Node {
   if (type === 'number') {
     // hclsyntax's scanner takes any run of digits, dots and exponents ending in a digit as one number (`1.e5` is
     // 100000, `1.5.e-7` an invalid number): a number followed by a dot or an `e` is left to it.
-    if (/[.eE]/.test(c.source.charAt(token.end))) throw new Decline('a number as hclsyntax scans it', token.start);
+    const after = c.source.charCodeAt(token.end);
+    if (after === 0x2e || after === 0x65 || after === 0x45)
+      throw new Decline('a number as hclsyntax scans it', token.start);
     const number = Number(value);
     if (!(Math.abs(number) < LARGEST_NUMBER)) throw new Decline('a number beyond float64', token.start);
     return { k: 'literal', value: number, text: value, start: token.start, end: token.end, heredoc: false };
   }
   if (type === 'ident') return identifier(c, token);
   if (type === 'oquote' || type === 'oheredoc') return template(c, token);
-  if (c.isPunct(token, '(')) return parentheses(c, token);
-  if (c.isPunct(token, '[')) return c.with(false, () => tuple(c, token));
-  if (c.isPunct(token, '{')) return c.with(true, () => object(c, token));
+  if (type === 'punct') {
+    if (value === '(') return parentheses(c, token);
+    if (value === '[') return tuple(c, token);
+    if (value === '{') return object(c, token);
+  }
   throw new Decline(`unexpected ${type} "${value}"`, token.start);
 }
 
 function identifier(c: Cursor, token: Token): Node {
-  const at = { start: token.start, end: token.end, heredoc: false };
-  if (token.value === 'true' || token.value === 'false') return { k: 'literal', value: token.value === 'true', ...at };
-  if (token.value === 'null') return { k: 'literal', value: null, ...at };
-  if (token.value.includes('::') || token.value === 'for') throw new Decline('an unsupported name', token.start);
-  if (!c.isPunct(c.peek(), '(')) return { k: 'other', ...at };
+  const { start, end, value } = token;
+  if (value === 'true' || value === 'false')
+    return { k: 'literal', value: value === 'true', start, end, heredoc: false };
+  if (value === 'null') return { k: 'literal', value: null, start, end, heredoc: false };
+  if (value === 'for' || value.includes('::')) throw new Decline('an unsupported name', start);
+  if (!c.isPunct(c.peek(), '(')) return { k: 'other', start, end, heredoc: false };
   c.next();
-  return c.with(false, () => call(c, token));
+  return call(c, token);
 }
 
 function call(c: Cursor, name: Token): Node {
+  c.enter(false);
   let heredoc = false;
   for (;;) {
     // Reached with no argument yet, or after a comma: hclsyntax allows `f()` and a trailing comma.
     const token = c.peek();
     if (c.isPunct(token, ')')) {
       c.next();
+      c.leave();
       return { k: 'other', start: name.start, end: token.end, heredoc };
     }
     heredoc ||= expression(c).heredoc;
     const separator = c.next();
     if (c.isPunct(separator, '...')) {
       const close = c.expectPunct(')');
+      c.leave();
       return { k: 'other', start: name.start, end: close.end, heredoc };
     }
-    if (c.isPunct(separator, ')')) return { k: 'other', start: name.start, end: separator.end, heredoc };
+    if (c.isPunct(separator, ')')) {
+      c.leave();
+      return { k: 'other', start: name.start, end: separator.end, heredoc };
+    }
     if (!c.isPunct(separator, ',')) throw new Decline('expected "," or ")" in a call', separator.start);
   }
 }
 
 function parentheses(c: Cursor, open: Token): Node {
-  return c.with(false, () => {
-    const inner = expression(c);
-    const close = c.expectPunct(')');
-    return { k: 'other', start: open.start, end: close.end, heredoc: inner.heredoc };
-  });
+  c.enter(false);
+  const inner = expression(c);
+  const close = c.expectPunct(')');
+  c.leave();
+  return { k: 'other', start: open.start, end: close.end, heredoc: inner.heredoc };
 }
 
 function tuple(c: Cursor, open: Token): Node {
-  if (isFor(c.peek())) return forExpression(c, open, ']');
+  c.enter(false);
+  if (isFor(c.peek())) {
+    const node = forExpression(c, open, ']');
+    c.leave();
+    return node;
+  }
   const items: Node[] = [];
+  let heredoc = false;
   for (;;) {
     const token = c.peek();
     if (c.isPunct(token, ']')) {
       c.next();
-      return { k: 'tuple', items, start: open.start, end: token.end, heredoc: items.some((i) => i.heredoc) };
+      c.leave();
+      return { k: 'tuple', items, start: open.start, end: token.end, heredoc };
     }
-    items.push(expression(c));
+    const item = expression(c);
+    heredoc ||= item.heredoc;
+    items.push(item);
     const separator = c.peek();
     if (c.isPunct(separator, ',')) c.next();
     else if (!c.isPunct(separator, ']')) throw new Decline('expected "," or "]" in a tuple', separator.start);
@@ -262,19 +301,28 @@ function skipNewlines(c: Cursor): void {
 
 function object(c: Cursor, open: Token): Node {
   skipNewlines(c);
-  if (isFor(c.peek())) return c.with(false, () => forExpression(c, open, '}'));
+  if (isFor(c.peek())) {
+    c.enter(false);
+    const node = forExpression(c, open, '}');
+    c.leave();
+    return node;
+  }
+  c.enter(true);
   const items: (readonly [string, Node])[] = [];
+  let heredoc = false;
   for (;;) {
     skipNewlines(c);
     const token = c.next();
     if (c.isPunct(token, '}')) {
-      const heredoc = items.some(([, v]) => v.heredoc);
+      c.leave();
       return { k: 'object', items, start: open.start, end: token.end, heredoc };
     }
     const key = objectKey(c, token);
     const equals = c.next();
     if (!c.isPunct(equals, '=') && !c.isPunct(equals, ':')) throw new Decline('expected "=" after a key', equals.start);
-    items.push([key, expression(c)]);
+    const value = expression(c);
+    heredoc ||= value.heredoc;
+    items.push([key, value]);
     const separator = c.peek();
     if (c.isPunct(separator, ',') || separator.type === 'newline') c.next();
     else if (!c.isPunct(separator, '}')) throw new Decline('expected "," or a newline', separator.start);
@@ -292,18 +340,21 @@ function objectKey(c: Cursor, token: Token): string {
     const text = c.next();
     const close = text.type === 'literal' ? c.next() : text;
     const value = text.type === 'literal' ? text.value : '';
-    const raw = c.source.slice(token.end, close.start);
-    if (close.type === 'cquote' && value !== '' && !/[$%\\]/.test(raw)) return checkKey(value, token);
+    if (close.type === 'cquote' && value !== '' && plainText(c.source, token.end, close.start)) {
+      return checkKey(value, token);
+    }
   }
   throw new Decline('an object key hcl2json may write differently', token.start);
 }
 
+/** Whether source[from, to) has no `$`, `%` or backslash: a quoted literal whose text is exactly its source. */
+export function plainText(source: string, from: number, to: number): boolean {
+  return !NOT_PLAIN.test(source.slice(from, to));
+}
+
 /** Keys that JavaScript objects or the sort order would treat differently from hcl2json's Go maps. */
 export function checkKey(key: string, at: { start: number }): string {
-  if (key === '__proto__') throw new Decline('an unusual key', at.start);
-  for (let i = 0; i < key.length; i += 1) {
-    if (key.charCodeAt(i) >= 0xd800) throw new Decline('an unusual key', at.start);
-  }
+  if (key === '__proto__' || UNUSUAL_KEY.test(key)) throw new Decline('an unusual key', at.start);
   return key;
 }
 
@@ -311,66 +362,77 @@ function isFor(token: Token): boolean {
   return token.type === 'ident' && token.value === 'for';
 }
 
-/** `[for k, v in coll : value if cond]` or `{for k, v in coll : key => value... if cond}`; newlines never count. */
+/**
+ * `[for k, v in coll : value if cond]` or `{for k, v in coll : key => value... if cond}`; newlines never count (the
+ * caller has entered that context).
+ */
 function forExpression(c: Cursor, open: Token, closer: ']' | '}'): Node {
-  return c.with(false, () => {
+  c.next();
+  const names = [c.next()];
+  if (c.isPunct(c.peek(), ',')) {
     c.next();
-    const names = [c.next()];
-    if (c.isPunct(c.peek(), ',')) {
-      c.next();
-      names.push(c.next());
-    }
-    const inKeyword = c.next();
-    if (
-      names.some((n) => n.type !== 'ident' || n.value.includes('::')) ||
-      inKeyword.value !== 'in' ||
-      inKeyword.type !== 'ident'
-    ) {
-      throw new Decline('a malformed for expression', open.start);
-    }
-    let heredoc = expression(c).heredoc;
-    c.expectPunct(':');
-    if (closer === '}') {
-      heredoc ||= expression(c).heredoc;
-      c.expectPunct('=>');
-    }
+    names.push(c.next());
+  }
+  const inKeyword = c.next();
+  if (
+    names.some((n) => n.type !== 'ident' || n.value.includes('::')) ||
+    inKeyword.value !== 'in' ||
+    inKeyword.type !== 'ident'
+  ) {
+    throw new Decline('a malformed for expression', open.start);
+  }
+  let heredoc = expression(c).heredoc;
+  c.expectPunct(':');
+  if (closer === '}') {
     heredoc ||= expression(c).heredoc;
-    if (closer === '}' && c.isPunct(c.peek(), '...')) c.next();
-    const keyword = c.peek();
-    if (keyword.type === 'ident' && keyword.value === 'if') {
-      c.next();
-      heredoc ||= expression(c).heredoc;
-    }
-    const close = c.expectPunct(closer);
-    return { k: 'other', start: open.start, end: close.end, heredoc };
-  });
+    c.expectPunct('=>');
+  }
+  heredoc ||= expression(c).heredoc;
+  if (closer === '}' && c.isPunct(c.peek(), '...')) c.next();
+  const keyword = c.peek();
+  if (keyword.type === 'ident' && keyword.value === 'if') {
+    c.next();
+    heredoc ||= expression(c).heredoc;
+  }
+  const close = c.expectPunct(closer);
+  return { k: 'other', start: open.start, end: close.end, heredoc };
 }
 
 /** A quoted string or `<<EOT` heredoc (not `<<-`): literal text and interpolations, no directives or strip marks. */
 function template(c: Cursor, open: Token): Node {
   const heredoc = open.type === 'oheredoc';
-  // eslint-disable-next-line no-control-regex
-  if (heredoc && /[^\x00-\x7f]/.test(open.value)) throw new Decline('a non-ASCII heredoc anchor', open.start);
+  if (heredoc && NON_ASCII.test(open.value)) throw new Decline('a non-ASCII heredoc anchor', open.start);
   const closer = heredoc ? 'cheredoc' : 'cquote';
   const parts: (string | Node)[] = [];
+  let textOnly = true;
   for (let token = c.raw(); token.type !== closer; token = c.raw()) {
     c.index += 1;
     if (token.type === 'literal') {
       // hclsyntax also ends a heredoc at its anchor followed by spaces or tabs, where the lexer reads on.
       if (heredoc && token.value.trim() === open.value) throw new Decline('an anchor line with spaces', token.start);
       parts.push(literalText(c, token));
-    } else if (token.type === 'interp' && !token.strip) parts.push(interpolation(c));
-    else throw new Decline('a template directive or strip marker', token.start);
+    } else if (token.type === 'interp' && !token.strip) {
+      parts.push(interpolation(c));
+      textOnly = false;
+    } else throw new Decline('a template directive or strip marker', token.start);
   }
   const close = c.raw();
   c.index += 1;
   if (heredoc && c.raw().type !== 'newline') throw new Decline('a heredoc not followed by a newline', close.end);
   if (open.flush) flushIndentation(parts, open.start);
-  const span = { start: open.start, end: close.end, heredoc };
+  const start = open.start;
+  const end = close.end;
+  if (textOnly) {
+    let value = '';
+    for (const part of parts) value += part as string;
+    return { k: 'string', value, start, end, heredoc };
+  }
   const only = parts[0];
-  if (parts.every((p) => typeof p === 'string')) return { k: 'string', value: parts.join(''), ...span };
-  if (!heredoc && parts.length === 1 && typeof only === 'object') return { k: 'wrap', inner: only, ...span };
-  return { k: 'template', text: parts.map((p) => (typeof p === 'string' ? p : partText(c, p))).join(''), ...span };
+  if (!heredoc && parts.length === 1 && typeof only === 'object')
+    return { k: 'wrap', inner: only, start, end, heredoc };
+  let text = '';
+  for (const part of parts) text += typeof part === 'string' ? part : partText(c, part);
+  return { k: 'template', text, start, end, heredoc };
 }
 
 /**
@@ -400,12 +462,12 @@ function flushIndentation(parts: (string | Node)[], at: number): void {
 }
 
 function interpolation(c: Cursor): Node {
-  return c.with(false, () => {
-    const inner = expression(c);
-    const close = c.next();
-    if (close.type !== 'seqend' || close.strip) throw new Decline('an unclosed interpolation', close.start);
-    return inner;
-  });
+  c.enter(false);
+  const inner = expression(c);
+  const close = c.next();
+  if (close.type !== 'seqend' || close.strip) throw new Decline('an unclosed interpolation', close.start);
+  c.leave();
+  return inner;
 }
 
 /**
@@ -413,11 +475,11 @@ function interpolation(c: Cursor): Node {
  * the literal, and `\u` escapes and text that Unicode normalisation would change may differ: all declined.
  */
 function literalText(c: Cursor, token: Token): string {
-  const raw = c.source.slice(token.start, token.end);
-  if (/\$\$|%%|\\[uU]/.test(raw)) throw new Decline('an escape hcl2json may write back differently', token.start);
+  if (WRITTEN_BACK.test(c.source.slice(token.start, token.end))) {
+    throw new Decline('an escape hcl2json may write back differently', token.start);
+  }
   const value = token.value;
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(value) && value.normalize('NFC') !== value) {
+  if (NON_ASCII.test(value) && value.normalize('NFC') !== value) {
     throw new Decline('text that is not in Unicode normal form C', token.start);
   }
   return value;
@@ -478,10 +540,20 @@ export function convert(c: Cursor, node: Node): unknown {
       return node.text;
     case 'wrap':
       return convert(c, node.inner);
-    case 'tuple':
-      return node.items.map((item) => convert(c, item));
-    case 'object':
-      return sortedObject(node.items.map(([key, value]) => [key, convert(c, value)] as const));
+    case 'tuple': {
+      const items: unknown[] = [];
+      for (const item of node.items) items.push(convert(c, item));
+      return items;
+    }
+    case 'object': {
+      const keys: string[] = [];
+      const values: unknown[] = [];
+      for (const [key, value] of node.items) {
+        keys.push(key);
+        values.push(convert(c, value));
+      }
+      return sortedObject(keys, values);
+    }
     case 'unary':
       return unaryValue(c, node.op, node.operand, node);
     case 'conditional':
@@ -498,19 +570,20 @@ function unaryValue(c: Cursor, op: '-' | '!', operand: Node, node: Node): unknow
   throw new Decline('an operator on a literal hcl2json folds or rejects', node.start);
 }
 
-/** An object with its keys in the order hcl2json's output has them (sorted; a repeated key keeps its last value). */
-export function sortedObject(entries: readonly (readonly [string, unknown])[]): Record<string, unknown> {
+/**
+ * An object with its keys in the order hcl2json's output has them (sorted; a repeated key keeps its last value), from
+ * keys and their values. Keys are usually written in order already: that is checked first, and only otherwise sorted.
+ */
+export function sortedObject(keys: readonly string[], values: readonly unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let inOrder = true;
-  for (let i = 1; i < entries.length && inOrder; i += 1)
-    inOrder = (entries[i - 1]?.[0] ?? '') < (entries[i]?.[0] ?? '');
+  for (let i = 1; i < keys.length && inOrder; i += 1) inOrder = (keys[i - 1] as string) < (keys[i] as string);
   if (inOrder) {
-    // The common case (keys written in order, none repeated): no sorting.
-    for (const [key, value] of entries) out[key] = value;
+    for (let i = 0; i < keys.length; i += 1) out[keys[i] as string] = values[i];
     return out;
   }
-  const values = new Map<string, unknown>();
-  for (const [key, value] of entries) values.set(key, value);
-  for (const key of [...values.keys()].sort()) out[key] = values.get(key);
+  const byKey = new Map<string, unknown>();
+  for (let i = 0; i < keys.length; i += 1) byKey.set(keys[i] as string, values[i]);
+  for (const key of [...byKey.keys()].sort()) out[key] = byKey.get(key);
   return out;
 }

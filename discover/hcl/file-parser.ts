@@ -8,8 +8,7 @@
  */
 import { tokenize } from './lexer.js';
 import type { Token } from './lexer.js';
-import { Cursor, Decline, checkKey, convert, expression, sortedObject } from './file-expression.js';
-import type { Node } from './file-expression.js';
+import { Cursor, Decline, checkKey, convert, expression, plainText, sortedObject } from './file-expression.js';
 
 /**
  * Where a top-level block and its attributes are written (1-based line and column of each name). hcl2json keeps no
@@ -31,31 +30,31 @@ export type FileParse =
    */
   | { readonly ok: false; readonly reason: string; readonly offset: number; readonly bug?: Error };
 
-interface Attribute {
-  readonly name: Token;
-  readonly value: Node;
-}
-
+/** A block as the positions need it (its JSON is built as it is parsed). */
 interface Block {
   readonly type: Token;
   readonly labels: readonly string[];
-  readonly body: Body;
+  /** The names of its attributes, in order. */
+  readonly attributes: readonly Token[];
 }
 
+/** A body parsed: its JSON as hcl2json writes it, and (for positions) its attribute names and blocks. */
 interface Body {
-  readonly attributes: readonly Attribute[];
+  readonly json: Record<string, unknown>;
+  readonly attributes: readonly Token[];
   readonly blocks: readonly Block[];
 }
 
-/** Parses a whole HCL native-syntax file, or declines it. Never throws. */
+/**
+ * Parses a whole HCL native-syntax file, or declines it. Never throws. Phases: tokenize, check what the tokens alone
+ * rule out, parse the body (building its JSON as it goes), then the positions of the top-level blocks.
+ */
 export function parseHclFile(source: string): FileParse {
   try {
     const tokens = tokenize(source);
     checkTokens(source, tokens);
-    const cursor = new Cursor(source, tokens);
-    const body = parseBody(cursor, false);
-    const json = bodyJson(cursor, body);
-    return { ok: true, json, positions: positions(source, body) };
+    const body = parseBody(new Cursor(source, tokens), false);
+    return { ok: true, json: body.json, positions: positions(source, body.blocks) };
   } catch (error) {
     if (error instanceof Decline) return { ok: false, reason: error.message, offset: error.offset };
     // A bug here must not take discovery down: hcl2json parses the file instead, and the caller reports the bug.
@@ -64,6 +63,8 @@ export function parseHclFile(source: string): FileParse {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\x00-\x7f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -74,15 +75,18 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 function checkTokens(source: string, tokens: readonly Token[]): void {
   const cr = source.indexOf('\r');
   if (cr >= 0) throw new Decline('a carriage return', cr);
+  // Most files are ASCII: then there is no surrogate and no name beyond ASCII to look for.
+  const ascii = !NON_ASCII.test(source);
   // Text decoded from UTF-8 never has a lone surrogate; text built otherwise may (hcl2json would see U+FFFD).
-  const lone = LONE_SURROGATE.exec(source);
+  const lone = ascii ? null : LONE_SURROGATE.exec(source);
   if (lone) throw new Decline('a lone surrogate', lone.index);
   let gapStart = 0;
   let newline = source.indexOf('\n');
   for (const token of tokens) {
     if (token.type === 'invalid') throw new Decline(token.value, token.start);
-    // eslint-disable-next-line no-control-regex
-    if (token.type === 'ident' && /[^\x00-\x7f]/.test(token.value)) throw new Decline('a non-ASCII name', token.start);
+    if (!ascii && token.type === 'ident' && NON_ASCII.test(token.value)) {
+      throw new Decline('a non-ASCII name', token.start);
+    }
     // A newline between two tokens is one no token holds: it is inside a comment.
     while (newline !== -1 && newline < gapStart) newline = source.indexOf('\n', newline + 1);
     if (newline !== -1 && newline < token.start) throw new Decline('a comment spanning lines', gapStart);
@@ -90,10 +94,17 @@ function checkTokens(source: string, tokens: readonly Token[]): void {
   }
 }
 
-/** Items up to the end of the file (top level) or to the `}` closing a block (not consumed). */
+/**
+ * Items up to the end of the file (top level) or to the `}` closing a block (not consumed), and the body's JSON as
+ * hcl2json writes it: attributes, then blocks nested one object per label, each ending in a list; keys sorted.
+ */
 function parseBody(c: Cursor, inBlock: boolean): Body {
-  const attributes: Attribute[] = [];
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  const attributes: Token[] = [];
   const blocks: Block[] = [];
+  /** Blocks by type, in the order their types first appear. */
+  const blockTypes = new Map<string, BlockType>();
   for (;;) {
     const token = c.raw();
     if (token.type === 'newline') {
@@ -102,12 +113,48 @@ function parseBody(c: Cursor, inBlock: boolean): Body {
     }
     if (token.type === 'eof' || (token.type === 'punct' && token.value === '}')) {
       if (inBlock !== (token.type !== 'eof')) throw new Decline('an unbalanced brace', token.start);
-      return { attributes, blocks };
+      break;
     }
     if (token.type !== 'ident') throw new Decline('expected an attribute or a block', token.start);
-    if (c.isPunct(c.raw(1), '=')) attributes.push(parseAttribute(c));
-    else blocks.push(parseBlock(c));
+    if (c.isPunct(c.raw(1), '=')) {
+      c.index += 2;
+      c.enter(true);
+      const value = expression(c);
+      c.leave();
+      attributes.push(token);
+      keys.push(checkKey(token.value, token));
+      values.push(convert(c, value));
+    } else {
+      const block = parseBlock(c, token);
+      blocks.push(block.block);
+      addBlock(blockTypes, block.block, block.json);
+    }
     endOfItem(c, inBlock);
+  }
+  checkAttributeNames(keys, attributes, blockTypes);
+  for (const [type, blocksOfType] of blockTypes) {
+    keys.push(type);
+    values.push(blocksOfType.tree instanceof Map ? sortTree(blocksOfType.tree) : blocksOfType.tree);
+  }
+  return { json: sortedObject(keys, values), attributes, blocks };
+}
+
+/** Each attribute name is used once, and by no block type: hcl2json converts those its own way. */
+function checkAttributeNames(
+  keys: readonly string[],
+  names: readonly Token[],
+  blockTypes: ReadonlyMap<string, BlockType>,
+): void {
+  // Written in increasing order (the common case), no two are equal: the set below is not needed.
+  let increasing = true;
+  for (let i = 1; i < keys.length && increasing; i += 1) increasing = (keys[i - 1] as string) < (keys[i] as string);
+  const seen = increasing ? undefined : new Set<string>();
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i] as string;
+    const at = (names[i] as Token).start;
+    if (seen?.has(key)) throw new Decline('an attribute set twice', at);
+    seen?.add(key);
+    if (blockTypes.has(key)) throw new Decline('blocks hcl2json converts in its own way', at);
   }
 }
 
@@ -118,15 +165,7 @@ function endOfItem(c: Cursor, inBlock: boolean): void {
   else if (inBlock || token.type !== 'eof') throw new Decline('expected a newline after an item', token.start);
 }
 
-function parseAttribute(c: Cursor): Attribute {
-  const name = c.raw();
-  c.index += 2;
-  const value = c.with(true, () => expression(c));
-  return { name, value };
-}
-
-function parseBlock(c: Cursor): Block {
-  const type = c.raw();
+function parseBlock(c: Cursor, type: Token): { block: Block; json: Record<string, unknown> } {
   c.index += 1;
   const labels: string[] = [];
   for (let token = c.raw(); !c.isPunct(token, '{'); token = c.raw()) {
@@ -137,14 +176,22 @@ function parseBlock(c: Cursor): Block {
   if (first.type === 'newline') {
     const body = parseBody(c, true);
     c.index += 1;
-    return { type, labels, body };
+    return { block: { type, labels, attributes: body.attributes }, json: body.json };
   }
   // A one-line block: `type label { }` or `type label { name = value }`.
-  const attributes: Attribute[] = [];
-  if (first.type === 'ident' && c.isPunct(c.raw(1), '=')) attributes.push(parseAttribute(c));
+  const attributes: Token[] = [];
+  const json: Record<string, unknown> = {};
+  if (first.type === 'ident' && c.isPunct(c.raw(1), '=')) {
+    c.index += 2;
+    c.enter(true);
+    const value = expression(c);
+    c.leave();
+    attributes.push(first);
+    json[checkKey(first.value, first)] = convert(c, value);
+  }
   if (!c.isPunct(c.raw(), '}')) throw new Decline('a one-line block not closed on its line', c.raw().start);
   c.index += 1;
-  return { type, labels, body: { attributes, blocks: [] } };
+  return { block: { type, labels, attributes }, json };
 }
 
 /** A block label: a name, or a quoted string of plain text (no escapes, no `$` or `%`). */
@@ -154,8 +201,7 @@ function label(c: Cursor, token: Token): string {
   if (token.type === 'oquote') {
     const text = c.raw();
     const close = text.type === 'literal' ? c.raw(1) : text;
-    const raw = c.source.slice(token.end, close.start);
-    if (text.type === 'literal' && close.type === 'cquote' && !/[$%\\]/.test(raw)) {
+    if (text.type === 'literal' && close.type === 'cquote' && plainText(c.source, token.end, close.start)) {
       c.index += 2;
       return text.value;
     }
@@ -163,61 +209,75 @@ function label(c: Cursor, token: Token): string {
   throw new Decline('an unsupported block label', token.start);
 }
 
-/** A body as hcl2json writes it: attributes, then blocks nested one object per label, each ending in a list. */
-function bodyJson(c: Cursor, body: Body): Record<string, unknown> {
-  const entries: [string, unknown][] = [];
-  const names = new Set<string>();
-  for (const { name, value } of body.attributes) {
-    if (names.has(name.value)) throw new Decline('an attribute set twice', name.start);
-    names.add(checkKey(name.value, name));
-    entries.push([name.value, convert(c, value)]);
-  }
-  const labelCounts = new Map<string, number>();
-  const trees = new Map<string, unknown>();
-  for (const block of body.blocks) {
-    const type = checkKey(block.type.value, block.type);
-    const count = labelCounts.get(type) ?? block.labels.length;
-    if (names.has(type) || count !== block.labels.length) {
-      throw new Decline('blocks hcl2json converts in its own way', block.type.start);
-    }
-    labelCounts.set(type, count);
-    trees.set(type, addBlock(trees.get(type), block.labels, bodyJson(c, block.body), block.type));
-  }
-  for (const [type, tree] of trees) entries.push([type, sortTree(tree)]);
-  return sortedObject(entries);
+/** The blocks of one type: how many labels they all have, and their bodies under their labels. */
+interface BlockType {
+  readonly labels: number;
+  tree: Tree;
 }
 
-type Tree = Record<string, unknown>[] | Map<string, unknown>;
+/** A map per label level, a list of bodies at the end. */
+type Tree = Record<string, unknown>[] | Map<string, Tree>;
 
-/** Adds a block's body under its labels: a map per label level, a list of bodies at the end. */
-function addBlock(tree: unknown, labels: readonly string[], body: Record<string, unknown>, at: Token): Tree {
-  const [first, ...rest] = labels;
-  if (first === undefined) return [...((tree as Record<string, unknown>[] | undefined) ?? []), body];
-  const map = (tree as Map<string, unknown> | undefined) ?? new Map<string, unknown>();
-  map.set(checkKey(first, at), addBlock(map.get(first), rest, body, at));
-  return map;
+function addBlock(blockTypes: Map<string, BlockType>, block: Block, body: Record<string, unknown>): void {
+  const type = checkKey(block.type.value, block.type);
+  const labels = block.labels;
+  const known = blockTypes.get(type);
+  if (known !== undefined && known.labels !== labels.length) {
+    throw new Decline('blocks hcl2json converts in its own way', block.type.start);
+  }
+  if (labels.length === 0) {
+    if (known === undefined) blockTypes.set(type, { labels: 0, tree: [body] });
+    else (known.tree as Record<string, unknown>[]).push(body);
+    return;
+  }
+  let map: Map<string, Tree>;
+  if (known === undefined) {
+    map = new Map();
+    blockTypes.set(type, { labels: labels.length, tree: map });
+  } else map = known.tree as Map<string, Tree>;
+  for (let i = 0; i < labels.length; i += 1) {
+    const key = checkKey(labels[i] as string, block.type);
+    const last = i === labels.length - 1;
+    const next = map.get(key);
+    if (last) {
+      if (next === undefined) map.set(key, [body]);
+      else (next as Record<string, unknown>[]).push(body);
+    } else if (next === undefined) {
+      const inner = new Map<string, Tree>();
+      map.set(key, inner);
+      map = inner;
+    } else map = next as Map<string, Tree>;
+  }
 }
 
-function sortTree(tree: unknown): unknown {
-  if (!(tree instanceof Map)) return tree;
-  return sortedObject([...(tree as Map<string, unknown>)].map(([key, value]) => [key, sortTree(value)] as const));
+function sortTree(tree: Map<string, Tree>): Record<string, unknown> {
+  const keys: string[] = [];
+  const values: unknown[] = [];
+  for (const [key, value] of tree) {
+    keys.push(key);
+    values.push(value instanceof Map ? sortTree(value) : value);
+  }
+  return sortedObject(keys, values);
 }
 
 /** Positions of the top-level blocks and of their attributes (the first of each name). */
-function positions(source: string, body: Body): BlockPosition[] {
-  const lineStarts = [0];
-  for (let i = source.indexOf('\n'); i !== -1; i = source.indexOf('\n', i + 1)) lineStarts.push(i + 1);
-  let line = 0;
+function positions(source: string, blocks: readonly Block[]): BlockPosition[] {
+  // Offsets come in increasing order, so the line search only moves forward, one newline at a time.
+  let line = 1;
+  let lineStart = 0;
+  let newline = source.indexOf('\n');
   const at = (offset: number): [number, number] => {
-    // Offsets come in increasing order, so the line search only moves forward.
-    if ((lineStarts[line] ?? 0) > offset) line = 0;
-    while (line + 1 < lineStarts.length && (lineStarts[line + 1] ?? 0) <= offset) line += 1;
-    return [line + 1, offset - (lineStarts[line] ?? 0) + 1];
+    while (newline !== -1 && newline < offset) {
+      line += 1;
+      lineStart = newline + 1;
+      newline = source.indexOf('\n', lineStart);
+    }
+    return [line, offset - lineStart + 1];
   };
-  return body.blocks.map((block) => {
+  return blocks.map((block) => {
     const [blockLine, blockColumn] = at(block.type.start);
     const attributes: Record<string, [number, number]> = {};
-    for (const attribute of block.body.attributes) attributes[attribute.name.value] ??= at(attribute.name.start);
+    for (const name of block.attributes) attributes[name.value] ??= at(name.start);
     return { type: block.type.value, labels: block.labels, line: blockLine, column: blockColumn, attributes };
   });
 }

@@ -59,14 +59,108 @@ type Frame =
   | { readonly kind: 'heredoc'; readonly anchor: RegExp; lineStart: boolean };
 
 const IDENT = /[\p{ID_Start}_][\p{ID_Continue}-]*/uy;
-const NAMESPACE_PART = /::[\p{ID_Start}_][\p{ID_Continue}-]*/uy;
-const NUMBER = /\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const INTEGER = /\d+/y;
+const ASCII_NAME_PART = /[A-Za-z0-9_-]*/y;
+/** Template text up to the next character that may end it or start a sequence or an escape, per kind of template. */
+const QUOTED_TEXT = /[^$%"\\\n\r]*/y;
+const HEREDOC_TEXT = /[^$%\n]*/y;
+const BARE_TEXT = /[^$%]*/y;
 const HEREDOC_OPEN = /<<(-?)([\p{ID_Start}_][\p{ID_Continue}-]*)\r?\n/uy;
 
-const THREE_CHAR = new Set(['...']);
-const TWO_CHAR = new Set(['=>', '==', '!=', '<=', '>=', '&&', '||']);
-const ONE_CHAR = new Set(['=', '!', '<', '>', '+', '-', '*', '/', '%', ',', ':', '?', '(', ')', '[', ']', '.']);
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const BANG = 0x21;
+const QUOTE = 0x22;
+const HASH = 0x23;
+const DOLLAR = 0x24;
+const PERCENT = 0x25;
+const AMPERSAND = 0x26;
+const STAR = 0x2a;
+const PLUS = 0x2b;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const SLASH = 0x2f;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const COLON = 0x3a;
+const LESS = 0x3c;
+const EQUALS = 0x3d;
+const GREATER = 0x3e;
+const UPPER_E = 0x45;
+const BACKSLASH = 0x5c;
+const UNDERSCORE = 0x5f;
+const LOWER_E = 0x65;
+const OPEN_BRACE = 0x7b;
+const BAR = 0x7c;
+const CLOSE_BRACE = 0x7d;
+const TILDE = 0x7e;
+
+function isDigit(c: number): boolean {
+  return c >= DIGIT_0 && c <= DIGIT_9;
+}
+
+/** ASCII letters and `_`: ID_Start's ASCII part, plus the underscore HCL allows. */
+function isAsciiNameStart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE;
+}
+
+function digitsEnd(src: string, at: number): number {
+  let end = at;
+  while (isDigit(src.charCodeAt(end))) end++;
+  return end;
+}
+
+/**
+ * Where the name starting at `start` ends (its first character already known to start one). A name of ASCII only is
+ * read by code; one that starts or goes on beyond ASCII is read again by the Unicode pattern.
+ */
+function nameEnd(src: string, start: number): number {
+  if (src.charCodeAt(start) < 0x80) {
+    // A sticky pattern's test() moves lastIndex to the end of the match without building a match array.
+    ASCII_NAME_PART.lastIndex = start + 1;
+    ASCII_NAME_PART.test(src);
+    const end = ASCII_NAME_PART.lastIndex;
+    // Past the end charCodeAt is NaN: the name ends there too.
+    if (!(src.charCodeAt(end) >= 0x80)) return end;
+  }
+  IDENT.lastIndex = start;
+  const match = IDENT.exec(src);
+  return start + (match ? match[0].length : 1);
+}
+
+/** The length of the operator at `start` (3, 2 or 1), or 0 when none starts there. */
+function operatorLength(src: string, start: number, c: number, next: number): number {
+  switch (c) {
+    case DOT:
+      return next === DOT && src.charCodeAt(start + 2) === DOT ? 3 : 1;
+    case EQUALS:
+      return next === GREATER || next === EQUALS ? 2 : 1;
+    case BANG:
+    case LESS:
+    case GREATER:
+      return next === EQUALS ? 2 : 1;
+    case AMPERSAND:
+      return next === AMPERSAND ? 2 : 0;
+    case BAR:
+      return next === BAR ? 2 : 0;
+    case PLUS:
+    case MINUS:
+    case STAR:
+    case SLASH:
+    case PERCENT:
+    case 0x2c: // ,
+    case COLON:
+    case 0x3f: // ?
+    case 0x28: // (
+    case 0x29: // )
+    case 0x5b: // [
+    case 0x5d: // ]
+      return 1;
+    default:
+      return 0;
+  }
+}
 
 /** Splits HCL source into tokens (always ending with one `eof`). */
 export function tokenize(source: string, mode: LexMode = 'expression'): Token[] {
@@ -118,135 +212,185 @@ class Lexer {
     this.#tokens.push(extra ? { type, start, end, value, ...extra } : { type, start, end, value });
   }
 
-  #match(pattern: RegExp, at: number): string | undefined {
-    pattern.lastIndex = at;
-    const match = pattern.exec(this.#source);
-    return match ? match[0] : undefined;
-  }
-
+  /**
+   * One token (or a skipped run of spaces, or a comment) in expression mode. Dispatches on the character code: names,
+   * numbers and operators are read by code or with sticky patterns (an ASCII fast path; the Unicode name pattern
+   * runs only for a name that starts or goes on beyond ASCII). Lexing the 5,000-unit repository's files once warm
+   * went from about 22 to 13 ms; cold, while the code still runs interpreted, the two are about even.
+   */
   #expression(frame: Frame): void {
     const src = this.#source;
     const start = this.#pos;
-    const c = src[start] ?? '';
-    const next = src[start + 1] ?? '';
+    const c = src.charCodeAt(start);
+    // Names first, tested inline: the most common token (a helper call per token cost more while interpreted).
+    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === UNDERSCORE) {
+      this.#name(start);
+      return;
+    }
+    const next = src.charCodeAt(start + 1);
 
-    if (c === ' ' || c === '\t' || (c === '\r' && next !== '\n')) {
-      this.#pos++;
-      return;
-    }
-    if (c === '\n' || c === '\r') {
-      const end = start + (c === '\r' ? 2 : 1);
-      this.#emit('newline', start, end, '\n');
-      this.#pos = end;
-      return;
-    }
-    if (c === '#' || (c === '/' && next === '/')) {
-      const newline = src.indexOf('\n', start);
-      // Leave the newline itself: it still ends an attribute.
-      this.#pos = newline === -1 ? src.length : src[newline - 1] === '\r' ? newline - 1 : newline;
-      return;
-    }
-    if (c === '/' && next === '*') {
-      const close = src.indexOf('*/', start + 2);
-      if (close === -1) {
-        this.#emit('invalid', start, src.length, 'unterminated /* comment');
-        this.#pos = src.length;
-      } else {
-        this.#pos = close + 2;
-      }
-      return;
-    }
-
-    const ident = this.#match(IDENT, start);
-    if (ident !== undefined) {
-      let end = start + ident.length;
-      // Provider functions: provider::name::function is one name.
-      for (let part = this.#match(NAMESPACE_PART, end); part !== undefined; part = this.#match(NAMESPACE_PART, end)) {
-        end += part.length;
-      }
-      this.#emit('ident', start, end, src.slice(start, end));
-      this.#pos = end;
-      return;
-    }
-
-    if (c >= '0' && c <= '9') {
-      // After a dot, digits are a legacy index (`list.0.1` is two steps, not the number 0.1).
-      const previous = this.#tokens[this.#tokens.length - 1];
-      const afterDot = previous?.type === 'punct' && previous.value === '.';
-      const text = this.#match(afterDot ? INTEGER : NUMBER, start) ?? c;
-      this.#emit('number', start, start + text.length, text);
-      this.#pos = start + text.length;
-      return;
-    }
-
-    if (c === '"') {
-      this.#emit('oquote', start, start + 1, '"');
-      this.#frames.push({ kind: 'quoted' });
-      this.#pos++;
-      return;
-    }
-
-    if (c === '<' && next === '<') {
-      HEREDOC_OPEN.lastIndex = start;
-      const heredoc = HEREDOC_OPEN.exec(src);
-      if (heredoc) {
-        const anchor = heredoc[2] ?? '';
-        const end = start + heredoc[0].length;
-        this.#emit('oheredoc', start, end, anchor, { flush: heredoc[1] === '-' });
-        this.#frames.push({ kind: 'heredoc', anchor: closingAnchor(anchor), lineStart: true });
+    switch (c) {
+      case SPACE:
+      case TAB: {
+        // A run of spaces at once (indentation, alignment): one call rather than one per character.
+        let end = start + 1;
+        for (let code = next; code === SPACE || code === TAB; code = src.charCodeAt(end)) end++;
         this.#pos = end;
         return;
       }
+      case CR:
+        if (next !== LF) {
+          this.#pos++;
+          return;
+        }
+        this.#emit('newline', start, start + 2, '\n');
+        this.#pos = start + 2;
+        return;
+      case LF:
+        this.#emit('newline', start, start + 1, '\n');
+        this.#pos = start + 1;
+        return;
+      case HASH:
+        this.#lineComment(start);
+        return;
+      case SLASH:
+        if (next === SLASH) {
+          this.#lineComment(start);
+          return;
+        }
+        if (next === STAR) {
+          const close = src.indexOf('*/', start + 2);
+          if (close === -1) {
+            this.#emit('invalid', start, src.length, 'unterminated /* comment');
+            this.#pos = src.length;
+          } else {
+            this.#pos = close + 2;
+          }
+          return;
+        }
+        break;
+      case QUOTE:
+        this.#emit('oquote', start, start + 1, '"');
+        this.#frames.push({ kind: 'quoted' });
+        this.#pos++;
+        return;
+      case OPEN_BRACE:
+        this.#emit('punct', start, start + 1, '{');
+        this.#frames.push({ kind: 'brace' });
+        this.#pos++;
+        return;
+      case CLOSE_BRACE:
+        if (frame.kind === 'sequence') {
+          this.#frames.pop();
+          this.#emit('seqend', start, start + 1, '}');
+        } else {
+          if (frame.kind === 'brace') this.#frames.pop();
+          this.#emit('punct', start, start + 1, '}');
+        }
+        this.#pos++;
+        return;
+      case TILDE:
+        if (next === CLOSE_BRACE && frame.kind === 'sequence') {
+          this.#frames.pop();
+          this.#emit('seqend', start, start + 2, '}', { strip: true });
+          this.#pos += 2;
+          return;
+        }
+        break;
+      case LESS:
+        if (next === LESS && this.#heredocOpen(start)) return;
+        break;
     }
 
-    if (c === '{') {
-      this.#emit('punct', start, start + 1, '{');
-      this.#frames.push({ kind: 'brace' });
-      this.#pos++;
+    if (c >= 0x80 && this.#nonAsciiName(start)) {
+      this.#name(start);
       return;
     }
-    if (c === '}') {
-      if (frame.kind === 'sequence') {
-        this.#frames.pop();
-        this.#emit('seqend', start, start + 1, '}');
-      } else {
-        if (frame.kind === 'brace') this.#frames.pop();
-        this.#emit('punct', start, start + 1, '}');
-      }
-      this.#pos++;
+    if (c >= DIGIT_0 && c <= DIGIT_9) {
+      this.#number(start);
       return;
     }
-    if (c === '~' && next === '}' && frame.kind === 'sequence') {
-      this.#frames.pop();
-      this.#emit('seqend', start, start + 2, '}', { strip: true });
-      this.#pos += 2;
-      return;
-    }
-
-    const three = src.slice(start, start + 3);
-    if (THREE_CHAR.has(three)) {
-      this.#emit('punct', start, start + 3, three);
-      this.#pos += 3;
-      return;
-    }
-    const two = c + next;
-    if (TWO_CHAR.has(two)) {
-      this.#emit('punct', start, start + 2, two);
-      this.#pos += 2;
-      return;
-    }
-    if (ONE_CHAR.has(c)) {
-      this.#emit('punct', start, start + 1, c);
-      this.#pos++;
+    const operator = operatorLength(src, start, c, next);
+    if (operator > 0) {
+      this.#emit('punct', start, start + operator, src.slice(start, start + operator));
+      this.#pos += operator;
       return;
     }
 
     const width = (src.codePointAt(start) ?? 0) > 0xffff ? 2 : 1;
     const shown = src.slice(start, start + width);
+    const ch = src[start];
     const hint =
-      c === "'" ? '; use double quotes (") for strings' : c === '&' || c === '|' ? `; did you mean "${c}${c}"?` : '';
+      ch === "'"
+        ? '; use double quotes (") for strings'
+        : ch === '&' || ch === '|'
+          ? `; did you mean "${ch}${ch}"?`
+          : '';
     this.#emit('invalid', start, start + width, `unexpected character ${JSON.stringify(shown)}${hint}`);
     this.#pos += width;
+  }
+
+  /** `#` and `//` comments run to the end of the line; the newline itself is left: it still ends an attribute. */
+  #lineComment(start: number): void {
+    const src = this.#source;
+    const newline = src.indexOf('\n', start);
+    this.#pos = newline === -1 ? src.length : src.charCodeAt(newline - 1) === CR ? newline - 1 : newline;
+  }
+
+  /** Whether a name starts here with a character beyond ASCII (the Unicode pattern decides). */
+  #nonAsciiName(start: number): boolean {
+    IDENT.lastIndex = start;
+    return IDENT.test(this.#source);
+  }
+
+  /** A name, `provider::name::function` included (one name), known to start at `start`. */
+  #name(start: number): void {
+    const src = this.#source;
+    let end = nameEnd(src, start);
+    // Provider functions: provider::name::function is one name.
+    while (src.charCodeAt(end) === COLON && src.charCodeAt(end + 1) === COLON) {
+      const c = src.charCodeAt(end + 2);
+      if (!isAsciiNameStart(c) && !(c >= 0x80 && this.#nonAsciiName(end + 2))) break;
+      end = nameEnd(src, end + 2);
+    }
+    this.#emit('ident', start, end, src.slice(start, end));
+    this.#pos = end;
+  }
+
+  /**
+   * A number: digits, an optional fraction and exponent. After a dot, digits are a legacy index (`list.0.1` is two
+   * steps, not the number 0.1), so only the integer is taken.
+   */
+  #number(start: number): void {
+    const src = this.#source;
+    const previous = this.#tokens[this.#tokens.length - 1];
+    const afterDot = previous?.type === 'punct' && previous.value === '.';
+    let end = digitsEnd(src, start);
+    if (!afterDot) {
+      if (src.charCodeAt(end) === DOT && isDigit(src.charCodeAt(end + 1))) end = digitsEnd(src, end + 1);
+      const e = src.charCodeAt(end);
+      if (e === LOWER_E || e === UPPER_E) {
+        const sign = src.charCodeAt(end + 1);
+        const digits = sign === PLUS || sign === MINUS ? end + 2 : end + 1;
+        if (isDigit(src.charCodeAt(digits))) end = digitsEnd(src, digits);
+      }
+    }
+    this.#emit('number', start, end, src.slice(start, end));
+    this.#pos = end;
+  }
+
+  /** `<<EOT` or `<<-EOT` and its newline; false when `<<` does not open a heredoc here. */
+  #heredocOpen(start: number): boolean {
+    const src = this.#source;
+    HEREDOC_OPEN.lastIndex = start;
+    const heredoc = HEREDOC_OPEN.exec(src);
+    if (!heredoc) return false;
+    const anchor = heredoc[2] ?? '';
+    const end = start + heredoc[0].length;
+    this.#emit('oheredoc', start, end, anchor, { flush: heredoc[1] === '-' });
+    this.#frames.push({ kind: 'heredoc', anchor: closingAnchor(anchor), lineStart: true });
+    this.#pos = end;
+    return true;
   }
 
   #template(frame: Frame & { kind: 'quoted' | 'template' | 'heredoc' }): void {
@@ -267,29 +411,36 @@ class Lexer {
     }
 
     const start = this.#pos;
+    const quoted = frame.kind === 'quoted';
+    const heredoc = frame.kind === 'heredoc';
+    // The decoded text is built only when an escape makes it differ from the source (rare); `chunk` is where the
+    // source not yet copied into it begins.
     let text = '';
     let pos = start;
     let chunk = pos;
-    const flush = (): void => {
-      text += src.slice(chunk, pos);
-    };
 
+    const plain = quoted ? QUOTED_TEXT : heredoc ? HEREDOC_TEXT : BARE_TEXT;
     while (pos < length) {
-      const c = src[pos];
-      const next = src[pos + 1];
-      if ((c === '$' || c === '%') && next === '{') break;
-      if ((c === '$' || c === '%') && next === c && src[pos + 2] === '{') {
-        // `$${` and `%%{` are escapes for a literal `${` and `%{`.
-        flush();
-        text += `${c}{`;
-        pos += 3;
-        chunk = pos;
-        continue;
-      }
-      if (frame.kind === 'quoted') {
-        if (c === '"' || c === '\n' || (c === '\r' && next === '\n')) break;
-        if (c === '\\') {
-          flush();
+      // Plain text in one native step (lastIndex moves to its end), then the character after it.
+      plain.lastIndex = pos;
+      plain.test(src);
+      pos = plain.lastIndex;
+      if (pos >= length) break;
+      const c = src.charCodeAt(pos);
+      if (c === DOLLAR || c === PERCENT) {
+        const next = src.charCodeAt(pos + 1);
+        if (next === OPEN_BRACE) break;
+        if (next === c && src.charCodeAt(pos + 2) === OPEN_BRACE) {
+          // `$${` and `%%{` are escapes for a literal `${` and `%{`.
+          text += src.slice(chunk, pos) + (c === DOLLAR ? '${' : '%{');
+          pos += 3;
+          chunk = pos;
+          continue;
+        }
+      } else if (quoted) {
+        if (c === QUOTE || c === LF || (c === CR && src.charCodeAt(pos + 1) === LF)) break;
+        if (c === BACKSLASH) {
+          text += src.slice(chunk, pos);
           const escape = decodeEscape(src, pos);
           if (escape.error !== undefined) {
             if (text.length > 0) this.#emit('literal', start, pos, text);
@@ -303,7 +454,7 @@ class Lexer {
           chunk = pos;
           continue;
         }
-      } else if (frame.kind === 'heredoc' && c === '\n') {
+      } else if (heredoc && c === LF) {
         // One literal per line, as HCL's scanner does: the flush (`<<-`) rule works line by line.
         pos++;
         frame.lineStart = true;
@@ -311,23 +462,23 @@ class Lexer {
       }
       pos++;
     }
-    flush();
+    text = chunk === start ? src.slice(start, pos) : text + src.slice(chunk, pos);
     if (pos > start) this.#emit('literal', start, pos, text);
     this.#pos = pos;
     if (pos >= length) return;
 
-    const c = src[pos];
-    if (frame.kind === 'heredoc' && frame.lineStart) return;
-    if (c === '$' || c === '%') {
-      const strip = src[pos + 2] === '~';
+    const c = src.charCodeAt(pos);
+    if (heredoc && frame.lineStart) return;
+    if (c === DOLLAR || c === PERCENT) {
+      const strip = src.charCodeAt(pos + 2) === TILDE;
       const end = pos + (strip ? 3 : 2);
-      this.#emit(c === '$' ? 'interp' : 'control', pos, end, src.slice(pos, end), strip ? { strip } : undefined);
+      this.#emit(c === DOLLAR ? 'interp' : 'control', pos, end, src.slice(pos, end), strip ? { strip } : undefined);
       this.#frames.push({ kind: 'sequence' });
       this.#pos = end;
       return;
     }
-    if (frame.kind === 'quoted') {
-      if (c === '"') {
+    if (quoted) {
+      if (c === QUOTE) {
         this.#emit('cquote', pos, pos + 1, '"');
         this.#frames.pop();
         this.#pos = pos + 1;
