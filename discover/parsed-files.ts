@@ -13,7 +13,7 @@ import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
 import { tokenize } from './hcl/lexer.js';
 import { outline } from './hcl/outline.js';
-import { parseHclFile, parseHclFileJson } from './hcl/file-parser.js';
+import { parseHclFile } from './hcl/file-parser.js';
 import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
 import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 import type { BlockPosition } from './hcl-json.js';
@@ -92,11 +92,11 @@ export class ParsedFiles {
   readonly #uncached = new Map<string, CachedOutcome>();
   readonly #usedHashes = new Set<string>();
   /**
-   * Contents the fast parser answered in this run, by hash. Their positions are taken from it again when asked for:
-   * few files ever are, and keeping every file's positions from the first pass cost a cold run more (building and
-   * keeping them through the garbage collector) than parsing those few again.
+   * Positions the fast parser found, by content hash, not yet asked for. Kept from its one pass: every unit with a
+   * dependency asks for its file's (the location of `config_path`), and parsing those files again when asked cost a
+   * cold run more than keeping every file's.
    */
-  readonly #fastParsed = new Set<string>();
+  readonly #fastPositions = new Map<string, BlockPosition[]>();
   /** Exceptions inside the fast file parser (bugs), by content hash and by file. */
   readonly #fastParserBugs = new Map<string, Error>();
   readonly #bugsByPath = new Map<string, Error>();
@@ -264,14 +264,14 @@ export class ParsedFiles {
 
   /** One content through the fast parser: its cache entry, or undefined when the parser declined it. */
   #parseOneFast(content: string, hash: string, cache: Map<string, CachedOutcome>): CachedOutcome | undefined {
-    const result = parseHclFileJson(content);
+    const result = parseHclFile(content);
     if (!result.ok) {
       if (result.bug) this.#fastParserBugs.set(hash, result.bug);
       return undefined;
     }
     const entry: CachedOutcome = { ok: true, json: result.json };
     // Kept in the cache only once asked for, as positions from a scan are: most files never need theirs.
-    this.#fastParsed.add(hash);
+    this.#fastPositions.set(hash, result.positions);
     this.parsedCount += 1;
     cache.set(hash, entry);
     this.#cacheDirty = true;
@@ -342,8 +342,7 @@ export class ParsedFiles {
     if (isHclJson(file.path)) return file.outcome.ok ? hclJsonPositions(file.content, file.outcome.json) : [];
     const entry = this.#cache?.get(file.hash);
     if (entry?.ok && entry.positions) return entry.positions;
-    const again = this.#fastParsed.has(file.hash) ? parseHclFile(file.content) : undefined;
-    const positions = again?.ok ? again.positions : scanPositions(file.content);
+    const positions = this.#fastPositions.get(file.hash) ?? scanPositions(file.content);
     if (entry?.ok) {
       entry.positions = positions;
       this.#cacheDirty = true;

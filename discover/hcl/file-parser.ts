@@ -45,28 +45,15 @@ interface Body {
   readonly blocks: readonly Block[];
 }
 
-export type FileJson =
-  { readonly ok: true; readonly json: Record<string, unknown> } | Extract<FileParse, { readonly ok: false }>;
-
 /**
  * Parses a whole HCL native-syntax file, or declines it. Never throws. Phases: tokenize, check what the tokens alone
  * rule out, parse the body (building its JSON as it goes), then the positions of the top-level blocks.
  */
 export function parseHclFile(source: string): FileParse {
-  return parse(source, true) as FileParse;
-}
-
-/** {@link parseHclFile} without the positions (discovery asks for them for few files, and then parses again). */
-export function parseHclFileJson(source: string): FileJson {
-  return parse(source, false);
-}
-
-function parse(source: string, withPositions: boolean): FileParse | FileJson {
   try {
     const tokens = tokenize(source);
     checkTokens(source, tokens);
     const body = parseBody(new Cursor(source, tokens), false);
-    if (!withPositions) return { ok: true, json: body.json };
     return { ok: true, json: body.json, positions: positions(source, body.blocks) };
   } catch (error) {
     if (error instanceof Decline) return { ok: false, reason: error.message, offset: error.offset };
