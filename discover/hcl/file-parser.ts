@@ -103,8 +103,8 @@ function parseBody(c: Cursor, inBlock: boolean): Body {
   const values: unknown[] = [];
   const attributes: Token[] = [];
   const blocks: Block[] = [];
-  /** Blocks by type, in the order their types first appear. */
-  const blockTypes = new Map<string, BlockType>();
+  /** Blocks by type, in the order their types first appear (made on the first block: most bodies have none). */
+  let blockTypes: Map<string, BlockType> | undefined;
   for (;;) {
     const token = c.raw();
     if (token.type === 'newline') {
@@ -127,14 +127,17 @@ function parseBody(c: Cursor, inBlock: boolean): Body {
     } else {
       const block = parseBlock(c, token);
       blocks.push(block.block);
+      blockTypes ??= new Map();
       addBlock(blockTypes, block.block, block.json);
     }
     endOfItem(c, inBlock);
   }
   checkAttributeNames(keys, attributes, blockTypes);
-  for (const [type, blocksOfType] of blockTypes) {
-    keys.push(type);
-    values.push(blocksOfType.tree instanceof Map ? sortTree(blocksOfType.tree) : blocksOfType.tree);
+  if (blockTypes !== undefined) {
+    for (const [type, blocksOfType] of blockTypes) {
+      keys.push(type);
+      values.push(blocksOfType.tree instanceof Map ? sortTree(blocksOfType.tree) : blocksOfType.tree);
+    }
   }
   return { json: sortedObject(keys, values), attributes, blocks };
 }
@@ -143,18 +146,19 @@ function parseBody(c: Cursor, inBlock: boolean): Body {
 function checkAttributeNames(
   keys: readonly string[],
   names: readonly Token[],
-  blockTypes: ReadonlyMap<string, BlockType>,
+  blockTypes: ReadonlyMap<string, BlockType> | undefined,
 ): void {
   // Written in increasing order (the common case), no two are equal: the set below is not needed.
   let increasing = true;
   for (let i = 1; i < keys.length && increasing; i += 1) increasing = (keys[i - 1] as string) < (keys[i] as string);
+  if (increasing && blockTypes === undefined) return;
   const seen = increasing ? undefined : new Set<string>();
   for (let i = 0; i < keys.length; i += 1) {
     const key = keys[i] as string;
     const at = (names[i] as Token).start;
     if (seen?.has(key)) throw new Decline('an attribute set twice', at);
     seen?.add(key);
-    if (blockTypes.has(key)) throw new Decline('blocks hcl2json converts in its own way', at);
+    if (blockTypes?.has(key)) throw new Decline('blocks hcl2json converts in its own way', at);
   }
 }
 
@@ -263,21 +267,40 @@ function sortTree(tree: Map<string, Tree>): Record<string, unknown> {
 /** Positions of the top-level blocks and of their attributes (the first of each name). */
 function positions(source: string, blocks: readonly Block[]): BlockPosition[] {
   // Offsets come in increasing order, so the line search only moves forward, one newline at a time.
-  let line = 1;
-  let lineStart = 0;
-  let newline = source.indexOf('\n');
-  const at = (offset: number): [number, number] => {
-    while (newline !== -1 && newline < offset) {
-      line += 1;
-      lineStart = newline + 1;
-      newline = source.indexOf('\n', lineStart);
-    }
-    return [line, offset - lineStart + 1];
-  };
-  return blocks.map((block) => {
-    const [blockLine, blockColumn] = at(block.type.start);
+  const lines = new LineCounter(source);
+  const out: BlockPosition[] = [];
+  for (const block of blocks) {
+    const start = block.type.start;
+    const line = lines.lineOf(start);
+    const column = start - lines.lineStart + 1;
     const attributes: Record<string, [number, number]> = {};
-    for (const name of block.attributes) attributes[name.value] ??= at(name.start);
-    return { type: block.type.value, labels: block.labels, line: blockLine, column: blockColumn, attributes };
-  });
+    for (const name of block.attributes) {
+      attributes[name.value] ??= [lines.lineOf(name.start), name.start - lines.lineStart + 1];
+    }
+    out.push({ type: block.type.value, labels: block.labels, line, column, attributes });
+  }
+  return out;
+}
+
+/** 1-based lines of offsets given in increasing order. */
+class LineCounter {
+  readonly #source: string;
+  #line = 1;
+  lineStart = 0;
+  #newline: number;
+
+  constructor(source: string) {
+    this.#source = source;
+    this.#newline = source.indexOf('\n');
+  }
+
+  /** The line of `offset`; `lineStart` is then that line's first offset. */
+  lineOf(offset: number): number {
+    while (this.#newline !== -1 && this.#newline < offset) {
+      this.#line += 1;
+      this.lineStart = this.#newline + 1;
+      this.#newline = this.#source.indexOf('\n', this.lineStart);
+    }
+    return this.#line;
+  }
 }

@@ -25,10 +25,17 @@ function mayHaveLostDigits(n: number): boolean {
   return digits.length >= 16;
 }
 
+/** Whether the value holds such a number; walked with plain loops (no array of values per object, no closure). */
 function hasLossyNumber(value: unknown): boolean {
   if (typeof value === 'number') return mayHaveLostDigits(value);
-  if (Array.isArray(value)) return value.some(hasLossyNumber);
-  if (isRecord(value)) return Object.values(value).some(hasLossyNumber);
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (hasLossyNumber(item)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (hasLossyNumber((value as Json)[key])) return true;
+  }
   return false;
 }
 
