@@ -56,6 +56,9 @@ const NON_ASCII = /[^\x00-\x7f]/;
  */
 const NOT_PLAIN = /[$%\\]/;
 const WRITTEN_BACK = /\$\$|%%|\\[uU]/;
+/** Either of the two: an escape written back, or text beyond ASCII. */
+// eslint-disable-next-line no-control-regex
+const UNUSUAL_TEXT = /\$\$|%%|\\[uU]|[^\x00-\x7f]/;
 /** From the first surrogate up: JavaScript and Go order such keys differently (UTF-16 against UTF-8). */
 const UNUSUAL_KEY = /[\ud800-\uffff]/;
 const BINARY = new Set(['||', '&&', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%']);
@@ -474,7 +477,10 @@ function interpolation(c: Cursor): Node {
  * the literal, and `\u` escapes and text that Unicode normalisation would change may differ: all declined.
  */
 function literalText(c: Cursor, token: Token): string {
-  if (WRITTEN_BACK.test(c.source.slice(token.start, token.end))) {
+  const raw = c.source.slice(token.start, token.end);
+  // One pattern for the common case (plain ASCII text), the two checks below only for text it stops at.
+  if (!UNUSUAL_TEXT.test(raw)) return token.value;
+  if (WRITTEN_BACK.test(raw)) {
     throw new Decline('an escape hcl2json may write back differently', token.start);
   }
   const value = token.value;
