@@ -74,6 +74,8 @@ export class Cursor {
   readonly source: string;
   readonly tokens: readonly Token[];
   index = 0;
+  /** The whole source is ASCII (set once checked; false, the cautious answer, until then). */
+  ascii = false;
   /** Whether newlines count where the cursor is, and the same for each enclosing context (see enter/leave). */
   newlines = true;
   readonly #outer: boolean[] = [];
@@ -334,16 +336,16 @@ function object(c: Cursor, open: Token): Node {
 /** A key hcl2json writes as it is: a name, a quoted literal without `$`, `%` or escapes, or a plain integer. */
 function objectKey(c: Cursor, token: Token): string {
   if (token.type === 'ident' && token.value !== 'for' && !token.value.includes('::'))
-    return checkKey(token.value, token);
+    return checkKey(c, token.value, token);
   if (token.type === 'number' && NUMBER_KEY.test(token.value)) return token.value;
   // `(expr) = value`: hcl2json writes the key as the expression's source.
-  if (c.isPunct(token, '(')) return checkKey(wrapSource(c, parentheses(c, token)), token);
+  if (c.isPunct(token, '(')) return checkKey(c, wrapSource(c, parentheses(c, token)), token);
   if (token.type === 'oquote') {
     const text = c.next();
     const close = text.type === 'literal' ? c.next() : text;
     const value = text.type === 'literal' ? text.value : '';
     if (close.type === 'cquote' && value !== '' && plainText(c.source, token.end, close.start)) {
-      return checkKey(value, token);
+      return checkKey(c, value, token);
     }
   }
   throw new Decline('an object key hcl2json may write differently', token.start);
@@ -355,8 +357,9 @@ export function plainText(source: string, from: number, to: number): boolean {
 }
 
 /** Keys that JavaScript objects or the sort order would treat differently from hcl2json's Go maps. */
-export function checkKey(key: string, at: { start: number }): string {
-  if (key === '__proto__' || UNUSUAL_KEY.test(key)) throw new Decline('an unusual key', at.start);
+export function checkKey(c: Cursor, key: string, at: { start: number }): string {
+  // In a file of ASCII only every key is ASCII: keys are never decoded from escapes (see label and objectKey).
+  if (key === '__proto__' || (!c.ascii && UNUSUAL_KEY.test(key))) throw new Decline('an unusual key', at.start);
   return key;
 }
 
@@ -404,6 +407,16 @@ function forExpression(c: Cursor, open: Token, closer: ']' | '}'): Node {
 function template(c: Cursor, open: Token): Node {
   const heredoc = open.type === 'oheredoc';
   if (heredoc && NON_ASCII.test(open.value)) throw new Decline('a non-ASCII heredoc anchor', open.start);
+  if (!heredoc) {
+    // The common case first: "" or "text" (no parts to gather and join).
+    const text = c.raw();
+    const close = text.type === 'literal' ? c.raw(1) : text;
+    if (close.type === 'cquote') {
+      const value = text.type === 'literal' ? literalText(c, text) : '';
+      c.index += text === close ? 1 : 2;
+      return { k: 'string', value, start: open.start, end: close.end, heredoc: false };
+    }
+  }
   const closer = heredoc ? 'cheredoc' : 'cquote';
   const parts: (string | Node)[] = [];
   let textOnly = true;

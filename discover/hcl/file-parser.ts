@@ -52,8 +52,9 @@ interface Body {
 export function parseHclFile(source: string): FileParse {
   try {
     const tokens = tokenize(source);
-    checkTokens(source, tokens);
-    const body = parseBody(new Cursor(source, tokens), false);
+    const cursor = new Cursor(source, tokens);
+    cursor.ascii = checkTokens(source, tokens);
+    const body = parseBody(cursor, false);
     return { ok: true, json: body.json, positions: positions(source, body.blocks) };
   } catch (error) {
     if (error instanceof Decline) return { ok: false, reason: error.message, offset: error.offset };
@@ -70,9 +71,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /**
  * What the token stream alone rules out: lexer errors, carriage returns (heredoc and line-ending rules the fast
  * path does not model), names beyond ASCII (HCL's Unicode tables may differ from the engine's) and `/* *\/`
- * comments that span lines (hclsyntax's newline rules around them are subtle).
+ * comments that span lines (hclsyntax's newline rules around them are subtle). Returns whether the source is ASCII.
  */
-function checkTokens(source: string, tokens: readonly Token[]): void {
+function checkTokens(source: string, tokens: readonly Token[]): boolean {
   const cr = source.indexOf('\r');
   if (cr >= 0) throw new Decline('a carriage return', cr);
   // Most files are ASCII: then there is no surrogate and no name beyond ASCII to look for.
@@ -80,18 +81,21 @@ function checkTokens(source: string, tokens: readonly Token[]): void {
   // Text decoded from UTF-8 never has a lone surrogate; text built otherwise may (hcl2json would see U+FFFD).
   const lone = ascii ? null : LONE_SURROGATE.exec(source);
   if (lone) throw new Decline('a lone surrogate', lone.index);
+  // A newline between two tokens is one no token holds: it is inside a comment, and only a `/* */` comment can hold
+  // one (the others end before their newline). A file without one has no such gap to look for.
+  const blockComments = source.includes('/*');
   let gapStart = 0;
-  let newline = source.indexOf('\n');
+  let newline = blockComments ? source.indexOf('\n') : -1;
   for (const token of tokens) {
     if (token.type === 'invalid') throw new Decline(token.value, token.start);
     if (!ascii && token.type === 'ident' && NON_ASCII.test(token.value)) {
       throw new Decline('a non-ASCII name', token.start);
     }
-    // A newline between two tokens is one no token holds: it is inside a comment.
     while (newline !== -1 && newline < gapStart) newline = source.indexOf('\n', newline + 1);
     if (newline !== -1 && newline < token.start) throw new Decline('a comment spanning lines', gapStart);
     gapStart = token.end;
   }
+  return ascii;
 }
 
 /**
@@ -122,13 +126,13 @@ function parseBody(c: Cursor, inBlock: boolean): Body {
       const value = expression(c);
       c.leave();
       attributes.push(token);
-      keys.push(checkKey(token.value, token));
+      keys.push(checkKey(c, token.value, token));
       values.push(convert(c, value));
     } else {
       const block = parseBlock(c, token);
       blocks.push(block.block);
       blockTypes ??= new Map();
-      addBlock(blockTypes, block.block, block.json);
+      addBlock(c, blockTypes, block.block, block.json);
     }
     endOfItem(c, inBlock);
   }
@@ -191,7 +195,7 @@ function parseBlock(c: Cursor, type: Token): { block: Block; json: Record<string
     const value = expression(c);
     c.leave();
     attributes.push(first);
-    json[checkKey(first.value, first)] = convert(c, value);
+    json[checkKey(c, first.value, first)] = convert(c, value);
   }
   if (!c.isPunct(c.raw(), '}')) throw new Decline('a one-line block not closed on its line', c.raw().start);
   c.index += 1;
@@ -222,8 +226,8 @@ interface BlockType {
 /** A map per label level, a list of bodies at the end. */
 type Tree = Record<string, unknown>[] | Map<string, Tree>;
 
-function addBlock(blockTypes: Map<string, BlockType>, block: Block, body: Record<string, unknown>): void {
-  const type = checkKey(block.type.value, block.type);
+function addBlock(c: Cursor, blockTypes: Map<string, BlockType>, block: Block, body: Record<string, unknown>): void {
+  const type = checkKey(c, block.type.value, block.type);
   const labels = block.labels;
   const known = blockTypes.get(type);
   if (known !== undefined && known.labels !== labels.length) {
@@ -240,7 +244,7 @@ function addBlock(blockTypes: Map<string, BlockType>, block: Block, body: Record
     blockTypes.set(type, { labels: labels.length, tree: map });
   } else map = known.tree as Map<string, Tree>;
   for (let i = 0; i < labels.length; i += 1) {
-    const key = checkKey(labels[i] as string, block.type);
+    const key = checkKey(c, labels[i] as string, block.type);
     const last = i === labels.length - 1;
     const next = map.get(key);
     if (last) {

@@ -11,9 +11,9 @@ vi.mock('../../../discover/hcl/file-expression.js', async (importOriginal) => {
   const actual = await importOriginal<typeof FileExpression>();
   return {
     ...actual,
-    checkKey: (key: string, at: { start: number }) => {
-      if (key === 'trigger_planted_bug') throw new TypeError('planted bug');
-      return actual.checkKey(key, at);
+    checkKey: (...args: Parameters<typeof actual.checkKey>) => {
+      if (args[1] === 'trigger_planted_bug') throw new TypeError('planted bug');
+      return actual.checkKey(...args);
     },
   };
 });
