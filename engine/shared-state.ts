@@ -133,7 +133,11 @@ export async function loadRemoteLatest(store: ObjectStore, verb?: RunCommand): P
   return loadRemoteRun(store, newest.run_id);
 }
 
-/** Past runs, newest first (run ids sort by time), at most `limit`, only those touching `env` when given. */
+/**
+ * Past runs, newest first, at most `limit`, only those touching `env` when given. Run ids sort by their start to the
+ * second, then by a random suffix: runs started in the same second are read together and put in the order of their
+ * `started_at` (then id), so the newest comes first even then (`--resume` takes the first of its selection).
+ */
 export async function listRuns(
   store: ObjectStore,
   options: { readonly env?: string | undefined; readonly limit: number },
@@ -141,19 +145,27 @@ export async function listRuns(
   const listed = await store.list('runs/');
   if (!listed.ok) return listed;
   const ids = [...listed.value.folders].sort().reverse();
+  const second = (id: string): string => id.split('-', 1)[0] ?? id;
   const out: RunSummary[] = [];
   const BATCH = 16;
-  for (let i = 0; i < ids.length && out.length < options.limit; i += BATCH) {
-    const got = await Promise.all(ids.slice(i, i + BATCH).map((id) => store.get(runSummaryKey(id))));
+  // Read until `limit` runs are found and the next id starts in another second than the last one read.
+  let i = 0;
+  while (i < ids.length && (out.length < options.limit || second(ids[i] as string) === second(ids[i - 1] as string))) {
+    const batch = ids.slice(i, i + BATCH);
+    i += batch.length;
+    const got = await Promise.all(batch.map((id) => store.get(runSummaryKey(id))));
     for (const object of got) {
       if (!object.ok) return object;
       const summary = object.value && parseSummary(object.value.body);
       if (!summary) continue;
       if (options.env !== undefined && !summary.envs.includes(options.env)) continue;
-      if (out.length < options.limit) out.push(summary);
+      out.push(summary);
     }
   }
-  return { ok: true, value: out };
+  const newestFirst = out.sort(
+    (a, b) => b.started_at.localeCompare(a.started_at) || (a.run_id < b.run_id ? 1 : a.run_id > b.run_id ? -1 : 0),
+  );
+  return { ok: true, value: newestFirst.slice(0, options.limit) };
 }
 
 /** How many of the newest runs `--resume` looks through for one of its selection. */
