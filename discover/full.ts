@@ -820,15 +820,24 @@ function evaluationHost(
   // find_in_parent_folders' answers, per folder and names. Where the walk from a folder to the filesystem root is
   // within Terragrunt's folder limit, a folder's answer is its own match or its parent's answer, so units that
   // share ancestors share the walk.
-  const finds = new Map<string, string | undefined>();
+  // Keyed by the probes, then the folder, without building a key string per question: every unit asks this.
+  const finds = new Map<string, Map<string, string | undefined>>();
   const findUpMemo = (dir: string, probes: readonly string[]): string | undefined => {
-    if (depthAtLeast(dir, MAX_FOLDERS_TO_CHECK)) return findUp(dir, probes, kind);
-    const key = `${probes.length === 1 ? probes[0] : probes.join('\u0000')}\u0000${dir}`;
-    if (finds.has(key)) return finds.get(key);
-    let found = findUp(dir, probes, kind, 1);
-    const parent = dirname(dir);
-    if (found === undefined && parent !== dir) found = findUpMemo(parent, probes);
-    finds.set(key, found);
+    const probeKey = probes.length === 1 ? (probes[0] as string) : probes.join('\u0000');
+    let byDir = finds.get(probeKey);
+    if (!byDir) {
+      byDir = new Map();
+      finds.set(probeKey, byDir);
+    }
+    if (byDir.has(dir)) return byDir.get(dir);
+    let found: string | undefined;
+    if (depthAtLeast(dir, MAX_FOLDERS_TO_CHECK)) found = findUp(dir, probes, kind);
+    else {
+      found = findUp(dir, probes, kind, 1);
+      const parent = dirname(dir);
+      if (found === undefined && parent !== dir) found = findUpMemo(parent, probes);
+    }
+    byDir.set(dir, found);
     return found;
   };
   const repoRoot = (dir: string): string | undefined => {

@@ -71,6 +71,9 @@ export class SnapshotWitness {
     return new Proxy(env, {
       get: (target, key) => {
         if (typeof key !== 'string') return undefined;
+        // The environment does not change during a discovery: the first answer, recorded, stands (every unit reads
+        // the same few variables, and a read of `process.env` asks the C library).
+        if (this.env.has(key)) return this.env.get(key);
         const value = target[key];
         this.env.set(key, value);
         return value;

@@ -69,51 +69,9 @@ function flat<T>(answers: ReadonlyMap<string, T> | undefined): readonly (string 
   return out;
 }
 
-/**
- * The environment's answers, per base host (one per discovery): a run reads the same few variables for every unit,
- * and each read of `process.env` asks the C library (about 0.5 µs, 1.4 µs through the run's recording proxy).
- */
-const envAnswers = new WeakMap<EvaluationHost, Map<string, string | undefined>>();
-
-function envValue(base: EvaluationHost, name: string): string | undefined {
-  let answers = envAnswers.get(base);
-  if (!answers) {
-    answers = new Map();
-    envAnswers.set(base, answers);
-  }
-  if (answers.has(name)) return answers.get(name);
-  const value = base.env[name];
-  answers.set(name, value);
-  return value;
-}
-
 /** Each question and answer of a flat list. */
 function* pairs<T>(list: readonly (string | T)[]): Generator<[string, T]> {
   for (let i = 0; i + 1 < list.length; i += 2) yield [list[i] as string, list[i + 1] as T];
-}
-
-/**
- * find_in_parent_folders' answers per base host (one per discovery), by probes and directory: every unit asks for
- * its root file, and `base` memoises its answers too, but behind a key it builds for each question.
- */
-const findAnswers = new WeakMap<EvaluationHost, Map<string, Map<string, string | undefined>>>();
-
-function findUpAnswer(base: EvaluationHost, dir: string, probes: readonly string[]): string | undefined {
-  let byProbes = findAnswers.get(base);
-  if (!byProbes) {
-    byProbes = new Map();
-    findAnswers.set(base, byProbes);
-  }
-  const probeKey = probes.length === 1 ? (probes[0] as string) : probes.join('\u0000');
-  let byDir = byProbes.get(probeKey);
-  if (!byDir) {
-    byDir = new Map();
-    byProbes.set(probeKey, byDir);
-  }
-  if (byDir.has(dir)) return byDir.get(dir);
-  const found = base.findUp(dir, probes);
-  byDir.set(dir, found);
-  return found;
 }
 
 /** The searches of a findLog as UnitInputs records them: `<dir>\0<probe>...`, what was found (null: nothing). */
@@ -169,8 +127,7 @@ class RecordingHost implements EvaluationHost, FileSource {
     this.#env ??= new Proxy(base.env, {
       get: (_target, key) => {
         if (typeof key !== 'string') return undefined;
-        // The environment does not change during a discovery: its first answer stands (`base` recorded it).
-        const value = envValue(base, key);
+        const value = base.env[key];
         envRead.set(key, value ?? null);
         return value;
       },
@@ -203,7 +160,7 @@ class RecordingHost implements EvaluationHost, FileSource {
   }
 
   findUp(dir: string, probes: readonly string[]): string | undefined {
-    const found = findUpAnswer(this.#base, dir, probes);
+    const found = this.#base.findUp(dir, probes);
     // Keyed when inputs() are asked for: building the key for every call was a visible share of a unit's
     // evaluation (each unit searches for its root file once or twice).
     this.#findLog.push(dir, probes, found);
