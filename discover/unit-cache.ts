@@ -5,11 +5,12 @@
  * every one of those reads gives the same answer now, so a changed include, a new `env.hcl` that
  * find_in_parent_folders would now find, or a different `get_env` value each force a fresh evaluation.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EvaluationHost, FileSource, UnitConfig } from './unit-config.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
+import { contentHash } from './parsed-files.js';
 
 /**
  * What an evaluation asked and was answered, each as a flat list of question, answer, question, answer... Flat
@@ -48,7 +49,7 @@ interface CacheFile {
 }
 
 function textHash(text: string | undefined): string | null {
-  return text === undefined ? null : createHash('sha256').update(text).digest('base64url');
+  return text === undefined ? null : contentHash(text);
 }
 
 const NO_ANSWERS: readonly never[] = Object.freeze([]);

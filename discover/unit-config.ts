@@ -289,9 +289,9 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
   /** Calls so far of functions that need a real run (run_cmd, sops, AWS), which returned an Unknown; the latest. */
   #unknownCalls = 0;
   #lastUnknownCall = '';
-  /** While an include path is evaluated for includePathMemo: the calls it made (undefined: one cannot be replayed). */
+  /** While an include path is evaluated for includePathMemo, the calls it made; otherwise, or once one cannot be
+   * replayed, undefined. */
   #callLog: ReplayableCall[] | undefined;
-  #loggingCalls = false;
 
   constructor(unit: UnitConfigInput, host: EvaluationHost) {
     this.#unit = unit;
@@ -329,7 +329,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     return this.#fsFunctionsFor(configFile);
   }
   noteCall(name: string, args: readonly Value[], answer: Value | undefined): void {
-    if (!this.#loggingCalls || this.#callLog === undefined) return;
+    if (this.#callLog === undefined) return;
     if (REPLAYABLE.has(name) && isPlain(answer) && args.every(isPlain)) this.#callLog.push({ name, args, answer });
     else this.#callLog = undefined;
   }
@@ -758,15 +758,14 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     if (memo && this.#replays(memo.calls, (scope.context as CallSite).context)) return memo.value;
     const problems = this.#problems.length;
     this.#callLog = [];
-    this.#loggingCalls = true;
     let value: Value | undefined;
+    let calls: ReplayableCall[] | undefined;
     try {
       value = this.#evaluate(raw, scope, where, 'include path');
     } finally {
-      this.#loggingCalls = false;
+      calls = this.#callLog;
+      this.#callLog = undefined;
     }
-    const calls = this.#callLog;
-    this.#callLog = undefined;
     if (calls && typeof value === 'string' && this.#problems.length === problems && includePathMemo.size < MEMO_LIMIT) {
       includePathMemo.set(raw, { calls, value });
     }
@@ -1292,7 +1291,6 @@ function blockBodies(value: unknown): Record<string, Json[]> {
   return out;
 }
 
-/** The index of the last block with this label (the one blockMap returns). */
 /** A value that is not a path, in words for a message ("the number 3", "a tuple", "an empty string", "null"). */
 function describePathEntry(entry: Value): string {
   if (entry === '') return 'an empty string';

@@ -48,8 +48,9 @@ export type Node = Span &
     | { readonly k: 'other' }
   );
 
+/** A character beyond ASCII. */
 // eslint-disable-next-line no-control-regex
-const NON_ASCII = /[^\x00-\x7f]/;
+export const NON_ASCII = /[^\x00-\x7f]/;
 /**
  * The checks below run on every key and literal: patterns hoisted here, so each runs compiled code. Loops over the
  * characters in JavaScript ran interpreted for most of a cold run and cost more than the patterns.
@@ -57,8 +58,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
 const NOT_PLAIN = /[$%\\]/;
 const WRITTEN_BACK = /\$\$|%%|\\[uU]/;
 /** Either of the two: an escape written back, or text beyond ASCII. */
-// eslint-disable-next-line no-control-regex
-const UNUSUAL_TEXT = /\$\$|%%|\\[uU]|[^\x00-\x7f]/;
+const UNUSUAL_TEXT = new RegExp(`${WRITTEN_BACK.source}|${NON_ASCII.source}`);
 /** From the first surrogate up: JavaScript and Go order such keys differently (UTF-16 against UTF-8). */
 const UNUSUAL_KEY = /[\ud800-\uffff]/;
 const BINARY = new Set(['||', '&&', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*', '/', '%']);
@@ -129,6 +129,15 @@ export class Cursor {
 }
 
 /** Parses one expression at the cursor (conditional, operations, terms). */
+/** An attribute's expression, the cursor on its name (followed by `=`). */
+export function attributeExpression(c: Cursor): Node {
+  c.index += 2;
+  c.enter(true);
+  const value = expression(c);
+  c.leave();
+  return value;
+}
+
 export function expression(c: Cursor): Node {
   const condition = binary(c);
   if (!c.isPunct(c.peek(), '?')) return condition;

@@ -8,7 +8,16 @@
  */
 import { tokenize } from './lexer.js';
 import type { Token } from './lexer.js';
-import { Cursor, Decline, checkKey, convert, expression, plainText, sortedObject } from './file-expression.js';
+import {
+  Cursor,
+  Decline,
+  NON_ASCII,
+  attributeExpression,
+  checkKey,
+  convert,
+  plainText,
+  sortedObject,
+} from './file-expression.js';
 
 /**
  * Where a top-level block and its attributes are written (1-based line and column of each name). hcl2json keeps no
@@ -64,8 +73,6 @@ export function parseHclFile(source: string): FileParse {
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const NON_ASCII = /[^\x00-\x7f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -121,10 +128,7 @@ function parseBody(c: Cursor, inBlock: boolean): Body {
     }
     if (token.type !== 'ident') throw new Decline('expected an attribute or a block', token.start);
     if (c.isPunct(c.raw(1), '=')) {
-      c.index += 2;
-      c.enter(true);
-      const value = expression(c);
-      c.leave();
+      const value = attributeExpression(c);
       attributes.push(token);
       keys.push(checkKey(c, token.value, token));
       values.push(convert(c, value));
@@ -190,10 +194,7 @@ function parseBlock(c: Cursor, type: Token): { block: Block; json: Record<string
   const attributes: Token[] = [];
   const json: Record<string, unknown> = {};
   if (first.type === 'ident' && c.isPunct(c.raw(1), '=')) {
-    c.index += 2;
-    c.enter(true);
-    const value = expression(c);
-    c.leave();
+    const value = attributeExpression(c);
     attributes.push(first);
     json[checkKey(c, first.value, first)] = convert(c, value);
   }
