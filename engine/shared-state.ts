@@ -150,7 +150,10 @@ export async function listRuns(
   const BATCH = 16;
   // Read until `limit` runs are found and the next id starts in another second than the last one read.
   let i = 0;
-  while (i < ids.length && (out.length < options.limit || second(ids[i] as string) === second(ids[i - 1] as string))) {
+  while (
+    i < ids.length &&
+    (out.length < options.limit || (i > 0 && second(ids[i] as string) === second(ids[i - 1] as string)))
+  ) {
     const batch = ids.slice(i, i + BATCH);
     i += batch.length;
     const got = await Promise.all(batch.map((id) => store.get(runSummaryKey(id))));
