@@ -18,6 +18,7 @@ import {
   plainText,
   sortedObject,
 } from './file-expression.js';
+import { markWithoutLossyNumbers } from './number-literals.js';
 
 /**
  * Where a top-level block and its attributes are written (1-based line and column of each name). hcl2json keeps no
@@ -64,6 +65,7 @@ export function parseHclFile(source: string): FileParse {
     const cursor = new Cursor(source, tokens);
     cursor.ascii = checkTokens(source, tokens);
     const body = parseBody(cursor, false);
+    if (!cursor.lossyNumber) markWithoutLossyNumbers(body.json);
     return { ok: true, json: body.json, positions: positions(source, body.blocks) };
   } catch (error) {
     if (error instanceof Decline) return { ok: false, reason: error.message, offset: error.offset };

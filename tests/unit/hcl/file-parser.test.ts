@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from '../../../bench/discovery.js';
 import { generateRepository } from '../../../bench/expr-fuzz/generate.js';
 import { parseHclFile } from '../../../discover/hcl/file-parser.js';
+import { restoreNumberLiterals } from '../../../discover/hcl/number-literals.js';
 import { outline } from '../../../discover/hcl/outline.js';
 import { mutate, seeded } from '../../helpers/hcl-mutants.js';
 
@@ -150,4 +151,29 @@ describe('parseHclFile never accepts what hcl2json rejects', () => {
     // The mutants do reach hcl2json's errors (a test that never sees a rejection proves nothing).
     expect(rejected).toBeGreaterThan(MUTANTS / 4);
   }, 120_000);
+});
+
+describe('number literals in the fast parser’s JSON', () => {
+  it('restores every literal that may have lost digits, and returns other files’ JSON as it is', () => {
+    const content = [
+      'a = -12345678901234567890',
+      'b = { x = [1, 9007199254740993] }',
+      'c = 0.1',
+      'block "l" {',
+      '  d = "${100000000000000000000000}"',
+      '}',
+      '',
+    ].join('\n');
+    const parsed = parseHclFile(content);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    expect(restoreNumberLiterals(parsed.json, content)).toEqual({
+      a: '${-12345678901234567890}',
+      b: '${{ x = [1, 9007199254740993] }}',
+      c: 0.1,
+      block: { l: [{ d: '${"${100000000000000000000000}"}' }] },
+    });
+    const plain = parseHclFile('a = [1, 2.5, -3]\nb = "x"\n');
+    if (!plain.ok) throw new Error(plain.reason);
+    expect(restoreNumberLiterals(plain.json, '')).toBe(plain.json);
+  });
 });
