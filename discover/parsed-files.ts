@@ -13,7 +13,8 @@ import { HclParserPool, PARSER_ID } from './hcl2json.js';
 import type { ParseOutcome } from './hcl2json.js';
 import { tokenize } from './hcl/lexer.js';
 import { outline } from './hcl/outline.js';
-import { parseHclFile } from './hcl/file-parser.js';
+import { blockPositions, parseHclFile } from './hcl/file-parser.js';
+import type { PackedPositions } from './hcl/file-parser.js';
 import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
 import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 import type { BlockPosition } from './hcl-json.js';
@@ -98,7 +99,7 @@ export class ParsedFiles {
    * dependency asks for its file's (the location of `config_path`), and parsing those files again when asked cost a
    * cold run more than keeping every file's.
    */
-  readonly #fastPositions = new Map<string, BlockPosition[]>();
+  readonly #fastPositions = new Map<string, PackedPositions>();
   /** Exceptions inside the fast file parser (bugs), by content hash and by file. */
   readonly #fastParserBugs = new Map<string, Error>();
   readonly #bugsByPath = new Map<string, Error>();
@@ -347,7 +348,8 @@ export class ParsedFiles {
     if (isHclJson(file.path)) return file.outcome.ok ? hclJsonPositions(file.content, file.outcome.json) : [];
     const entry = this.#cache?.get(file.hash);
     if (entry?.ok && entry.positions) return entry.positions;
-    const positions = this.#fastPositions.get(file.hash) ?? scanPositions(file.content);
+    const packed = this.#fastPositions.get(file.hash);
+    const positions = packed ? blockPositions(file.content, packed) : scanPositions(file.content);
     if (entry?.ok) {
       entry.positions = positions;
       this.#cacheDirty = true;
