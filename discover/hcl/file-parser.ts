@@ -6,8 +6,8 @@
  * name, blocks of one type with different label counts) or anything it does not handle makes it decline, and the
  * file goes to hcl2json, which stays the parser of record (its error messages, the mixed-include fallback).
  */
-import { tokenize } from './lexer.js';
-import type { Token } from './lexer.js';
+import { lexFile } from './lexer.js';
+import type { LexedFile, Token } from './lexer.js';
 import {
   Cursor,
   Decline,
@@ -72,9 +72,9 @@ interface Body {
  */
 export function parseHclFile(source: string): FileParse {
   try {
-    const tokens = tokenize(source);
-    const cursor = new Cursor(source, tokens);
-    cursor.ascii = checkTokens(source, tokens);
+    const lexed = lexFile(source);
+    const cursor = new Cursor(source, lexed.tokens);
+    cursor.ascii = checkTokens(source, lexed);
     const body = parseBody(cursor, false);
     if (!cursor.lossyNumber) markWithoutLossyNumbers(body.json);
     return { ok: true, json: body.json, positions: packPositions(source, body.blocks) };
@@ -93,29 +93,33 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * path does not model), names beyond ASCII (HCL's Unicode tables may differ from the engine's) and `/* *\/`
  * comments that span lines (hclsyntax's newline rules around them are subtle). Returns whether the source is ASCII.
  */
-function checkTokens(source: string, tokens: readonly Token[]): boolean {
+function checkTokens(source: string, lexed: LexedFile): boolean {
   const cr = source.indexOf('\r');
   if (cr >= 0) throw new Decline('a carriage return', cr);
-  // Most files are ASCII: then there is no surrogate and no name beyond ASCII to look for.
-  const ascii = !NON_ASCII.test(source);
+  // Most files are ASCII: then there is no surrogate and no name beyond ASCII to look for, and the lexer has noted
+  // the only token that matters, the first invalid one or the first after a comment spanning lines.
+  if (!NON_ASCII.test(source)) {
+    const suspect = lexed.tokens[lexed.suspect];
+    if (suspect === undefined) return true;
+    if (suspect.type === 'invalid') throw new Decline(suspect.value, suspect.start);
+    throw new Decline('a comment spanning lines', lexed.tokens[lexed.suspect - 1]?.end ?? 0);
+  }
   // Text decoded from UTF-8 never has a lone surrogate; text built otherwise may (hcl2json would see U+FFFD).
-  const lone = ascii ? null : LONE_SURROGATE.exec(source);
+  const lone = LONE_SURROGATE.exec(source);
   if (lone) throw new Decline('a lone surrogate', lone.index);
   // A newline between two tokens is one no token holds: it is inside a comment, and only a `/* */` comment can hold
   // one (the others end before their newline). A file without one has no such gap to look for.
   const blockComments = source.includes('/*');
   let gapStart = 0;
   let newline = blockComments ? source.indexOf('\n') : -1;
-  for (const token of tokens) {
+  for (const token of lexed.tokens) {
     if (token.type === 'invalid') throw new Decline(token.value, token.start);
-    if (!ascii && token.type === 'ident' && NON_ASCII.test(token.value)) {
-      throw new Decline('a non-ASCII name', token.start);
-    }
+    if (token.type === 'ident' && NON_ASCII.test(token.value)) throw new Decline('a non-ASCII name', token.start);
     while (newline !== -1 && newline < gapStart) newline = source.indexOf('\n', newline + 1);
     if (newline !== -1 && newline < token.start) throw new Decline('a comment spanning lines', gapStart);
     gapStart = token.end;
   }
-  return ascii;
+  return false;
 }
 
 /**

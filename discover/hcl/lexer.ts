@@ -167,11 +167,32 @@ export function tokenize(source: string, mode: LexMode = 'expression'): Token[] 
   return new Lexer(source, mode).run();
 }
 
+/** A file's tokens (expression mode), and where the first one that needs a second look is. */
+export interface LexedFile {
+  readonly tokens: Token[];
+  /**
+   * The index of the first token that is `invalid` or follows a newline outside every token (one inside a
+   * multi-line `/* *\/` comment, the only place such a newline can be); -1 when there is none. Noted while lexing,
+   * so the file parser need not look at every token again for them.
+   */
+  readonly suspect: number;
+}
+
+/** Splits a file into tokens, noting the first suspect one (see {@link LexedFile}). */
+export function lexFile(source: string): LexedFile {
+  const lexer = new Lexer(source, 'expression');
+  return { tokens: lexer.run(), suspect: lexer.suspect };
+}
+
 class Lexer {
   readonly #source: string;
   readonly #tokens: Token[] = [];
   readonly #frames: Frame[];
   #pos = 0;
+  /** A `/* *\/` comment with a newline was skipped since the last token. */
+  #newlineInGap = false;
+  /** See {@link LexedFile.suspect}. */
+  suspect = -1;
 
   constructor(source: string, mode: LexMode) {
     this.#source = source;
@@ -209,6 +230,10 @@ class Lexer {
     value: string,
     extra?: { strip?: boolean; flush?: boolean },
   ): void {
+    if (this.#newlineInGap || type === 'invalid') {
+      if (this.suspect === -1) this.suspect = this.#tokens.length;
+      this.#newlineInGap = false;
+    }
     this.#tokens.push(extra ? { type, start, end, value, ...extra } : { type, start, end, value });
   }
 
@@ -271,6 +296,8 @@ class Lexer {
               this.#emit('invalid', start, length, 'unterminated /* comment');
               this.#pos = length;
             } else {
+              const newline = src.indexOf('\n', start + 2);
+              if (newline !== -1 && newline < close) this.#newlineInGap = true;
               this.#pos = close + 2;
             }
             continue;
