@@ -99,8 +99,9 @@ function checkTokens(source: string, lexed: LexedFile): boolean {
   // Most files are ASCII: then there is no surrogate and no name beyond ASCII to look for, and the lexer has noted
   // the only token that matters, the first invalid one or the first after a comment spanning lines.
   if (!NON_ASCII.test(source)) {
-    const suspect = lexed.tokens[lexed.suspect];
-    if (suspect === undefined) return true;
+    // Compared before indexing: tokens[-1] is a lookup of the property "-1", slow in every file.
+    if (lexed.suspect === -1) return true;
+    const suspect = lexed.tokens[lexed.suspect] as Token;
     if (suspect.type === 'invalid') throw new Decline(suspect.value, suspect.start);
     throw new Decline('a comment spanning lines', lexed.tokens[lexed.suspect - 1]?.end ?? 0);
   }
@@ -304,6 +305,8 @@ function packPositions(source: string, blocks: readonly Block[]): PackedPosition
     for (const name of block.attributes) numbers.push(name.start, name.end);
   }
   const units = source.length < WIDE ? numbers : numbers.flatMap((n) => [Math.floor(n / WIDE), n % WIDE]);
+  // A file's few numbers at once, without a copy; a file with thousands of blocks and attributes in chunks.
+  if (units.length <= CHUNK) return String.fromCharCode(...units) as PackedPositions;
   let packed = '';
   for (let i = 0; i < units.length; i += CHUNK) packed += String.fromCharCode(...units.slice(i, i + CHUNK));
   return packed as PackedPositions;

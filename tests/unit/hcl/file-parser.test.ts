@@ -120,7 +120,9 @@ describe('parseHclFile agrees with hcl2json', () => {
     const long = `${'# padding\n'.repeat(7000)}locals {\n  a = 1\n}\n\ninclude "x" {\n  path = "y"\n  b    = 2\n}\n`;
     expect(long.length).toBeGreaterThan(0x10000);
     expect(parseHclFile(long).ok).toBe(true);
-    for (const content of [...corpus, long]) {
+    // More numbers than are packed in one step.
+    const many = `locals {\n${Array.from({ length: 3000 }, (_, i) => `  a${i} = ${i}\n`).join('')}}\n`;
+    for (const content of [...corpus, long, many]) {
       const mine = parseHclFile(content);
       if (!mine.ok) continue;
       const expected = outline(content).map((b) => {
