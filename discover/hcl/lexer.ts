@@ -303,11 +303,23 @@ class Lexer {
             continue;
           }
           break;
-        case QUOTE:
+        case QUOTE: {
           this.#emit('oquote', start, start + 1, '"');
+          // The common string, plain text up to its closing quote, is read here (the tokens template mode would
+          // give), without a mode pushed and popped and two more steps through run().
+          QUOTED_TEXT.lastIndex = start + 1;
+          QUOTED_TEXT.test(src);
+          const close = QUOTED_TEXT.lastIndex;
+          if (src.charCodeAt(close) === QUOTE) {
+            if (close > start + 1) this.#emit('literal', start + 1, close, src.slice(start + 1, close));
+            this.#emit('cquote', close, close + 1, '"');
+            this.#pos = close + 1;
+            continue;
+          }
           frames.push({ kind: 'quoted' });
           this.#pos++;
           return;
+        }
         case OPEN_BRACE:
           this.#emit('punct', start, start + 1, '{');
           frames.push({ kind: 'brace' });
