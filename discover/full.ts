@@ -268,8 +268,13 @@ async function evaluateUnits(units: ReadonlyMap<UnitId, UnitInfo>, ctx: Evaluati
   const siblings = ['terragrunt.values.hcl', 'terragrunt.autoinclude.hcl'];
   const unitFiles = new Map<UnitId, string[]>();
   for (const [id, unit] of units) {
-    const present = siblings.map((name) => childPath(unit.absDir, name)).filter((path) => host.kind(path) === 'file');
-    unitFiles.set(id, present.length === 0 ? [unit.configFile] : [unit.configFile, ...present]);
+    const present = siblings.filter((name) => host.kindOf(unit.absDir, name) === 'file');
+    unitFiles.set(
+      id,
+      present.length === 0
+        ? [unit.configFile]
+        : [unit.configFile, ...present.map((name) => childPath(unit.absDir, name))],
+    );
   }
   // Read (and hash) first; parse only when some unit has to be evaluated.
   await files.ensure([...[...unitFiles.values()].flat(), ...[...candidates.values()].flatMap(recordedFiles)], {
@@ -817,6 +822,17 @@ function evaluationHost(
     witness.kinds.set(path, result);
     return result;
   };
+  // kind(childPath(dir, name)) from dir's listing, found by the very string the scan keyed it by (a unit's directory):
+  // the path is neither built, cut again nor hashed. Every unit asks this for its siblings, twice: through kind(),
+  // 20,000 such checks of a cold run of 5,000 units took 60 to 130 ms.
+  const kindOf = (dir: string, name: string): 'file' | 'dir' | undefined => {
+    const plain = sep === '/' && !dir.endsWith('/') && name !== '.' && name !== '..' && !name.includes('/');
+    const listing = plain && name !== '' ? listings.get(dir) : undefined;
+    const listed = listing?.get(name);
+    if (listed === 'file' || listed === 'dir') return listed;
+    if (listing && listed === undefined) return undefined;
+    return kind(childPath(dir, name));
+  };
   // find_in_parent_folders' answers, per folder and names. Where the walk from a folder to the filesystem root is
   // within Terragrunt's folder limit, a folder's answer is its own match or its parent's answer, so units that
   // share ancestors share the walk.
@@ -857,6 +873,7 @@ function evaluationHost(
   return {
     files,
     kind,
+    kindOf,
     findUp: findUpMemo,
     env,
     remoteState,

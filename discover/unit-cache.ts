@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { EvaluationHost, FileSource, UnitConfig } from './unit-config.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { contentHash } from './parsed-files.js';
+import { childPath } from './scan.js';
 
 /**
  * What an evaluation asked and was answered, each as a flat list of question, answer, question, answer... Flat
@@ -157,6 +158,12 @@ class RecordingHost implements EvaluationHost, FileSource {
   kind(path: string): 'file' | 'dir' | undefined {
     const kind = this.#base.kind(path);
     this.#kinds.set(path, kind ?? null);
+    return kind;
+  }
+
+  kindOf(dir: string, name: string): 'file' | 'dir' | undefined {
+    const kind = this.#base.kindOf(dir, name);
+    this.#kinds.set(childPath(dir, name), kind ?? null);
     return kind;
   }
 

@@ -91,6 +91,8 @@ export interface FileSource {
 export interface EvaluationHost {
   readonly files: FileSource;
   kind(path: string): 'file' | 'dir' | undefined;
+  /** `kind(childPath(dir, name))`, for a caller that has the two apart (a host may answer from dir's listing). */
+  kindOf(dir: string, name: string): 'file' | 'dir' | undefined;
   /** find_in_parent_folders' search (functions.ts `findUp`), recorded as one input rather than a probe per folder. */
   findUp(dir: string, probes: readonly string[]): string | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -340,12 +342,11 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
    */
   run(): UnitConfig {
     const file = this.#need(this.#unit.configFile);
-    const valuesFile = childPath(this.#unit.absDir, 'terragrunt.values.hcl');
-    const autoincludeFile = childPath(this.#unit.absDir, 'terragrunt.autoinclude.hcl');
-    const hasValues = this.#host.kind(valuesFile) === 'file';
-    const hasAutoinclude = this.#host.kind(autoincludeFile) === 'file';
-    const values = hasValues ? this.#need(valuesFile) : undefined;
-    const autoinclude = hasAutoinclude ? this.#need(autoincludeFile) : undefined;
+    const { absDir } = this.#unit;
+    const hasValues = this.#host.kindOf(absDir, 'terragrunt.values.hcl') === 'file';
+    const hasAutoinclude = this.#host.kindOf(absDir, 'terragrunt.autoinclude.hcl') === 'file';
+    const values = hasValues ? this.#need(childPath(absDir, 'terragrunt.values.hcl')) : undefined;
+    const autoinclude = hasAutoinclude ? this.#need(childPath(absDir, 'terragrunt.autoinclude.hcl')) : undefined;
     this.#flushNeeds();
     if (!file) return this.#result([], []);
     if (!file.outcome.ok) {
