@@ -744,9 +744,16 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
         });
         continue;
       }
-      const strategy = this.#evaluate(block.merge_strategy ?? 'shallow', scope, location, 'merge_strategy');
+      // Both usually absent or a literal bool: nothing to evaluate (every unit reads them for every include).
+      const strategy =
+        block.merge_strategy === undefined
+          ? 'shallow'
+          : this.#evaluate(block.merge_strategy, scope, location, 'merge_strategy');
       const mergeStrategy = strategy === 'deep' || strategy === 'no_merge' ? strategy : 'shallow';
-      const expose = this.#evaluate(block.expose ?? false, scope, location, 'expose') === true;
+      const expose =
+        typeof block.expose === 'boolean'
+          ? block.expose
+          : block.expose !== undefined && this.#evaluate(block.expose, scope, location, 'expose') === true;
       out.push({ name, file: resolveFrom(this.#unit.absDir, path), expose, mergeStrategy });
     }
     return out;
@@ -915,7 +922,9 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     for (const { parsed } of included) {
       if (parsed?.outcome.ok) this.#featureDefaults(sourceJson(parsed.outcome.json, parsed.content), context, out);
     }
-    for (const pair of (this.#host.env.TG_FEATURE ?? '').split(',')) {
+    const overrides = this.#host.env.TG_FEATURE;
+    if (overrides === undefined) return out;
+    for (const pair of overrides.split(',')) {
       const eq = pair.indexOf('=');
       if (eq <= 0) continue;
       const raw = pair.slice(eq + 1).trim();
