@@ -32,7 +32,7 @@ import {
   pureBuiltins,
   typeName,
 } from './hcl/index.js';
-import type { CallInfo, HclFunction, LazyValue, Scope, Value } from './hcl/index.js';
+import type { CallInfo, HclFunction, Scope, Value } from './hcl/index.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { restoreNumberLiterals } from './hcl/number-literals.js';
 import { problem } from './types.js';
@@ -109,8 +109,8 @@ interface EvaluationCalls {
   readonly functionHost: FunctionHost;
   /** Counts a call of a Terragrunt function that returned an Unknown (see UnitEvaluation's #evaluate). */
   noteUnknownCall(name: string): void;
-  /** A call of a Terragrunt function and its answer (an exception: `undefined`), for includePathMemo. */
-  noteCall(name: string, args: readonly Value[], answer: Value | undefined): void;
+  /** A call of a Terragrunt function, where it was made and its answer (an exception: `undefined`), for the memos. */
+  noteCall(name: string, args: readonly Value[], answer: Value | undefined, context: FunctionContext): void;
   /** The filesystem built-ins for expressions written in this config file. */
   fsFunctions(configFile: string): Record<string, HclFunction>;
 }
@@ -144,7 +144,7 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
       try {
         value = fn(args, context, calls.functionHost);
       } finally {
-        calls.noteCall(name, args, value);
+        calls.noteCall(name, args, value, context);
       }
       if (value instanceof Unknown) calls.noteUnknownCall(name);
       return value;
@@ -155,8 +155,8 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
     if (hasOwn(out, name)) continue;
     const bound: HclFunction = (args, call) => {
       const { context, calls } = callSite(call);
-      // What a file holds is not a question includePathMemo replays.
-      calls.noteCall(name, args, undefined);
+      // What a file holds is not a question the memos replay.
+      calls.noteCall(name, args, undefined, context);
       return (calls.fsFunctions(context.configFile)[name] as HclFunction)(args, call);
     };
     out[name] = fn.acceptsUnknown ? Object.assign(bound, { acceptsUnknown: true }) : bound;
@@ -179,9 +179,67 @@ interface ReplayableCall {
   readonly name: string;
   readonly args: readonly Value[];
   readonly answer: string | boolean | null;
+  /**
+   * Where it was made: null for the context being remembered (the unit's, for an include path; the included file's,
+   * for a local), or a file that context read with read_terragrunt_config, made again with the new unit's directory.
+   */
+  readonly context: FunctionContext | null;
 }
 
 const includePathMemo = new Map<string, { readonly calls: readonly ReplayableCall[]; readonly value: string }>();
+
+/**
+ * What a file's locals block gives every scope that evaluates it: the block as one map, which locals read only other
+ * locals (a static check of each expression: `feature`, `values` and `dependency` differ from unit to unit), and an
+ * included file's locals computed before (see UnitEvaluation's #evaluateLocal).
+ */
+interface LocalsInfo {
+  readonly locals: Readonly<Record<string, unknown>>;
+  readonly readsOnlyLocals: Map<string, boolean>;
+  readonly memos: Map<string, LocalMemo[]>;
+}
+
+/** A local of an included file as computed for an earlier unit: what it gave and the calls it made. */
+interface LocalMemo {
+  /** The included file (the same text may be included from two places). */
+  readonly file: string;
+  readonly calls: readonly ReplayableCall[];
+  readonly value: string | boolean | null;
+}
+
+const localsInfo = new WeakMap<Json, LocalsInfo>();
+
+/** How many answers are remembered for one local (one per environment, say): a guard, not a tuning. */
+const LOCAL_MEMOS = 16;
+
+function localsInfoOf(json: Json): LocalsInfo {
+  let info = localsInfo.get(json);
+  if (info === undefined) {
+    info = { locals: mergeLocals(json.locals), readsOnlyLocals: new Map(), memos: new Map() };
+    localsInfo.set(json, info);
+  }
+  return info;
+}
+
+/** Whether the local's expression reads no variable but `local`. */
+function readsOnlyLocals(info: LocalsInfo, name: string): boolean {
+  let only = info.readsOnlyLocals.get(name);
+  if (only === undefined) {
+    only = jsonReferences(info.locals[name]).variables.every((v) => v === 'local' || v.startsWith('local.'));
+    info.readsOnlyLocals.set(name, only);
+  }
+  return only;
+}
+
+/** A file read by read_terragrunt_config, as a logged answer: its path and content hash. */
+const readKey = (path: string, hash: string): string => `${path}\u0000${hash}`;
+
+/** The locals object of one scope, and the calls each local computed so far made (null: not known or not replayable). */
+interface LocalsState {
+  readonly info: LocalsInfo;
+  readonly context: FunctionContext;
+  logs: Map<string, readonly ReplayableCall[] | null> | undefined;
+}
 
 /** Terragrunt's functions whose answer depends only on their arguments, the context and the host's answers. */
 const REPLAYABLE = new Set([
@@ -294,6 +352,16 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
   /** While an include path is evaluated for includePathMemo, the calls it made; otherwise, or once one cannot be
    * replayed, undefined. */
   #callLog: ReplayableCall[] | undefined;
+  /**
+   * While an included file's local is computed, the calls of each local being computed, innermost last (null: one
+   * that cannot be replayed); the context of the included file they belong to; and the last file read by
+   * read_terragrunt_config on the way, as its logged answer.
+   */
+  #frames: (ReplayableCall[] | null)[] | undefined;
+  #logOwner: FunctionContext | undefined;
+  #lastRead: { readonly value: Value; readonly key: string } | undefined;
+  /** While a remembered read_terragrunt_config call is made again: read the file, but build nothing. */
+  #replayingRead = false;
 
   constructor(unit: UnitConfigInput, host: EvaluationHost) {
     this.#unit = unit;
@@ -330,10 +398,19 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
   fsFunctions(configFile: string): Record<string, HclFunction> {
     return this.#fsFunctionsFor(configFile);
   }
-  noteCall(name: string, args: readonly Value[], answer: Value | undefined): void {
-    if (this.#callLog === undefined) return;
-    if (REPLAYABLE.has(name) && isPlain(answer) && args.every(isPlain)) this.#callLog.push({ name, args, answer });
-    else this.#callLog = undefined;
+  noteCall(name: string, args: readonly Value[], answer: Value | undefined, context: FunctionContext): void {
+    if (this.#callLog !== undefined) {
+      if (REPLAYABLE.has(name) && isPlain(answer) && args.every(isPlain))
+        this.#callLog.push({ name, args, answer, context: null });
+      else this.#callLog = undefined;
+    }
+    const frames = this.#frames;
+    if (frames === undefined || frames.length === 0) return;
+    const log = frames[frames.length - 1];
+    if (log === null || log === undefined) return;
+    const call = this.#loggedCall(name, args, answer, context);
+    if (call) log.push(call);
+    else frames[frames.length - 1] = null;
   }
 
   /**
@@ -780,19 +857,120 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     return value;
   }
 
-  /** Whether each call, made again in `context`, gives the answer it gave (see includePathMemo). */
+  /**
+   * Whether each call, made again in `context` (or a file it read, for this unit), gives the answer it gave (see
+   * includePathMemo and #evaluateLocal). The evaluation is the same up to the first answer that differs, so the
+   * calls made again before it are calls the evaluation makes anyway: what the unit cache records stays the same.
+   */
   #replays(calls: readonly ReplayableCall[], context: FunctionContext): boolean {
     for (const call of calls) {
       const fn = contextualFunctions[call.name];
       if (!fn) return false;
+      const where =
+        call.context === null
+          ? context
+          : { ...call.context, unitDir: context.unitDir, originalDir: context.originalDir };
+      this.#replayingRead = call.name === 'read_terragrunt_config';
       try {
-        if (fn(call.args as Value[], context, this) !== call.answer) return false;
+        if (fn(call.args as Value[], where, this) !== call.answer) return false;
       } catch (error) {
         if (error instanceof HclEvalError) return false;
         throw error;
+      } finally {
+        this.#replayingRead = false;
       }
     }
     return true;
+  }
+
+  /**
+   * A call made while an included file's local is computed, as the memo logs it; undefined when it cannot be made
+   * again for another unit: a function that is not replayable, an answer other than a string, bool or null (a
+   * file read by read_terragrunt_config is logged as its path and content hash), or a context that is neither the
+   * included file's nor one of a file it read.
+   */
+  #loggedCall(
+    name: string,
+    args: readonly Value[],
+    answer: Value | undefined,
+    context: FunctionContext,
+  ): ReplayableCall | undefined {
+    let logged: string | boolean | null | undefined;
+    if (name === 'read_terragrunt_config') {
+      logged = answer !== undefined && answer === this.#lastRead?.value ? this.#lastRead.key : undefined;
+    } else if (REPLAYABLE.has(name) && isPlain(answer)) logged = answer;
+    const owner = this.#logOwner;
+    if (logged === undefined || owner === undefined || !args.every(isPlain)) return undefined;
+    if (context === owner) return { name, args, answer: logged, context: null };
+    const read =
+      context.readChain?.[0] === owner.includedFile &&
+      context.unitDir === owner.unitDir &&
+      context.originalDir === owner.originalDir;
+    return read ? { name, args, answer: logged, context } : undefined;
+  }
+
+  /**
+   * A local computed on its first access. An included file's local that reads only other locals follows from the
+   * file's text and the answers of the Terragrunt functions its computation called (the built-ins are pure, and a
+   * file it read is logged with its content hash): when those calls, made again for this unit, answer as they did
+   * for an earlier one, it is that unit's value. Made again, they ask the host again, so the unit cache records the
+   * same inputs. Never remembered: a value other than a string, bool or null, one computed with a call that cannot
+   * be made again (a filesystem built-in, run_cmd, a fallback of read_terragrunt_config), one that failed, or one
+   * whose computation read something not logged (a local whose calls are not known, or an attribute of a read
+   * file other than its locals).
+   */
+  #evaluateLocal(state: LocalsState, name: string, evaluate: () => Value): Value {
+    const frames = this.#frames;
+    const logging = frames !== undefined && frames.length > 0;
+    const own: FunctionContext = state.context;
+    const memos = own.includedFile !== undefined && own.readChain === undefined ? state.info.memos : undefined;
+    const logs = (state.logs ??= new Map());
+    if (memos === undefined && !logging) {
+      logs.set(name, null);
+      return evaluate();
+    }
+    const known = memos?.get(name);
+    if (known) {
+      for (const memo of known) {
+        if (memo.file !== own.includedFile || !this.#replays(memo.calls, own)) continue;
+        logs.set(name, memo.calls);
+        // Its calls belong to its own file's context: the log of another file's local cannot take them.
+        if (logging) this.#appendLog(own === this.#logOwner ? memo.calls : null);
+        return memo.value;
+      }
+    }
+    const stack = (this.#frames ??= []);
+    if (stack.length === 0) this.#logOwner = own;
+    stack.push(readsOnlyLocals(state.info, name) ? [] : null);
+    let value: Value;
+    try {
+      value = evaluate();
+    } catch (error) {
+      stack.pop();
+      logs.set(name, null);
+      this.#appendLog(null);
+      throw error;
+    }
+    const log = stack.pop() ?? null;
+    logs.set(name, log);
+    this.#appendLog(log);
+    const remember = memos !== undefined && own === this.#logOwner;
+    if (remember && log !== null && isPlain(value) && (known?.length ?? 0) < LOCAL_MEMOS) {
+      const file = own.includedFile as string;
+      if (known) known.push({ file, calls: log, value });
+      else memos.set(name, [{ file, calls: log, value }]);
+    }
+    return value;
+  }
+
+  /** Adds the calls of a local read to the local being computed, if any (null: it cannot be replayed). */
+  #appendLog(calls: readonly ReplayableCall[] | null): void {
+    const frames = this.#frames;
+    if (frames === undefined || frames.length === 0) return;
+    const top = frames[frames.length - 1];
+    if (top === null || top === undefined) return;
+    if (calls === null) frames[frames.length - 1] = null;
+    else for (const call of calls) top.push(call);
   }
 
   /** A scope with no variables, for expressions written in `context` (include paths, values, feature defaults). */
@@ -820,18 +998,36 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     return table;
   }
 
+  /** A scope's locals object (see #evaluateLocal and #trackLocals). */
+  #locals(json: Json, scope: Scope, context: FunctionContext): Value {
+    const state: LocalsState = { info: localsInfoOf(json), context, logs: undefined };
+    const locals = evaluateLocals(state.info.locals, () => scope, {
+      evaluateLocal: (name, evaluate) => this.#evaluateLocal(state, name, evaluate),
+    });
+    return this.#trackLocals(locals, state);
+  }
+
   /**
    * The locals object, noting which locals called a function that returned an Unknown when they were computed, so
-   * that reading one again later (locals are computed once) counts that call again.
+   * that reading one again later (locals are computed once) counts that call again. While a local is computed for
+   * the memo, a local read that was computed before adds the calls it made to the log.
    */
-  #trackLocals(locals: LazyValue | undefined): LazyValue | undefined {
-    if (!locals || typeof locals !== 'object' || Array.isArray(locals) || locals instanceof Unknown) return locals;
+  #trackLocals(locals: Record<string, Value>, state: LocalsState): Value {
     let tainted: Map<string, string> | undefined;
     return new Proxy(locals, {
       get: (target, key) => {
         if (typeof key !== 'string') return Reflect.get(target, key) as unknown;
+        const logging = this.#frames !== undefined && this.#frames.length > 0;
+        if (logging && state.logs?.has(key)) this.#appendLog(state.logs.get(key) ?? null);
         const before = this.#unknownCalls;
-        const value = Reflect.get(target, key) as unknown;
+        let value: unknown;
+        try {
+          value = Reflect.get(target, key);
+        } catch (error) {
+          // A local that failed before fails again without being computed: what it read is not known.
+          if (logging) this.#appendLog(null);
+          throw error;
+        }
         if (this.#unknownCalls > before) (tainted ??= new Map()).set(key, this.#lastUnknownCall);
         else {
           const call = tainted?.get(key);
@@ -849,8 +1045,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     // includes' above all) never are. Each local is then evaluated on first use, in this same scope (locals may
     // refer to each other).
     let locals: Value | undefined;
-    variables.local = (): Value =>
-      (locals ??= this.#trackLocals(evaluateLocals(mergeLocals(json.locals), () => scope)) as Value);
+    variables.local = (): Value => (locals ??= this.#locals(json, scope, context));
     if (extra.values !== undefined) variables.values = extra.values;
     if (exposed) variables.include = exposed;
     return scope;
@@ -1183,6 +1378,8 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
         this.#blockLocation(parsed, 'dependency', [names[0] ?? '']) ?? { file: path, line: 1 },
       );
     }
+    // Made again for the memo of a local (#replays): the file is read, and known by its content.
+    if (this.#replayingRead) return readKey(path, parsed.hash);
     const readContext: FunctionContext = {
       unitDir: context.unitDir,
       originalDir: context.originalDir,
@@ -1197,16 +1394,21 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
       { values: undefined, features: {}, dependencyNames, dependency: () => dependencyObject(dependencyNames) },
       undefined,
     );
+    // Its other attributes are computed once, so a local computed later would not see the calls they made: reading
+    // one keeps that local out of the memo (see #evaluateLocal).
     const out = lazyObject(
       Object.keys(json)
         .filter((key) => key !== 'locals' && key !== 'dependency' && key !== 'include')
         .map((key) => [key, () => this.#evaluateQuietly(json[key], scope)]),
+      () => this.#appendLog(null),
     );
     const locals = scope.variables.local;
     out.locals = typeof locals === 'function' ? locals() : (locals ?? {});
     const dependency: Record<string, Value> = {};
     for (const name of names) dependency[name] = { outputs: new Unknown(NOT_AVAILABLE, `dependency.${name}`) };
     out.dependency = dependency;
+    if (this.#frames !== undefined && this.#frames.length > 0)
+      this.#lastRead = { value: out, key: readKey(path, parsed.hash) };
     return out;
   }
 
@@ -1260,9 +1462,28 @@ function sameLabels(a: readonly string[], b: readonly string[]): boolean {
   return (a.some(hasNul) || b.some(hasNul)) && a.join('\u0000') === b.join('\u0000');
 }
 
-/** An object whose properties are computed on first access, then kept. */
-function lazyObject(entries: [string, () => Value][]): Record<string, Value> {
+/**
+ * An object whose properties are computed on first access, then kept. With `onRead`, every access of one calls it
+ * (the property stays a getter).
+ */
+function lazyObject(entries: [string, () => Value][], onRead?: () => void): Record<string, Value> {
   const out: Record<string, Value> = {};
+  if (onRead) {
+    for (const [key, compute] of entries) {
+      let value: Value | undefined;
+      let computed = false;
+      const get = (): Value => {
+        onRead();
+        if (!computed) {
+          value = compute();
+          computed = true;
+        }
+        return value as Value;
+      };
+      Object.defineProperty(out, key, { enumerable: true, configurable: true, get });
+    }
+    return out;
+  }
   for (const [key, compute] of entries) {
     Object.defineProperty(out, key, {
       enumerable: true,

@@ -810,11 +810,16 @@ function canForm(node: Expression & { type: 'call' }, ctx: Context): Value {
  *
  * @param locals The `locals` block(s) attributes exactly as hcl2json produced them.
  * @param options.name The variable name used in messages (default `local`).
+ * @param options.evaluateLocal Computes a local on its first access, given its name and how to evaluate it (by
+ *   default, it is evaluated): the caller may answer from what it remembers instead.
  */
 export function evaluateLocals(
   locals: Readonly<Record<string, unknown>>,
   makeScope: (local: Record<string, Value>) => Scope,
-  options: { readonly name?: string } = {},
+  options: {
+    readonly name?: string;
+    readonly evaluateLocal?: (name: string, evaluate: () => Value) => Value;
+  } = {},
 ): Record<string, Value> {
   const prefix = options.name ?? 'local';
   const result: Record<string, Value> = {};
@@ -836,8 +841,9 @@ export function evaluateLocals(
     }
     inProgress.push(name);
     try {
-      scope ??= makeScope(result);
-      const value = evaluateJson(locals[name], scope);
+      const localScope = (scope ??= makeScope(result));
+      const evaluate = (): Value => evaluateJson(locals[name], localScope);
+      const value = options.evaluateLocal ? options.evaluateLocal(name, evaluate) : evaluate();
       done.set(name, value);
       return value;
     } catch (error) {
