@@ -44,6 +44,12 @@ export interface ProbeResult {
   readonly platctl: Outcome;
   readonly terragrunt: Outcome;
   readonly verdict: Verdict;
+  /**
+   * When platctl refuses a probe `find` drew an edge for: the error `terragrunt render` reports for the same unit
+   * (undefined when render evaluates it). `find` can draw an edge over a local that does not evaluate, which
+   * render and every run refuse (see known.ts).
+   */
+  readonly renderError?: string;
 }
 
 interface FoundComponent {
@@ -173,14 +179,25 @@ async function terragruntOutcomes(
     return outcome?.ok === true && outcome.targets.length === 0;
   });
   for (const probe of silent) {
-    const dir = resolve(root, FUZZ_ENV, probe.unit);
-    const rendered = await terragrunt(binary, ['render', '--json', '--no-color', '--working-dir', dir], dir, home);
-    // render reports some evaluation errors (an unsupported attribute in `dependencies`) and still exits 0 with
-    // the block dropped: an error it logged counts as a refusal.
-    if (rendered.exitCode !== 0 || /\bERROR\s+Error:/.test(rendered.stderr))
-      out.set(probe.unit, { ok: false, error: errorLine(rendered.stderr) });
+    const error = await renderError(root, binary, home, probe);
+    if (error !== undefined) out.set(probe.unit, { ok: false, error });
   }
   return out;
+}
+
+/** The error `terragrunt render` reports for a probe's unit; undefined when it renders. */
+async function renderError(
+  root: string,
+  binary: string,
+  home: string,
+  probe: ProbeRecord,
+): Promise<string | undefined> {
+  const dir = resolve(root, FUZZ_ENV, probe.unit);
+  const rendered = await terragrunt(binary, ['render', '--json', '--no-color', '--working-dir', dir], dir, home);
+  // render reports some evaluation errors (an unsupported attribute in `dependencies`) and still exits 0 with
+  // the block dropped: an error it logged counts as a refusal.
+  if (rendered.exitCode !== 0 || /\bERROR\s+Error:/.test(rendered.stderr)) return errorLine(rendered.stderr);
+  return undefined;
 }
 
 function verdict(probe: ProbeRecord, platctl: Outcome, terragrunt: Outcome): Verdict {
@@ -202,11 +219,17 @@ export async function compareRepository(
     platctlOutcomes(root),
     terragruntOutcomes(root, tools.terragrunt, tools.home, manifest.probes),
   ]);
-  return manifest.probes.map((probe) => {
+  const results: ProbeResult[] = [];
+  for (const probe of manifest.probes) {
     const platctl = ours.get(probe.unit) ?? { ok: false, error: 'platctl did not discover the unit' };
     const terragrunt = theirs.get(probe.unit) ?? { ok: false, error: 'terragrunt find did not list the unit' };
-    return { seed: manifest.seed, probe, platctl, terragrunt, verdict: verdict(probe, platctl, terragrunt) };
-  });
+    const result = { seed: manifest.seed, probe, platctl, terragrunt, verdict: verdict(probe, platctl, terragrunt) };
+    // Rare (a few in a thousand probes): one render each, to tell find's edge over a broken local from a refusal.
+    const error =
+      result.verdict === 'platctl-refuses' ? await renderError(root, tools.terragrunt, tools.home, probe) : undefined;
+    results.push(error === undefined ? result : { ...result, renderError: error });
+  }
+  return results;
 }
 
 /** Agreement over the probes that count (run_cmd probes are reported apart). */
@@ -235,6 +258,7 @@ export function describeResult(result: ProbeResult): string {
     `seed ${result.seed} ${result.probe.unit}: ${result.verdict}`,
     `  platctl:    ${show(result.platctl)}`,
     `  terragrunt: ${show(result.terragrunt)}`,
+    ...(result.renderError === undefined ? [] : [`  render:     error: ${result.renderError}`]),
     ...result.probe.locals.map((l) => `  local.${l}`),
     `  ${result.probe.block === 'dependency' ? 'config_path' : 'paths[0]'} = ${result.probe.expression}`,
   ].join('\n');

@@ -18,11 +18,25 @@ export interface KnownDifference {
 }
 
 /**
- * Empty since numbers follow cty (512-bit binary fractions with a precision per value, discover/hcl/number.ts): the
- * float-precision difference this list held is gone. The generator still marks such expressions
- * (`float-precision` in a probe's features), so a regression there is easy to spot.
+ * The float-precision difference this list held is gone since numbers follow cty (512-bit binary fractions with a
+ * precision per value, discover/hcl/number.ts); the generator still marks such expressions (`float-precision` in a
+ * probe's features), so a regression there is easy to spot.
  */
-export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [];
+export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    name: 'find draws an edge over a broken local',
+    reason:
+      "Terragrunt's find lists a dependency whose path reads a local that render (and so every run) rejects, " +
+      'for example a template interpolating a tuple; platctl reports the evaluation error, as render does',
+    // platctl refused a local the path reads, find drew an edge anyway, and render refused the unit in its locals.
+    matches: (result) =>
+      result.verdict === 'platctl-refuses' &&
+      !result.platctl.ok &&
+      /: local\.\w+: /.test(result.platctl.error) &&
+      result.renderError !== undefined &&
+      /\bin locals:/.test(result.renderError),
+  },
+];
 
 /** The known difference a result is, if any. */
 export function knownDifference(result: ProbeResult): KnownDifference | undefined {

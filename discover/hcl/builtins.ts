@@ -793,13 +793,17 @@ function setOf(call: CallInfo, items: Value[]): Value[] {
 }
 
 /**
- * setunion, setintersection and setsubtract as cty runs them: every argument becomes a set, the element types of
- * the non-empty ones unify (a set of numbers and one of bools do not: an error), every set is converted to that
- * element type, then `op` combines their elements into the result set.
+ * setunion, setintersection and setsubtract as cty runs them: every argument becomes a set, the element types
+ * unify (a set of numbers and one of bools do not: an error, even when the set of numbers is empty), every set is
+ * converted to that element type, then `op` combines their elements into the result set. Only an empty set of
+ * unknown element type (`[]`, `tolist([])`) imposes no type (cty's setOperationReturnType skips those alone).
  */
 function setOperation(call: CallInfo, args: Value[], op: (sets: Value[][]) => Value[]): Value[] {
   const sets = args.map((_, i) => setOf(call, list(call, args, i)));
-  const types = sets.filter((set) => set.length > 0).map((set) => (typeOf(set) as { set: Type }).set);
+  const types = sets
+    .map((set) => ({ set, element: (typeOf(set) as { set: Type }).set }))
+    .filter(({ set, element }) => set.length > 0 || element !== 'dynamic')
+    .map(({ element }) => element);
   const element = types.length === 0 ? 'dynamic' : unify(types, true);
   if (element === undefined) throw misuse(call, 'given sets must all have compatible element types');
   const typed = sets.map((set) => converted(call, [set], 0, { set: element }) as Value[]);

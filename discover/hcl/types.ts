@@ -183,9 +183,9 @@ export function canConvert(from: Type, to: Type, unsafe: boolean): boolean {
       const have = (from as { tuple: readonly Type[] }).tuple;
       return have.length === want.length && have.every((t, i) => canConvert(t, want[i] as Type, unsafe));
     }
-    // A list or set converts to a tuple when its element type converts to every item type (the length is checked
-    // on the value).
-    if (fromKind === 'list' || fromKind === 'set') return want.every((t) => canConvert(elementOf(from), t, unsafe));
+    // Only a tuple converts to a tuple: cty has no conversion from a list or set (convert.getConversion), so
+    // unifying a tuple with a set skips the tuple and takes the set (`true ? [1] : toset(["a"])` is a set of
+    // strings).
     return false;
   }
   if (toKind === 'object') {
@@ -251,7 +251,8 @@ export function convert(value: Value, to: Type, unsafe = true): Value {
   }
   if (toKind === 'tuple') {
     const want = (to as { tuple: readonly Type[] }).tuple;
-    if (!Array.isArray(value) || value.length !== want.length) throw new ConversionError(`tuple required`);
+    if (!Array.isArray(value) || kindOf(from) !== 'tuple' || value.length !== want.length)
+      throw new ConversionError(`tuple required`);
     return value.map((item, i) => convert(item, want[i] as Type, unsafe));
   }
   const want = (to as { object: Record<string, Type> }).object;

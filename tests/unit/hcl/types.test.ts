@@ -43,14 +43,25 @@ describe('a conditional has the type both results unify to', () => {
   it('refuses results that do not unify, as OpenTofu does', () => {
     expect(failure(() => run('true ? 1 : [1]')).message).toContain('inconsistent conditional result types');
     expect(failure(() => run('true ? { a = 1 } : [1]')).message).toContain('inconsistent conditional result types');
-    // A map of strings does not convert to an object with an object attribute, nor a list of strings to a tuple
-    // holding a list.
+    // A map of strings does not convert to an object with an object attribute, and no list converts to a tuple.
     expect(failure(() => run('true ? { a = 1, n = { on = true } } : tomap({ a = "x", n = "y" })')).message).toContain(
       'inconsistent conditional result types',
     );
     expect(failure(() => run('true ? [1, [2]] : tolist(["a", "b"])')).message).toContain(
       'inconsistent conditional result types',
     );
+  });
+});
+
+describe('a tuple and a set unify to the set (cty has no conversion from a set to a tuple)', () => {
+  // Seed 1014 of the fuzzer: the tuple was kept, with its numbers, where Terragrunt gives a set of strings.
+  it.each([
+    ['jsonencode(true ? [1e21, 0] : toset(["a"]))', '["0","1000000000000000000000"]'],
+    ['jsonencode(false ? [1e21, 0] : toset(["a"]))', '["a"]'],
+    ['jsonencode(true ? toset(["a"]) : [2, 1])', '["a"]'],
+    ['jsonencode(true ? [[1]] : toset([["a"]]))', '[["1"]]'],
+  ])('%s is %s', (source, value) => {
+    expect(run(source)).toBe(value);
   });
 });
 
