@@ -37,10 +37,11 @@ const YIELD_AFTER_MS = 4;
 /**
  * How much bytecode V8's optimising compiler may inline into one function, for the rest of the process (V8's default
  * is 920). A full discovery runs a few hundred functions hot enough to optimise, each once, and the compiler's
- * threads share this machine's cores with the main thread: with deep inlining they took about 1.2 s of CPU beside a
+ * threads share the machine's cores with the main thread: with deep inlining they took about 1.2 s of CPU beside a
  * 2 s main thread on 5,000 units (`--no-opt` showed it), more than the inlined code saved. At 100 the whole process
- * used about 15 % less CPU and the main thread no more (bench/startup's CPU column, 9 interleaved runs; 50 made the
- * main thread slower). A compiler heuristic only: it changes how fast code runs, never what it does.
+ * used about 11 % less CPU and 7 % less wall time, the main thread no more (9 interleaved cold runs; 50 made the main
+ * thread slower, 200 saved less). See docs/discovery.md's Performance section. A compiler heuristic only: it changes
+ * how fast code runs, never what it does.
  */
 const INLINED_BYTECODE_BUDGET = 100;
 let compilerTuned = false;
