@@ -1,30 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../config/load.js';
-import { discover } from '../../../discover/index.js';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { discoverEdges, recordedInputs, tempRoot, write } from '../../helpers/memo-repository.js';
 
 // Include paths are remembered across units by their text and replayed (discover/unit-config.ts includePathMemo):
 // the same text must still find each unit's own file, and each unit's cache entry must still record the search.
-
-const temps: string[] = [];
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
-
-function write(root: string, path: string, content: string): void {
-  mkdirSync(dirname(join(root, path)), { recursive: true });
-  writeFileSync(join(root, path), content);
-}
 
 const ROOT_HCL = 'dependencies {\n  paths = ["${get_parent_terragrunt_dir()}/base"]\n}\n';
 const PLAIN = 'include "root" {\n  path = find_in_parent_folders("root.hcl")\n}\n';
 const TEMPLATE = 'include "root" {\n  path = "${dirname(find_in_parent_folders("root.hcl"))}/root.hcl"\n}\n';
 
 function repository(): string {
-  const root = mkdtempSync(join(tmpdir(), 'platctl-include-memo-'));
-  temps.push(root);
+  const root = tempRoot('platctl-include-memo-');
   write(root, '.platctl.yaml', 'version: 1\nenvironments:\n  dev:\n    dir: live/dev\n');
   write(root, 'live/dev/root.hcl', ROOT_HCL);
   write(root, 'live/dev/base/terragrunt.hcl', '');
@@ -39,27 +25,10 @@ function repository(): string {
   return root;
 }
 
-async function run(root: string) {
-  const loaded = await loadConfig({ cwd: root });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  const result = await discover({ root, config: loaded.value.config, env: {} }, { version: 'test' });
-  const edges: Record<string, string[]> = {};
-  for (const id of result.graph.ids()) edges[id] = [...(result.graph.get(id)?.dependencies ?? [])].sort();
-  return { result, edges };
-}
-
-function recordedFinds(root: string, id: string): (string | null)[] {
-  const cached = JSON.parse(readFileSync(join(root, '.platctl-cache/units.json'), 'utf8')) as {
-    units: (string | { id: string; inputs: { finds: (string | null)[] } })[];
-  };
-  const entry = cached.units.find((u) => typeof u === 'object' && u.id === id);
-  return typeof entry === 'object' ? entry.inputs.finds : [];
-}
-
 describe('include paths remembered across units', () => {
   it('finds each unit its own file, records the search for every unit, and notices a closer file', async () => {
     const root = repository();
-    const cold = await run(root);
+    const cold = await discoverEdges(root);
     expect(cold.result.problems).toEqual([]);
     expect(cold.edges['dev/a']).toEqual(['dev/base']);
     expect(cold.edges['dev/b']).toEqual(['dev/base']);
@@ -75,17 +44,20 @@ describe('include paths remembered across units', () => {
       ['dev/sub/e', 'live/dev/sub'],
       ['dev/sub/f', 'live/dev/sub'],
     ] as const) {
-      expect(recordedFinds(root, id)).toEqual([`${join(root, dir)}\u0000root.hcl`, join(root, 'live/dev/root.hcl')]);
+      expect(recordedInputs(root, id)?.finds).toEqual([
+        `${join(root, dir)}\u0000root.hcl`,
+        join(root, 'live/dev/root.hcl'),
+      ]);
     }
 
-    const warm = await run(root);
+    const warm = await discoverEdges(root);
     expect(warm.edges).toEqual(cold.edges);
     expect(warm.result.stats.unitsReused).toBe(warm.result.stats.units);
 
     // A root.hcl closer to sub/e and sub/f: both must be evaluated again, and find it.
     write(root, 'live/dev/sub/root.hcl', ROOT_HCL);
     write(root, 'live/dev/sub/base/terragrunt.hcl', '');
-    const after = await run(root);
+    const after = await discoverEdges(root);
     expect(after.result.problems).toEqual([]);
     expect(after.edges['dev/sub/e']).toEqual(['dev/sub/base']);
     expect(after.edges['dev/sub/f']).toEqual(['dev/sub/base']);
@@ -94,8 +66,7 @@ describe('include paths remembered across units', () => {
   });
 
   it('does not remember a path that took a fallback, nor one that failed', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'platctl-include-memo-'));
-    temps.push(root);
+    const root = tempRoot('platctl-include-memo-');
     write(root, '.platctl.yaml', 'version: 1\nenvironments:\n  dev:\n    dir: live/dev\n');
     write(root, 'live/dev/base/terragrunt.hcl', '');
     write(root, 'live/dev/x/root.hcl', ROOT_HCL);
@@ -106,7 +77,7 @@ describe('include paths remembered across units', () => {
     write(root, 'live/dev/a/terragrunt.hcl', fallback);
     write(root, 'live/dev/x/b/terragrunt.hcl', fallback);
     write(root, 'live/dev/y/terragrunt.hcl', PLAIN);
-    const { result, edges } = await run(root);
+    const { result, edges } = await discoverEdges(root);
     expect(edges['dev/a']).toEqual(['dev/x/base']);
     expect(edges['dev/x/b']).toEqual(['dev/x/base']);
     expect(result.problems.map((p) => [p.unit, p.kind])).toEqual([['dev/y', 'evaluation-error']]);

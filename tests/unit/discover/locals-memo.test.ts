@@ -1,22 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../config/load.js';
-import { discover } from '../../../discover/index.js';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { discoverEdges, recordedInputs, tempRoot, write } from '../../helpers/memo-repository.js';
 
 // An included file's locals are remembered across units and replayed (discover/unit-config.ts #evaluateLocal): each
 // unit must still get its own values, and its cache entry must record what a fresh evaluation records.
-
-const temps: string[] = [];
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
-
-function write(root: string, path: string, content: string): void {
-  mkdirSync(dirname(join(root, path)), { recursive: true });
-  writeFileSync(join(root, path), content);
-}
 
 const ROOT_HCL = `locals {
   env_vars = read_terragrunt_config(find_in_parent_folders("env.hcl"))
@@ -41,8 +28,7 @@ dependency "noted" {
 `;
 
 function repository(): string {
-  const root = mkdtempSync(join(tmpdir(), 'platctl-locals-memo-'));
-  temps.push(root);
+  const root = tempRoot('platctl-locals-memo-');
   write(root, '.platctl.yaml', 'version: 1\nenvironments:\n  dev:\n    dir: live/dev\n  ops:\n    dir: live/ops\n');
   write(root, 'root.hcl', ROOT_HCL);
   write(root, 'note.txt', 'n1\n');
@@ -56,27 +42,10 @@ function repository(): string {
   return root;
 }
 
-async function run(root: string) {
-  const loaded = await loadConfig({ cwd: root });
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  const result = await discover({ root, config: loaded.value.config, env: {} }, { version: 'test' });
-  const edges: Record<string, string[]> = {};
-  for (const id of result.graph.ids()) edges[id] = [...(result.graph.get(id)?.dependencies ?? [])].sort();
-  return { result, edges };
-}
-
-function recordedInputs(root: string, id: string): unknown {
-  const cached = JSON.parse(readFileSync(join(root, '.platctl-cache/units.json'), 'utf8')) as {
-    units: (string | { id: string; inputs: unknown })[];
-  };
-  const entry = cached.units.find((u) => typeof u === 'object' && u.id === id);
-  return typeof entry === 'object' ? entry.inputs : undefined;
-}
-
 describe("an included file's locals remembered across units", () => {
   it('gives each unit its own values and records the same inputs as a fresh evaluation', async () => {
     const root = repository();
-    const cold = await run(root);
+    const cold = await discoverEdges(root);
     expect(cold.result.problems).toEqual([]);
     expect(cold.edges['dev/a']).toEqual(['dev/base', 'dev/n1']);
     expect(cold.edges['dev/b']).toEqual(['dev/base', 'dev/n1']);
@@ -95,7 +64,7 @@ describe("an included file's locals remembered across units", () => {
     // sees both.
     write(root, 'live/dev/env.hcl', 'locals {\n  env  = "dev"\n  peer = "other"\n}\n');
     write(root, 'note.txt', 'n2\n');
-    const after = await run(root);
+    const after = await discoverEdges(root);
     expect(after.result.problems).toEqual([]);
     expect(after.edges['dev/a']).toEqual(['dev/n2', 'dev/other']);
     expect(after.edges['dev/b']).toEqual(['dev/n2', 'dev/other']);
