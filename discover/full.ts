@@ -12,7 +12,7 @@ import { Graph, compareIds, findCycles } from '../engine/graph.js';
 import type { UnitId } from '../engine/graph.js';
 import { MAX_FOLDERS_TO_CHECK, findUp } from './functions.js';
 import { ParsedFiles } from './parsed-files.js';
-import { STACK_FILE, UNIT_FILE, childPath, relativePosix, scan, toPosix } from './scan.js';
+import { STACK_FILE, UNIT_FILE, childPath, isPlainName, relativePosix, scan, toPosix } from './scan.js';
 import type { ScannedDir } from './scan.js';
 import { UnitCache, recordedFiles, recordingHost, stillValid } from './unit-cache.js';
 import type { CachedUnit, UnitInputs } from './unit-cache.js';
@@ -846,8 +846,9 @@ function evaluationHost(
   // the path is neither built, cut again nor hashed. Every unit asks this for its siblings, twice: through kind(),
   // 20,000 such checks of a cold run of 5,000 units took 60 to 130 ms.
   const kindOf = (dir: string, name: string): 'file' | 'dir' | undefined => {
-    const plain = sep === '/' && !dir.endsWith('/') && name !== '.' && name !== '..' && !name.includes('/');
-    const listing = plain && name !== '' ? listings.get(dir) : undefined;
+    // Only where childPath(dir, name) is dir, a slash and name: then the listing is the one kind() would consult.
+    const plain = sep === '/' && !dir.endsWith('/') && !name.includes('/') && isPlainName(name);
+    const listing = plain ? listings.get(dir) : undefined;
     const listed = listing?.get(name);
     if (listed === 'file' || listed === 'dir') return listed;
     if (listing && listed === undefined) return undefined;

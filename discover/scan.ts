@@ -116,7 +116,8 @@ export function childPath(dir: string, name: string): string {
   return dir.endsWith('/') ? dir + name : `${dir}/${name}`;
 }
 
-function isPlainName(name: string): boolean {
+/** A relative name with no empty, `.` or `..` segment: `childPath` joins it to a directory as it is. */
+export function isPlainName(name: string): boolean {
   const segment = (part: string): boolean => part !== '' && part !== '.' && part !== '..';
   return name.includes('/') ? name.split('/').every(segment) : segment(name);
 }

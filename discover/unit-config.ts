@@ -234,7 +234,10 @@ function readsOnlyLocals(info: LocalsInfo, name: string): boolean {
 /** A file read by read_terragrunt_config, as a logged answer: its path and content hash. */
 const readKey = (path: string, hash: string): string => `${path}\u0000${hash}`;
 
-/** The locals object of one scope, and the calls each local computed so far made (null: not known or not replayable). */
+/**
+ * The locals object of one scope, and the calls each local computed so far made (null: not known or not
+ * replayable).
+ */
 interface LocalsState {
   readonly info: LocalsInfo;
   readonly context: FunctionContext;

@@ -612,8 +612,9 @@ const INSERTION_SORT_MAX = 24;
  * An object with its keys in the order hcl2json's output has them (sorted; a repeated key keeps its last value), from
  * keys and their values. Keys are usually written in order already: that is checked first, and only otherwise sorted.
  * Many bodies are not in order (a unit's attributes come before its block types, and `inputs` rarely lists its keys
- * sorted); their few keys are sorted in place (the arrays are the caller's scratch), with their values beside them: a Map of them, its keys spread and
- * sorted, and a lookup per key took twice as long in a cold run (about 30 ms for 5,000 units).
+ * sorted); their few keys are sorted in place (the arrays are the caller's scratch), with their values beside them:
+ * a Map of them, its keys spread and sorted, and a lookup per key took twice as long in a cold run (about 30 ms for
+ * 5,000 units).
  */
 export function sortedObject(keys: string[], values: unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
