@@ -5,6 +5,7 @@
  */
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { HclEvalError, Unknown, primitiveToString, typeName } from './hcl/values.js';
+import { asList } from './hcl/types.js';
 import type { HclFunction, Value } from './hcl/index.js';
 import { childPath, toPosix } from './scan.js';
 
@@ -240,19 +241,13 @@ export const contextualFunctions: Readonly<Record<string, ContextualFunction>> =
     return host.readTfvars(target);
   },
   get_terraform_command: needsExecution('get_terraform_command', 'depends on the command being run'),
-  get_terraform_commands_that_need_vars: () => ['apply', 'console', 'destroy', 'import', 'plan', 'push', 'refresh'],
-  get_terraform_commands_that_need_input: () => ['apply', 'import', 'init', 'plan', 'refresh'],
-  get_terraform_commands_that_need_locking: () => [
-    'apply',
-    'destroy',
-    'import',
-    'init',
-    'plan',
-    'refresh',
-    'taint',
-    'untaint',
-  ],
-  get_terraform_commands_that_need_parallelism: () => ['apply', 'plan', 'destroy'],
+  // Lists of string in Terragrunt, as the constants they are: not tuples (`==` against a tuple literal is false).
+  get_terraform_commands_that_need_vars: () =>
+    asList(['apply', 'console', 'destroy', 'import', 'plan', 'push', 'refresh'], 'string'),
+  get_terraform_commands_that_need_input: () => asList(['apply', 'import', 'init', 'plan', 'refresh'], 'string'),
+  get_terraform_commands_that_need_locking: () =>
+    asList(['apply', 'destroy', 'import', 'init', 'plan', 'refresh', 'taint', 'untaint'], 'string'),
+  get_terraform_commands_that_need_parallelism: () => asList(['apply', 'plan', 'destroy'], 'string'),
   get_terraform_cli_args: needsExecution('get_terraform_cli_args', 'depends on the command being run'),
   get_working_dir: needsExecution('get_working_dir', 'depends on the download directory of a real run'),
   run_cmd: needsExecution('run_cmd', 'runs a command; platctl does not execute commands while building the graph'),

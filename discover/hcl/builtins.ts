@@ -455,6 +455,37 @@ function compileRegex(call: CallInfo, pattern: string, global: boolean): RegExp 
   }
 }
 
+/**
+ * What the type conversion functions (tostring, tonumber, tobool, tolist, toset, tomap) make of a null: Terragrunt
+ * v1.x's copies of them convert no untyped null (the literal `null`, a null read from an object or a file) and give an
+ * unknown value instead, which Terragrunt then refuses where a dependency path needs it ("value must be known").
+ * Values here carry no type with a null, so every null is taken as untyped (a null that went through a typed list is
+ * the one case that differs: Terragrunt converts that one).
+ */
+function untypedNull(call: CallInfo): Unknown {
+  return new Unknown(
+    `${call.name}(null) has no value in Terragrunt (it converts no untyped null): use null itself`,
+    call.name,
+  );
+}
+
+/**
+ * The type cty gives one match of a pattern, known from the pattern alone (so an empty regexall() is a list of it
+ * too): a string without capture groups, an object of strings with named groups, a tuple of strings with unnamed ones.
+ * A pattern with both kinds is refused, as cty refuses it.
+ */
+function matchType(call: CallInfo, pattern: RegExp): Type {
+  // A pattern that also matches the empty string: its match shows every group, participating or not.
+  const groups = new RegExp(`${pattern.source}|`, pattern.flags.replace('g', '')).exec('') as RegExpExecArray;
+  const names = Object.keys(groups.groups ?? {});
+  const unnamed = groups.length - 1 - names.length;
+  if (names.length > 0 && unnamed > 0) {
+    throw misuse(call, 'invalid regexp pattern: cannot mix both named and unnamed capture groups');
+  }
+  if (names.length > 0) return { object: Object.fromEntries(names.map((name) => [name, 'string' as const])) };
+  return unnamed > 0 ? { tuple: Array.from({ length: unnamed }, () => 'string' as const) } : 'string';
+}
+
 function matchResult(match: RegExpMatchArray): Value {
   const groups = match.groups;
   if (groups && Object.keys(groups).length > 0) {
@@ -627,7 +658,8 @@ const stringFunctions: Record<string, HclFunction> = {
         ),
       );
     }
-    return out;
+    // cty's formatlist returns a list of string, never a tuple.
+    return asList(out, 'string');
   }),
   join: pure((args, call) => {
     arity(call, args, 2, Infinity);
@@ -665,14 +697,19 @@ const stringFunctions: Record<string, HclFunction> = {
     arity(call, args, 2);
     const pattern = str(call, args, 0);
     const text = str(call, args, 1);
-    const match = compileRegex(call, pattern, false).exec(text);
+    const compiled = compileRegex(call, pattern, false);
+    matchType(call, compiled);
+    const match = compiled.exec(text);
     if (!match) throw misuse(call, `pattern ${JSON.stringify(pattern)} does not match ${JSON.stringify(text)}`);
     return matchResult(match);
   }),
   regexall: pure((args, call) => {
     arity(call, args, 2);
     const pattern = compileRegex(call, str(call, args, 0), true);
-    return [...str(call, args, 1).matchAll(pattern)].map((match) => matchResult(match));
+    return asList(
+      [...str(call, args, 1).matchAll(pattern)].map((match) => matchResult(match)),
+      matchType(call, pattern),
+    );
   }),
   lower: pure((args, call) => {
     arity(call, args, 1);
@@ -994,32 +1031,32 @@ const collectionFunctions: Record<string, HclFunction> = {
   }),
   toset: pure((args, call) => {
     arity(call, args, 1);
-    if (args[0] === null) return null;
+    if (args[0] === null) return untypedNull(call);
     return converted(call, args, 0, { set: 'dynamic' });
   }),
   tolist: shallow((args, call) => {
     arity(call, args, 1);
-    if (args[0] === null) return null;
+    if (args[0] === null) return untypedNull(call);
     return converted(call, args, 0, { list: 'dynamic' });
   }),
   tomap: shallow((args, call) => {
     arity(call, args, 1);
-    if (args[0] === null) return null;
+    if (args[0] === null) return untypedNull(call);
     return converted(call, args, 0, { map: 'dynamic' });
   }),
   tostring: shallow((args, call) => {
     arity(call, args, 1);
-    if (args[0] === null) return null;
+    if (args[0] === null) return untypedNull(call);
     return str(call, args, 0);
   }),
   tonumber: shallow((args, call) => {
     arity(call, args, 1);
-    if (args[0] === null) return null;
+    if (args[0] === null) return untypedNull(call);
     return num(call, args, 0);
   }),
   tobool: shallow((args, call) => {
     arity(call, args, 1);
-    if (args[0] === null) return null;
+    if (args[0] === null) return untypedNull(call);
     return converted(call, args, 0, 'bool');
   }),
   coalesce: seesUnknown((args, call) => {
