@@ -218,6 +218,33 @@ function seesUnknown(impl: Impl): HclFunction {
   return Object.assign((args: Value[], call: CallInfo) => impl(args, call), { acceptsUnknown: true });
 }
 
+/**
+ * Terraform functions in Terragrunt v1.1.3 that platctl does not implement (none is needed to find edges in the
+ * repositories it was checked against).
+ */
+const NOT_EVALUATED = [
+  'base64gzip',
+  'cidrhost',
+  'cidrnetmask',
+  'cidrsubnet',
+  'cidrsubnets',
+  'filebase64',
+  'filebase64sha256',
+  'filebase64sha512',
+  'filemd5',
+  'filesha1',
+  'filesha256',
+  'filesha512',
+  'formatdate',
+  'matchkeys',
+  'rsadecrypt',
+  'textdecodebase64',
+  'textencodebase64',
+  'timeadd',
+  'timecmp',
+  'uuidv5',
+];
+
 function needsRun(reason: string): HclFunction {
   return seesUnknown((_args, call) => new Unknown(`${call.name}() ${reason}`, call.name));
 }
@@ -1458,6 +1485,10 @@ const encodingFunctions: Record<string, HclFunction> = {
   uuid: needsRun('is random: a new value every run'),
   bcrypt: needsRun('is salted randomly: a new value every run'),
   timestamp: needsRun('reads the clock at apply time'),
+  // Functions Terragrunt v1.1.3 has and platctl does not compute: an unknown value, so a unit whose path does not
+  // need one is unaffected (locals are evaluated only when read), and one whose path does is refused as a path
+  // platctl cannot resolve offline, never as a call to an unknown function.
+  ...Object.fromEntries(NOT_EVALUATED.map((name) => [name, needsRun('is not computed by platctl')])),
 };
 
 // --- paths ---------------------------------------------------------------------------------------------

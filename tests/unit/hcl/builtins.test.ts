@@ -149,6 +149,21 @@ describe('strings', () => {
     },
   );
 
+  // Functions Terragrunt has and platctl does not compute: unknown, never "unknown function" (a misspelling still is).
+  it.each([
+    'cidrsubnet("10.0.0.0/16", 8, 2)',
+    'cidrhost("10.0.0.0/16", 5)',
+    'matchkeys(["a"], ["x"], ["x"])',
+    'formatdate("YYYY", "2024-01-02T03:04:05Z")',
+    'filemd5("x")',
+    'base64gzip("x")',
+  ])('%s is unknown, not an unknown function', (source) => {
+    const value = run(source);
+    expect(value).toBeInstanceOf(Unknown);
+    expect((value as Unknown).reason).toMatch(/^\w+\(\) is not computed by platctl$/);
+    expect(failure(() => run('cidrsubnt("10.0.0.0/16", 8, 2)')).message).toContain('did you mean "cidrsubnet"');
+  });
+
   it('refuses a pattern with both named and unnamed groups, as cty does', () => {
     for (const call of ['regex("(?P<a>x)(y)", "xy")', 'regexall("(?P<a>x)(y)", "xy")']) {
       expect(failure(() => run(call)).message).toContain('cannot mix both named and unnamed capture groups');
