@@ -407,13 +407,14 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
         this.#callLog.push({ name, args, answer, context: null });
       else this.#callLog = undefined;
     }
-    const frames = this.#frames;
-    if (frames === undefined || frames.length === 0) return;
-    const log = frames[frames.length - 1];
-    if (log === null || log === undefined) return;
+    if (!this.#logging) return;
     const call = this.#loggedCall(name, args, answer, context);
-    if (call) log.push(call);
-    else frames[frames.length - 1] = null;
+    this.#appendLog(call ? [call] : null);
+  }
+
+  /** Whether an included file's local is being computed for the memo (see #evaluateLocal). */
+  get #logging(): boolean {
+    return this.#frames !== undefined && this.#frames.length > 0;
   }
 
   /**
@@ -923,8 +924,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
    * file other than its locals).
    */
   #evaluateLocal(state: LocalsState, name: string, evaluate: () => Value): Value {
-    const frames = this.#frames;
-    const logging = frames !== undefined && frames.length > 0;
+    const logging = this.#logging;
     const own: FunctionContext = state.context;
     const memos = own.includedFile !== undefined && own.readChain === undefined ? state.info.memos : undefined;
     const logs = (state.logs ??= new Map());
@@ -1020,7 +1020,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     return new Proxy(locals, {
       get: (target, key) => {
         if (typeof key !== 'string') return Reflect.get(target, key) as unknown;
-        const logging = this.#frames !== undefined && this.#frames.length > 0;
+        const logging = this.#logging;
         if (logging && state.logs?.has(key)) this.#appendLog(state.logs.get(key) ?? null);
         const before = this.#unknownCalls;
         let value: unknown;
@@ -1410,8 +1410,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     const dependency: Record<string, Value> = {};
     for (const name of names) dependency[name] = { outputs: new Unknown(NOT_AVAILABLE, `dependency.${name}`) };
     out.dependency = dependency;
-    if (this.#frames !== undefined && this.#frames.length > 0)
-      this.#lastRead = { value: out, key: readKey(path, parsed.hash) };
+    if (this.#logging) this.#lastRead = { value: out, key: readKey(path, parsed.hash) };
     return out;
   }
 

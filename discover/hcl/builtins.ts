@@ -725,6 +725,7 @@ const stringFunctions: Record<string, HclFunction> = {
     const pattern = str(call, args, 0);
     const text = str(call, args, 1);
     const compiled = compileRegex(call, pattern, false);
+    // Its type is not needed, only its check: a pattern mixing named and unnamed groups is refused.
     matchType(call, compiled);
     const match = compiled.exec(text);
     if (!match) throw misuse(call, `pattern ${JSON.stringify(pattern)} does not match ${JSON.stringify(text)}`);
