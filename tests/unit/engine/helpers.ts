@@ -2,10 +2,8 @@
  * Test doubles for the engine: graphs from edge lists, an executor that finishes units when the test says so (like
  * rushstack's AsyncOperationQueue tests), an executor that finishes them by itself, and an in-memory log.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Graph } from '../../../engine/graph.js';
+import { tempDir as makeTempDir } from '../../helpers/temp.js';
 import type { Executor, RunHooks, UnitJob, UnitOutcome } from '../../../engine/executor.js';
 import type { LogFooter } from '../../../engine/logs.js';
 import type { RunState } from '../../../engine/state.js';
@@ -19,8 +17,9 @@ export function graphOf(edges: readonly (readonly [string, string])[], extra: re
   return g;
 }
 
-export async function tempDir(prefix = 'platctl-engine-'): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
+/** A scratch directory removed after the test file (see tests/helpers/temp.ts). */
+export function tempDir(prefix = 'platctl-engine-'): Promise<string> {
+  return makeTempDir(prefix);
 }
 
 interface Pending {
