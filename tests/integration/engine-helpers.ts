@@ -115,15 +115,7 @@ export async function sandbox(name = 'basic'): Promise<Sandbox> {
   };
 }
 
-/** Waits until `check` holds, polling; throws after `ms`. */
-export async function until(check: () => Promise<boolean> | boolean, ms = 15_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+export { until } from '../helpers/wait.js';
 
 /** The `Resume with:` command a failed run printed, as arguments after `platctl`. */
 export function printedResumeArgs(output: string): string[] {

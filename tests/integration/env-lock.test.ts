@@ -145,10 +145,14 @@ describe('the S3 environment lock', () => {
     const reachable = store();
     const closed = store('platctl', { ...moto.env, AWS_ENDPOINT_URL: `http://127.0.0.1:${await freePort()}` });
     let cut = false;
+    let puts = 0;
     const switching: ObjectStore = {
       location: (key) => reachable.location(key),
       get: (key) => (cut ? closed : reachable).get(key),
-      put: (key, body, condition) => (cut ? closed : reachable).put(key, body, condition),
+      put: (key, body, condition) => {
+        puts += 1;
+        return (cut ? closed : reachable).put(key, body, condition);
+      },
       remove: (key, etag) => (cut ? closed : reachable).remove(key, etag),
       list: (prefix) => (cut ? closed : reachable).list(prefix),
     };
@@ -160,7 +164,10 @@ describe('the S3 environment lock', () => {
     });
     if (got.type !== 'acquired') throw new Error(JSON.stringify(got));
     got.locks.start();
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Renewals that reach S3 keep the run unfenced: wait for two of them (a condition, not a time), however slowly
+    // a starved CPU lets the heartbeat run.
+    const taken = puts;
+    await until(() => puts >= taken + 2, 10_000, 'two renewals');
     expect(got.locks.fenced.aborted).toBe(false);
     cut = true;
     await until(() => got.locks.fenced.aborted, 10_000, 'the run to be fenced');

@@ -52,7 +52,17 @@ describe('StateStore', () => {
 
   it('coalesces a burst of flushes into one write, and never reports a change as written before it is', async () => {
     const root = await tempDir();
-    const store = new StateStore(root, state(10), { fsync: false });
+    // Told after each write while that write is still the one in flight: the hook makes "a change during a write"
+    // happen for certain, however fast or slow the machine is.
+    let duringWrite: (() => void) | undefined;
+    const store = new StateStore(root, state(10), {
+      fsync: false,
+      onWritten: () => {
+        const act = duringWrite;
+        duringWrite = undefined;
+        act?.();
+      },
+    });
     const flushes = [];
     for (let i = 0; i < 10; i += 1) {
       store.patchUnit(`p/u000${i}`, { status: 'running' });
@@ -61,11 +71,17 @@ describe('StateStore', () => {
     await Promise.all(flushes);
     expect(store.writes).toBe(1);
     // A change made while a write is in flight gets a write of its own after it.
+    let second: Promise<void> | undefined;
+    duringWrite = () => {
+      store.patchUnit('p/u0002', { status: 'completed' });
+      second = store.flush();
+    };
     store.patchUnit('p/u0001', { status: 'completed' });
-    const first = store.flush();
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    store.patchUnit('p/u0002', { status: 'completed' });
-    await Promise.all([first, store.flush()]);
+    await store.flush();
+    expect(second).toBeDefined();
+    const between = await loadState(root);
+    expect(between.type === 'ok' && between.state.units['p/u0002']?.status).toBe('running');
+    await second;
     const loaded = await loadState(root);
     expect(loaded.type === 'ok' && loaded.state.units['p/u0002']?.status).toBe('completed');
     expect(store.writes).toBe(3);

@@ -19,6 +19,7 @@ import {
   runState,
   tempDir,
 } from './helpers.js';
+import { until } from '../../helpers/wait.js';
 
 function freshState(graph: Graph, completed: readonly string[] = []): RunState {
   const waves = waveIndex(graph);
@@ -160,8 +161,10 @@ describe('walk', () => {
     const done = start(executor, { parallelism: 2, failFast: true });
     await executor.waitForStarted(2);
     executor.fail('p/a');
-    // p/b keeps running; nothing new starts.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // p/b keeps running; nothing new starts. Waiting for the walk to record the fail-fast skips (a condition, not a
+    // time) proves it handled the failure and freed p/a's slot before we look at what it started.
+    await until(() => store.unit('p/c')?.status === 'skipped' && store.unit('p/d')?.status === 'skipped');
+    await new Promise((resolve) => setImmediate(resolve));
     expect(executor.started).toEqual(['p/a', 'p/b']);
     executor.finish('p/b');
     const result = await done;
