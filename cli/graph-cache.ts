@@ -9,20 +9,12 @@
  * without problems are kept, so a cached answer never hides a warning. Entries are written atomically and best
  * effort: a read-only checkout renders every time.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeStamp } from '../config/code-stamp.js';
+import { writeFileAtomicSync } from '../config/atomic-write.js';
 
 /** What decides a rendered graph besides the discovery. */
 export interface RenderRequest {
@@ -77,9 +69,7 @@ export function renderCache(cacheDir: string, discoveryIdentity: string, request
     write: (output) => {
       try {
         mkdirSync(dir, { recursive: true });
-        const tmp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-        writeFileSync(tmp, stamp + output);
-        renameSync(tmp, file);
+        writeFileAtomicSync(file, stamp + output);
         prune(dir);
       } catch {
         // Not kept: the next run renders again.

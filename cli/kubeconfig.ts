@@ -6,7 +6,7 @@
  * `platctl kubeconfig token --env E`: prints an `ExecCredential` with a token for E's cluster.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { EnvironmentConfig } from '../config/schema.js';
 import { kubeconfigFiles } from '../cloud/kube.js';
@@ -14,6 +14,7 @@ import { loadConfigOnly } from './validate.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
 
 const KUBECONFIG_OPTIONS = {
   output: {
@@ -173,9 +174,7 @@ async function writeKubeconfig(
   });
   await mkdir(dirname(target), { recursive: true });
   // Temp file + rename: kubectl running concurrently never reads half a file. 0600: it names credentials helpers.
-  const temp = `${target}.platctl-${process.pid}.tmp`;
-  await writeFile(temp, stringify(merged), { mode: 0o600 });
-  await rename(temp, target);
+  await writeFileAtomic(target, stringify(merged), { mode: 0o600 });
   for (const entry of entries) io.stdout.write(`context ${contextName(entry.env)} -> ${entry.endpoint} (${target})\n`);
   return failed ? EXIT.failed : EXIT.ok;
 }

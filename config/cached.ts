@@ -12,8 +12,8 @@
  *
  * This module imports neither the YAML parser nor zod: a hit loads neither.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KeyPath } from './errors.js';
@@ -22,6 +22,7 @@ import { findConfig } from './find.js';
 import type { ConfigResult, LoadConfigOptions, LoadedConfig } from './load.js';
 import type { SourceLocation } from './location.js';
 import type { PlatctlConfig } from './schema.js';
+import { writeFileAtomic } from './atomic-write.js';
 
 export const CONFIG_CACHE_FILE = 'config.json';
 /** Bumped whenever what the cache holds changes. */
@@ -93,14 +94,11 @@ async function readCache(file: string, key: string): Promise<CacheFile | undefin
 }
 
 async function writeCache(file: string, content: CacheFile): Promise<void> {
-  const temp = `${file}.tmp-${randomBytes(6).toString('hex')}`;
   try {
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(temp, JSON.stringify(content));
-    await rename(temp, file);
+    await writeFileAtomic(file, JSON.stringify(content), { fsync: false });
   } catch {
     // Best effort: a read-only repository only loses the speed-up.
-    await rm(temp, { force: true }).catch(() => undefined);
   }
 }
 

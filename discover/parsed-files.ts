@@ -3,10 +3,10 @@
  * read it, and parses are kept across runs in `.platctl-cache/` keyed by the content's hash, so an unchanged
  * repository is not parsed again.
  */
-import { hash as digest, randomBytes } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SourceLocation } from '../engine/graph.js';
 import { HclParserPool, PARSER_ID } from './hcl2json.js';
@@ -18,6 +18,7 @@ import type { PackedPositions } from './hcl/file-parser.js';
 import { MIXED_INCLUDE_FAILURE, labelBareIncludes } from './bare-include.js';
 import { hclJsonPositions, isHclJson, parseHclJson } from './hcl-json.js';
 import type { BlockPosition } from './hcl-json.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
 
 export type { BlockPosition };
 
@@ -394,9 +395,7 @@ export class ParsedFiles {
     const body: CacheFile = { format: CACHE_FORMAT, parser: PARSER_ID, platctl: this.#options.version, entries };
     try {
       await mkdir(dir, { recursive: true });
-      const tmp = `${this.#cachePath()}.${randomBytes(6).toString('hex')}.tmp`;
-      await writeFile(tmp, JSON.stringify(body));
-      await rename(tmp, this.#cachePath());
+      await writeFileAtomic(this.#cachePath(), JSON.stringify(body), { fsync: false });
     } catch {
       // A read-only checkout still discovers; it just parses again next time.
     }

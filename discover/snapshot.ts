@@ -28,7 +28,6 @@ import {
   readFileSync,
   readSync,
   realpathSync,
-  renameSync,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -36,6 +35,7 @@ import {
 import { join } from 'node:path';
 import type { EdgeOrigin, Graph, UnitId } from '../engine/graph.js';
 import type { Problem, UnitInfo } from './types.js';
+import { writeFileAtomicSync } from '../config/atomic-write.js';
 
 export const SNAPSHOT_FILE = 'graph.json';
 /** scan.ts's UNIT_FILE, not imported: a warm run does not load the walk. */
@@ -471,9 +471,7 @@ export function writeSnapshot(
     externals: discovery.externals,
   };
   try {
-    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(header)}\n${pathSection}\n${JSON.stringify(body)}`);
-    renameSync(tmp, target);
+    writeFileAtomicSync(target, `${JSON.stringify(header)}\n${pathSection}\n${JSON.stringify(body)}`);
   } catch {
     // A read-only checkout still discovers; it just takes the full path next time.
   }

@@ -5,13 +5,13 @@
  * every one of those reads gives the same answer now, so a changed include, a new `env.hcl` that
  * find_in_parent_folders would now find, or a different `get_env` value each force a fresh evaluation.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EvaluationHost, FileSource, UnitConfig } from './unit-config.js';
 import type { BlockPosition, ParsedFile } from './parsed-files.js';
 import { contentHash } from './parsed-files.js';
 import { childPath } from './scan.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
 
 /**
  * What an evaluation asked and was answered, each as a flat list of question, answer, question, answer... Flat
@@ -286,10 +286,7 @@ export class UnitCache {
     const body: CacheFile = { key: this.#key, units: flat(this.#next) };
     try {
       await mkdir(this.#dir, { recursive: true });
-      const target = join(this.#dir, 'units.json');
-      const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-      await writeFile(tmp, JSON.stringify(body));
-      await rename(tmp, target);
+      await writeFileAtomic(join(this.#dir, 'units.json'), JSON.stringify(body), { fsync: false });
     } catch {
       // A read-only checkout still discovers; it just evaluates again next time.
     }
