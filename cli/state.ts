@@ -3,17 +3,20 @@
  * (docs/state.md) by hand. A run on the s3 backend does it on its own (the first run uploads a local state); these are
  * for a person who wants to look at or move a state without running anything.
  */
-import { writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { LOCK_FILE, lockHeld, procMachine } from '../engine/lock.js';
 import { author, loadRemoteLatest, uploadState } from '../engine/shared-state.js';
-import { STATE_FILE, backupState, loadState } from '../engine/state.js';
+import { errorCode, describeFsError } from '../engine/fs-errors.js';
+import { STATE_FILE, backupName, loadState } from '../engine/state.js';
 import { stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
 
 export const stateVerb = defineVerb({
   // Neither --env nor --json: it moves one state file, whole.
@@ -61,8 +64,26 @@ export const stateVerb = defineVerb({
         return EXIT.failed;
       }
       const local = await loadState(root);
-      const kept = local.type === 'missing' ? undefined : await backupState(root, Date.now());
-      await writeFile(join(root, STATE_FILE), `${JSON.stringify(remote.value.state)}\n`);
+      const kept = local.type === 'missing' ? undefined : backupName(Date.now());
+      const target = join(root, STATE_FILE);
+      let copied = false;
+      try {
+        // A copy, not a move, then a whole-or-nothing replace: a full disk or a crash mid-pull leaves the local state
+        // as it was, never a torn file for the next --resume.
+        if (kept !== undefined) {
+          copied = true;
+          await copyFile(target, join(root, kept), constants.COPYFILE_EXCL);
+        }
+        await writeFileAtomic(target, `${JSON.stringify(remote.value.state)}\n`);
+      } catch (error) {
+        // Our copy only (a partial one on a full disk): never a backup some other run made.
+        if (copied && errorCode(error) !== 'EEXIST')
+          await rm(join(root, kept ?? ''), { force: true }).catch(() => undefined);
+        io.stderr.write(
+          `platctl: refused: ${describeFsError('write', target, error)}; ${STATE_FILE} is unchanged, nothing pulled\n`,
+        );
+        return EXIT.refused;
+      }
       io.stdout.write(
         `pulled run ${remote.value.state.run_id} (${remote.value.state.command}, ${remote.value.state.status}) into ` +
           `${join(root, STATE_FILE)}${kept ? `; the previous file is kept as ${kept}` : ''}\n`,

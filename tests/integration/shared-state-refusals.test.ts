@@ -2,10 +2,13 @@
  * What the shared-state verbs and flags say when they cannot do their job: each failure says what, where and what to
  * do, and changes nothing. The bucket cases use moto over real HTTP; an unreachable S3 is a closed loopback port.
  */
+import { cp, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { STATE_FILE } from '../../engine/state.js';
+import { fillDisk, mountTmpfs, mountsAvailable, unmountAll } from '../helpers/mounts.js';
 import { freePort, useMoto } from '../helpers/moto.js';
 import { createBucket as createMotoBucket, useS3State } from '../helpers/state-bucket.js';
 import type { Sandbox } from './engine-helpers.js';
@@ -101,5 +104,35 @@ describe('with the s3 backend', () => {
     const history = await box.run(['history', '--env', 'platfrom'], moto.env);
     expect(history.exitCode).toBe(2);
     expect(history.stderr).toMatch(/no environment platfrom in .*\.platctl\.yaml \(known: platform\)/);
+  }, 120_000);
+});
+
+describe.skipIf(!(await mountsAvailable()))('state pull on a disk that fills up (needs the right to mount)', () => {
+  afterAll(unmountAll);
+
+  it('refuses with exit 3 naming the file and the cause, and leaves the local state byte for byte as it was', async () => {
+    await createBucket();
+    const box = await sandbox();
+    await withS3(box);
+    const env = { ...moto.env, USER: 'alice' };
+    expect((await box.run(['bootstrap'], env)).exitCode).toBe(0);
+    // Put the repository on a small tmpfs of its own, then fill it.
+    const copy = `${box.root}.copy`;
+    await cp(box.root, copy, { recursive: true });
+    await mountTmpfs(box.root, 512);
+    await cp(copy, box.root, { recursive: true });
+    const statePath = join(box.root, STATE_FILE);
+    const before = await readFile(statePath, 'utf8');
+    await fillDisk(box.root);
+
+    const pulled = await box.run(['state', 'pull'], env);
+    expect(pulled.stderr).toBe(
+      `platctl: refused: cannot write ${statePath}: no space is left on the device (ENOSPC); free some space on ` +
+        `that disk; ${STATE_FILE} is unchanged, nothing pulled`,
+    );
+    expect(pulled.exitCode).toBe(3);
+    expect(await readFile(statePath, 'utf8')).toBe(before);
+    const left = (await readdir(box.root)).filter((name) => name.startsWith(`${STATE_FILE}.`));
+    expect(left).toEqual([]);
   }, 120_000);
 });
