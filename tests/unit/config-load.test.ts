@@ -178,6 +178,82 @@ describe('parseConfig', () => {
     expect(errorAt(result, 'parallelism.apply').message).toBe('apply must be greater than 0');
   });
 
+  it('bounds every duration: past the timer limit of Node a timeout would fire at once, so each key has a range', () => {
+    // Each duration key, written past its maximum and below its minimum: the error is at the value, with the limit.
+    const cases: [string, string, string, string, string][] = [
+      // [key path, text with VALUE, too long, too short, the range]
+      ['unit_timeout', 'unit_timeout: VALUE\n', '600h', '500ms', '1s to 24h'],
+      ['units.platform/eks.timeout', 'units:\n  platform/eks: { timeout: VALUE }\n', '25h', '0.5s', '1s to 24h'],
+      [
+        'manual_steps[0].check_timeout',
+        'manual_steps:\n  - { id: a, description: b, check: [x], check_timeout: VALUE }\n',
+        '2h',
+        '10ms',
+        '1s to 1h',
+      ],
+      [
+        'hooks[0].timeout',
+        'hooks:\n  - { type: secret_cleanup, units: [platform/eks], names: [a], timeout: VALUE }\n',
+        '600h',
+        '1ms',
+        '1s to 1h',
+      ],
+      [
+        'lockdown.retry.interval',
+        'lockdown:\n  env: platform\n  retry: { attempts: 2, interval: VALUE }\n',
+        '2h',
+        '1ms',
+        '100ms to 1h',
+      ],
+      ['validate.timeout', 'validate:\n  timeout: VALUE\n', '2h', '1ms', '100ms to 1h'],
+      [
+        'validate.endpoints[0].timeout',
+        'validate:\n  endpoints:\n    - { url: "https://a.example.com", timeout: VALUE }\n',
+        '11m',
+        '1ms',
+        '100ms to 10m',
+      ],
+      ['park.platform.drain_grace', 'park:\n  platform:\n    drain_grace: VALUE\n', '2h', '1ms', '1s to 1h'],
+      [
+        'park.platform.karpenter.nodeclaim_timeout',
+        'park:\n  platform:\n    karpenter: { nodeclaim_timeout: VALUE }\n',
+        '600h',
+        '1ms',
+        '1s to 2h',
+      ],
+      [
+        'park.platform.db_clients_timeout',
+        'park:\n  platform:\n    db_clients_timeout: VALUE\n',
+        '3h',
+        '1ms',
+        '1s to 2h',
+      ],
+      ['park.platform.ready_timeout', 'park:\n  platform:\n    ready_timeout: VALUE\n', '3h', '1ms', '1s to 2h'],
+      ['state.heartbeat', 'state:\n  heartbeat: VALUE\n', '600h', '10ms', '200ms to 5m'],
+    ];
+    for (const [keyPath, text, long, short, range] of cases) {
+      const tooLong = errorAt(parseConfig(`${MINIMAL}${text.replace('VALUE', long)}`, FILE), keyPath);
+      expect(tooLong, keyPath).toMatchObject({
+        reason: 'invalid-value',
+        message: `${long} is longer than ${keyPath.replace(/^.*[.\]]/, '')} allows: ${range}`,
+      });
+      expect(tooLong.location?.line, keyPath).toBeGreaterThan(4);
+      const tooShort = errorAt(parseConfig(`${MINIMAL}${text.replace('VALUE', short)}`, FILE), keyPath);
+      expect(tooShort.message, keyPath).toBe(
+        `${short} is shorter than ${keyPath.replace(/^.*[.\]]/, '')} allows: ${range}`,
+      );
+    }
+    // A bare number is seconds, and the limit is said in the file's terms.
+    expect(errorAt(parseConfig(`${MINIMAL}unit_timeout: 2160000\n`, FILE), 'unit_timeout')).toMatchObject({
+      message: '2160000 is longer than unit_timeout allows: 1s to 24h',
+      location: { line: 5, column: 15 },
+    });
+    // The bounds themselves are accepted.
+    const edges = parseConfig(`${MINIMAL}unit_timeout: 24h\nstate: { heartbeat: 200ms }\n`, FILE);
+    if (!edges.ok) throw new Error(JSON.stringify(edges.errors));
+    expect(edges.value.config.unit_timeout).toBe(86_400_000);
+  });
+
   it('reports a missing version and an unsupported one', () => {
     expect(errorAt(parseConfig('environments: { p: { dir: p } }\n', FILE), 'version')).toMatchObject({
       reason: 'missing-key',
