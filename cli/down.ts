@@ -33,6 +33,7 @@ import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.
 import type { CliIo, GlobalOptions } from './verb.js';
 import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
+import { setTimer } from '../engine/timers.js';
 
 export interface ParkArgs {
   'dry-run'?: boolean | undefined;
@@ -231,7 +232,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       access,
       emit: render,
       now: () => Date.now(),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      sleep: (ms) => new Promise((resolve) => setTimer(resolve, ms)),
       signal: io.signal,
       fence: locks && {
         stillOurs: () => locks.ensureFresh(),
