@@ -68,7 +68,13 @@ export function duration(bounds: DurationBounds) {
 /** A unit id: `<env>/<path inside the env dir>`. */
 export const unitId = z
   .string()
-  .regex(/^[^/\s]+\/[^\s]+$/, 'a unit id: <env>/<path inside the env dir>, e.g. platform/eks');
+  .regex(/^[^/\s]+\/[^\s]+$/, { message: 'a unit id: <env>/<path inside the env dir>, e.g. platform/eks', abort: true })
+  // Normalised, so an id is a path inside its environment and nothing else: `platform/../../outside` would run
+  // terragrunt outside the repository, and `platform/./eks` is a second spelling of a unit.
+  .regex(
+    /^(?![^/]*\/\.\.?(?:\/|$))(?!.*\/\.\.?(?:\/|$))(?!.*\/\/)(?!.*\/$)[^\\]*$/,
+    'a normalised unit id: <env>/<path inside the env dir> without ".", ".." or empty parts, trailing slashes or backslashes',
+  );
 
 const envName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'an environment name (letters, digits, _ . -)');
 

@@ -337,6 +337,32 @@ describe('parseConfig', () => {
     expect(errorAt(result, 'implicit_deps.platform/cilium[0]').location).toMatchObject({ line: 6, column: 21 });
   });
 
+  it('refuses unit ids that are not normalised, wherever they are written, before any discovery', () => {
+    const bad = [
+      'platform/../../outside',
+      'platform/./eks',
+      'platform//eks',
+      'platform/eks/',
+      'platform/live\\eks',
+      'platform/..',
+    ];
+    for (const id of bad) {
+      const text =
+        `${MINIMAL}lockdown:\n  env: platform\n  steps:\n    - { id: a, unit: ${JSON.stringify(id)} }\n` +
+        `park:\n  platform:\n    node_group_units: [${JSON.stringify(id)}]\n`;
+      const result = parseConfig(text, FILE);
+      const step = errorAt(result, 'lockdown.steps[0].unit');
+      expect(step.message, id).toMatch(/not a normalised unit id/);
+      expect(step.location?.line, id).toBe(8);
+      expect(errorAt(result, 'park.platform.node_group_units[0]').message, id).toMatch(/not a normalised unit id/);
+    }
+    const key = errorsOf(parseConfig(`${MINIMAL}units:\n  platform/../eks: {}\n`, FILE));
+    expect(key.map((e) => [e.keyPath, e.location?.line])).toEqual([['units["platform/../eks"]', 6]]);
+    expect(key[0]?.message).toMatch(/not a normalised unit id/);
+    // A dot inside a name is fine.
+    expect(parseConfig(`${MINIMAL}units:\n  platform/eu-west-1.eks/v1.2: {}\n`, FILE).ok).toBe(true);
+  });
+
   it('refuses env dirs that are absolute, leave the root, or overlap', () => {
     const text = [
       'version: 1',
