@@ -26,7 +26,7 @@ import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
 import { runPark } from '../park/run.js';
-import { parkUnitApplier } from './park-units.js';
+import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
@@ -165,7 +165,11 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     );
     return EXIT.usage;
   }
-  const units = op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, io) : undefined;
+  // The units park names (node_group_units, karpenter.unit, reconnect_units) are found before anything is touched,
+  // by down too: it must not park what up could not bring back.
+  const parkUnits = await discoverParkUnits(chosen.envs, checked.loaded, args, io);
+  if (!parkUnits.ok) return parkUnits.exitCode;
+  const units = op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, parkUnits.dirs, io) : undefined;
   if (units && !units.ok) return units.exitCode;
   const applier = units?.applier;
   const dryRun = args['dry-run'] === true;
