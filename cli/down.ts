@@ -26,13 +26,14 @@ import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
 import { runPark } from '../park/run.js';
-import { parkUnitApplier } from './park-units.js';
+import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
+import { setTimer } from '../engine/timers.js';
 
 export interface ParkArgs {
   'dry-run'?: boolean | undefined;
@@ -164,7 +165,11 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     );
     return EXIT.usage;
   }
-  const units = op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, io) : undefined;
+  // The units park names (node_group_units, karpenter.unit, reconnect_units) are found before anything is touched,
+  // by down too: it must not park what up could not bring back.
+  const parkUnits = await discoverParkUnits(chosen.envs, checked.loaded, args, io);
+  if (!parkUnits.ok) return parkUnits.exitCode;
+  const units = op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, parkUnits.dirs, io) : undefined;
   if (units && !units.ok) return units.exitCode;
   const applier = units?.applier;
   const dryRun = args['dry-run'] === true;
@@ -231,7 +236,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       access,
       emit: render,
       now: () => Date.now(),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      sleep: (ms) => new Promise((resolve) => setTimer(resolve, ms)),
       signal: io.signal,
       fence: locks && {
         stillOurs: () => locks.ensureFresh(),

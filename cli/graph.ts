@@ -1,9 +1,11 @@
 /**
  * `platctl graph`: the discovered graph and its waves, as text, JSON, Graphviz dot or Mermaid (graph-render.ts).
  */
+import { didYouMean } from '../config/errors.js';
 import { probeSnapshot } from '../discover/index.js';
 import { renderCache } from './graph-cache.js';
 import { discoverProject, discoveryRequest, loadCheckedConfig, projectCacheDir } from './project.js';
+import type { Project } from './project.js';
 import { EXIT, defineVerb } from './verb.js';
 
 export const GRAPH_FORMATS = ['text', 'json', 'dot', 'mermaid'] as const;
@@ -64,9 +66,44 @@ export const graphVerb = defineVerb({
     }
     const { graphView, render } = await import('./graph-render.js');
     const view = graphView(discovery.graph, { envs: args.env ?? [], units: args.unit ?? [], reverse: args.reverse });
+    if (view.graph.size === 0 && ((args.env ?? []).length > 0 || (args.unit ?? []).length > 0)) {
+      io.stderr.write(emptySelection(args.env ?? [], args.unit ?? [], loaded.project));
+      return EXIT.usage;
+    }
     const output = render(format, view, root, discovery);
     io.stdout.write(output);
     if (discovery.stats.fromSnapshot) cache?.write(output);
     return EXIT.ok;
   },
 });
+
+/**
+ * Why `--env`/`--unit` picked nothing (every id and environment exists: that is checked first): an environment
+ * without units, or a unit outside the environments asked for; with the environments that would match.
+ */
+function emptySelection(envs: readonly string[], units: readonly string[], project: Project): string {
+  const { graph } = project.discovery;
+  const flags = [...envs.map((env) => `--env ${env}`), ...units.map((unit) => `--unit ${unit}`)].join(' ');
+  const withUnits = new Set(graph.ids().map((id) => graph.get(id)?.env ?? ''));
+  const reasons: string[] = [];
+  if (units.length === 0) {
+    for (const env of envs) {
+      const dir = project.config.environments[env]?.dir ?? env;
+      const suggestion = didYouMean(env, [...withUnits]);
+      reasons.push(
+        `environment ${env} has no units (none below ${dir})` +
+          (suggestion
+            ? `; did you mean --env ${suggestion}?`
+            : withUnits.size > 0
+              ? `; environments with units: ${[...withUnits].sort().join(', ')}`
+              : ''),
+      );
+    }
+  }
+  for (const unit of units) {
+    const env = graph.get(unit)?.env ?? '';
+    if (!envs.includes(env))
+      reasons.push(`${unit} is in environment ${env}, which --env leaves out; did you mean --env ${env}?`);
+  }
+  return `platctl: ${flags}: no unit matches the selection\n${reasons.map((reason) => `  hint: ${reason}\n`).join('')}`;
+}

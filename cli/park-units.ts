@@ -5,10 +5,7 @@
  * and terragrunt and the tf binary must be found. Applies log to `.platctl-logs/park-up-<time>/<unit>.log`.
  */
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { KeyPath } from '../config/errors.js';
-import { formatKeyPath, formatLocation } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
 import { applyOne } from '../engine/apply-one.js';
 import type { UnitJob } from '../engine/executor.js';
@@ -18,14 +15,21 @@ import { RUN_ID_ENV } from '../engine/run.js';
 import { TerragruntExecutor } from '../engine/terragrunt.js';
 import type { UnitApplier } from '../park/context.js';
 import { childGroups } from './signals.js';
-import type { CliIo } from './verb.js';
-import { EXIT } from './verb.js';
+import { discoverProject } from './project.js';
+import type { CliIo, GlobalOptions } from './verb.js';
 import { parseGrace, prepareTools } from './walk-tools.js';
 
 /** A configured unit and the key that names it. */
 interface ConfiguredUnit {
   readonly unit: string;
   readonly keyPath: KeyPath;
+}
+
+/** A configured unit's directory; every one was found by discovery before anything ran. */
+function unitDir(dirs: ReadonlyMap<string, string>, unit: string): string {
+  const dir = dirs.get(unit);
+  if (dir === undefined) throw new Error(`up asked to apply ${unit}, which is not a configured park unit`);
+  return dir;
 }
 
 function configuredUnits(loaded: LoadedConfig, envs: readonly string[]): ConfiguredUnit[] {
@@ -40,46 +44,47 @@ function configuredUnits(loaded: LoadedConfig, envs: readonly string[]): Configu
   return out;
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
+/**
+ * The directories of the units `envs`' park settings name, found by discovery (an empty map when they name none).
+ * Both `down` and `up` check them before anything is touched: a misspelt id must not let `down` park what `up`
+ * cannot bring back. A configured id that discovery did not find is a discovery error (exit 2, with its line and a
+ * did-you-mean); expressions that need a real run are warnings here, as park does not walk the graph.
+ */
+export async function discoverParkUnits(
+  envs: readonly string[],
+  loaded: LoadedConfig,
+  args: GlobalOptions,
+  io: CliIo,
+): Promise<{ ok: true; dirs: ReadonlyMap<string, string> } | { ok: false; exitCode: number }> {
+  const wanted = configuredUnits(loaded, envs);
+  if (wanted.length === 0) return { ok: true, dirs: new Map() };
+  const project = await discoverProject(loaded, { ...args, allowUnresolved: true }, io);
+  if (!project.ok) return project;
+  const { units } = project.project.discovery;
+  const dirs = new Map<string, string>();
+  for (const { unit } of wanted) {
+    const info = units.get(unit);
+    // Discovery reports every configured id it did not find; this is the guard that it did.
+    if (info === undefined) throw new Error(`park unit ${unit} passed discovery without being found`);
+    dirs.set(unit, info.absDir);
   }
+  return { ok: true, dirs };
 }
 
 /**
- * The applier for `up` of `envs`, or undefined when none of them configures a unit. Problems are printed; the
- * result is then the exit code (2 for a configured id that is not a unit, 3 for a worktree or a missing tool).
+ * The applier for `up` of `envs`, or undefined when none of them configures a unit. `dirs`: the units' directories
+ * from {@link discoverParkUnits}. Problems are printed; the result is then the exit code (3 for a worktree or a
+ * missing tool).
  */
 export async function parkUnitApplier(
   envs: readonly string[],
   loaded: LoadedConfig,
+  dirs: ReadonlyMap<string, string>,
   io: CliIo,
 ): Promise<{ ok: true; applier: UnitApplier | undefined } | { ok: false; exitCode: number }> {
   const { config, root } = loaded;
   const wanted = configuredUnits(loaded, envs);
   if (wanted.length === 0) return { ok: true, applier: undefined };
-
-  const dirs = new Map<string, string>();
-  let bad = false;
-  for (const { unit, keyPath } of wanted) {
-    const slash = unit.indexOf('/');
-    const envDir = config.environments[unit.slice(0, slash)]?.dir;
-    const dir = envDir === undefined ? undefined : resolve(root, envDir, unit.slice(slash + 1));
-    if (dir !== undefined && (await isFile(resolve(dir, 'terragrunt.hcl')))) {
-      dirs.set(unit, dir);
-      continue;
-    }
-    bad = true;
-    const location = loaded.locate(keyPath);
-    io.stderr.write(
-      `${location ? `${formatLocation(location, io.cwd)}: ` : ''}${formatKeyPath(keyPath)}: ${unit} is not a unit: ` +
-        `${dir === undefined ? `no environment ${unit.slice(0, slash)}` : `${resolve(dir, 'terragrunt.hcl')} does not exist`}\n` +
-        `  hint: name a unit as <env>/<path inside the env dir> (platctl graph lists them)\n`,
-    );
-  }
-  if (bad) return { ok: false, exitCode: EXIT.usage };
 
   // The same checks as bootstrap: not from a linked worktree, terragrunt and tf_path found, a usable CLI config.
   const tools = await prepareTools('up', root, config, loaded.path, io);
@@ -104,7 +109,7 @@ export async function parkUnitApplier(
   const job = (unit: string, tfArgs: readonly string[]): UnitJob => ({
     unit,
     command: 'apply',
-    absDir: dirs.get(unit) ?? resolve(root, unit),
+    absDir: unitDir(dirs, unit),
     tfArgs: [...(config.units[unit]?.apply_args ?? []), ...tfArgs],
     attempt: 1,
     timeoutMs: config.units[unit]?.timeout ?? config.unit_timeout,

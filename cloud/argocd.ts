@@ -5,6 +5,7 @@
  */
 import type { CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
+import { timerDelay } from '../engine/timers.js';
 
 /** An API token of an Argo CD account (times are Unix seconds; `expiresAt` 0 means never). */
 export interface ArgoToken {
@@ -57,7 +58,7 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdClient {
   ): Promise<CloudResult<unknown>> => {
     const scrub = (text: string) =>
       secrets.reduce((out, secret) => (secret ? out.split(secret).join('***') : out), text);
-    const signals = [AbortSignal.timeout(timeoutMs), ...(init.signal ? [init.signal] : [])];
+    const signals = [AbortSignal.timeout(timerDelay(timeoutMs)), ...(init.signal ? [init.signal] : [])];
     const headers: Record<string, string> = { accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.bearer !== undefined) headers.authorization = `Bearer ${init.bearer}`;

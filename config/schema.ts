@@ -24,26 +24,57 @@ export function parseDuration(text: string | number): number | undefined {
   return total;
 }
 
-/** A duration in the file (`60m`), in milliseconds once parsed. */
-export const duration = z
-  .union([z.string(), z.number().nonnegative()])
-  .describe('A duration: 90s, 45m, 1h30m, 500ms; a bare number is seconds')
-  .transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === undefined || ms <= 0) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `"${String(value)}" is not a duration: write it like 90s, 45m or 1h30m`,
-      });
-      return z.NEVER;
-    }
-    return ms;
-  });
+/** A duration's allowed range: the shortest and longest value that makes sense for its key, written as in the file. */
+export interface DurationBounds {
+  /** The key's name, for the message (`unit_timeout`, `timeout`). */
+  readonly key: string;
+  readonly min: string;
+  readonly max: string;
+}
+
+/**
+ * A duration in the file (`60m`), in milliseconds once parsed, between the key's bounds. Every duration is bounded:
+ * past 2^31-1 ms (24.8 days) Node fires a timer at once, so a 600h timeout would end every unit immediately; and
+ * a heartbeat of a millisecond is a tight loop of writes.
+ */
+export function duration(bounds: DurationBounds) {
+  const min = parseDuration(bounds.min) ?? 0;
+  const max = parseDuration(bounds.max) ?? 0;
+  const range = `${bounds.min} to ${bounds.max}`;
+  return z
+    .union([z.string(), z.number().nonnegative()])
+    .describe(`A duration from ${range}: 90s, 45m, 1h30m, 500ms; a bare number is seconds`)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      const written = typeof value === 'string' ? value.trim() : String(value);
+      if (ms === undefined || ms <= 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${String(value)}" is not a duration: write it like 90s, 45m or 1h30m`,
+        });
+        return z.NEVER;
+      }
+      if (ms > max || ms < min) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${written} is ${ms > max ? 'longer' : 'shorter'} than ${bounds.key} allows: ${range}`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
 
 /** A unit id: `<env>/<path inside the env dir>`. */
 export const unitId = z
   .string()
-  .regex(/^[^/\s]+\/[^\s]+$/, 'a unit id: <env>/<path inside the env dir>, e.g. platform/eks');
+  .regex(/^[^/\s]+\/[^\s]+$/, { message: 'a unit id: <env>/<path inside the env dir>, e.g. platform/eks', abort: true })
+  // Normalised, so an id is a path inside its environment and nothing else: `platform/../../outside` would run
+  // terragrunt outside the repository, and `platform/./eks` is a second spelling of a unit.
+  .regex(
+    /^(?![^/]*\/\.\.?(?:\/|$))(?!.*\/\.\.?(?:\/|$))(?!.*\/\/)(?!.*\/$)[^\\]*$/,
+    'a normalised unit id: <env>/<path inside the env dir> without ".", ".." or empty parts, trailing slashes or backslashes',
+  );
 
 const envName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'an environment name (letters, digits, _ . -)');
 
@@ -85,6 +116,9 @@ const environment = z.strictObject({
   cluster: clusterSettings.describe('The Kubernetes cluster of this environment').optional(),
 });
 
+/** A unit's time limit: a terragrunt run of more than a day is a hung one. */
+const UNIT_TIMEOUT = (key: string): DurationBounds => ({ key, min: '1s', max: '24h' });
+
 const unitSettings = z.strictObject({
   teardown_skip: z
     .boolean()
@@ -92,7 +126,7 @@ const unitSettings = z.strictObject({
     .optional(),
   teardown_args: z.array(z.string()).describe("Extra arguments for this unit's destroy").optional(),
   apply_args: z.array(z.string()).describe("Extra arguments for this unit's apply").optional(),
-  timeout: duration.describe("This unit's timeout, instead of unit_timeout").optional(),
+  timeout: duration(UNIT_TIMEOUT('timeout')).describe("This unit's timeout, instead of unit_timeout").optional(),
 });
 
 const manualStep = z.strictObject({
@@ -106,7 +140,9 @@ const manualStep = z.strictObject({
     )
     .optional(),
   // prefault, not default: the default goes through the transform, so it is 30 s and not 30 ms.
-  check_timeout: duration.prefault('30s').describe('How long the check may run before it counts as failed'),
+  check_timeout: duration({ key: 'check_timeout', min: '1s', max: '1h' })
+    .prefault('30s')
+    .describe('How long the check may run before it counts as failed'),
   before: z.array(unitId).describe('The units that need this step; every unit when omitted').optional(),
 });
 
@@ -166,7 +202,9 @@ const hook = z.discriminatedUnion('type', [
       names: secretNames.default([]).describe('Exact secret names the unit creates'),
       prefixes: secretNames.default([]).describe('Name prefixes of the secrets the unit creates'),
       // prefault, not default: the default goes through the transform, so it is 2 min and not 2 ms.
-      timeout: duration.prefault('2m').describe('How long to wait for a force-deleted name to become free'),
+      timeout: duration({ key: 'timeout', min: '1s', max: '1h' })
+        .prefault('2m')
+        .describe('How long to wait for a force-deleted name to become free'),
     })
     .refine((h) => h.names.length > 0 || h.prefixes.length > 0, 'name the secrets: names, prefixes, or both')
     .describe('Before the unit: force-delete secrets pending deletion that it is about to create'),
@@ -185,7 +223,9 @@ const lockdown = z.strictObject({
     .strictObject({
       attempts: z.number().int().positive().default(1).describe('How many times a step is tried'),
       // prefault, not default: the default goes through the transform, so it is 30 s and not 30 ms.
-      interval: duration.prefault('30s').describe('The wait between attempts'),
+      interval: duration({ key: 'interval', min: '100ms', max: '1h' })
+        .prefault('30s')
+        .describe('The wait between attempts'),
     })
     .describe('Retries of each lockdown step')
     .optional(),
@@ -208,7 +248,7 @@ const validateSettings = z.strictObject({
           .min(1)
           .default([200])
           .describe('The HTTP statuses that count as healthy'),
-        timeout: duration.describe('The request timeout').optional(),
+        timeout: duration({ key: 'timeout', min: '100ms', max: '10m' }).describe('The request timeout').optional(),
       }),
     )
     .default([])
@@ -238,7 +278,7 @@ const validateSettings = z.strictObject({
     })
     .describe('Tailscale connectivity checks')
     .optional(),
-  timeout: duration.describe('The timeout of each check').optional(),
+  timeout: duration({ key: 'timeout', min: '100ms', max: '1h' }).describe('The timeout of each check').optional(),
 });
 
 const namesOrAll = (what: string) =>
@@ -269,7 +309,7 @@ const parkEnv = z.strictObject({
     .strictObject({
       nodepools: namesOrAll('Karpenter NodePools deleted on down and recreated on up'),
       ec2nodeclasses: namesOrAll('Karpenter EC2NodeClasses deleted on down and recreated on up'),
-      nodeclaim_timeout: duration
+      nodeclaim_timeout: duration({ key: 'nodeclaim_timeout', min: '1s', max: '2h' })
         .prefault('10m')
         .describe('How long down waits for the NodeClaims to go once the NodePools are deleted'),
       deployment: z
@@ -296,7 +336,7 @@ const parkEnv = z.strictObject({
     .describe('Karpenter capacity to park')
     .optional(),
   // prefault, not default: the default goes through the transform, so it is 2 min and not 120 ms.
-  drain_grace: duration
+  drain_grace: duration({ key: 'drain_grace', min: '1s', max: '1h' })
     .prefault('2m')
     .describe('How long evictions are retried (a PodDisruptionBudget may refuse them) before the pods are deleted'),
   argocd: z
@@ -331,14 +371,14 @@ const parkEnv = z.strictObject({
     )
     .default([])
     .describe('Deployments restarted on up when they started before their CloudNativePG database'),
-  db_clients_timeout: duration
+  db_clients_timeout: duration({ key: 'db_clients_timeout', min: '1s', max: '2h' })
     .prefault('12m')
     .describe('How long up waits for the CloudNativePG databases and their clients'),
   ready_namespaces: z
     .array(z.string().min(1))
     .default([])
     .describe('Namespaces whose pods must all be ready before up reports success'),
-  ready_timeout: duration
+  ready_timeout: duration({ key: 'ready_timeout', min: '1s', max: '2h' })
     .prefault('15m')
     .describe('How long up waits for each readiness: the cluster API, Karpenter, Kyverno, the pods'),
   preflight_envs: z
@@ -379,7 +419,7 @@ const stateSettings = z
     profile: z.string().min(1).describe('The AWS profile used for the bucket (default: the usual chain)').optional(),
     region: region.describe("The bucket's region (default: AWS_REGION)").optional(),
     // prefault, not default: the default goes through the transform, so it is 30 s and not 30 ms.
-    heartbeat: duration
+    heartbeat: duration({ key: 'heartbeat', min: '200ms', max: '5m' })
       .prefault('30s')
       .describe('How often a run renews its environment locks; a lock not renewed for 3 of these is stale'),
   })
@@ -417,7 +457,7 @@ export const configSchema = z
       .prefault({})
       .describe('Concurrency limits'),
     // prefault, not default: the default goes through the transform, so it is 60 min and not 3600 ms.
-    unit_timeout: duration
+    unit_timeout: duration(UNIT_TIMEOUT('unit_timeout'))
       .prefault('60m')
       .describe('The default time limit of one unit; past it the unit gets SIGINT, then SIGKILL'),
     environments: z

@@ -10,6 +10,7 @@ import { didYouMean, formatKeyPath } from './errors.js';
 import { PROSE_KEYS, findPlaceholder } from './placeholders.js';
 import type { ConfigSource, LocateTarget } from './source.js';
 import { configError, stringsOf } from './source.js';
+import { unitReferences } from './unit-refs.js';
 
 type Json = Record<string, unknown>;
 
@@ -175,35 +176,13 @@ function envReferenceErrors(source: ConfigSource, data: Json, envNames: readonly
 /** Unit ids anywhere in the document: an id starts with its environment, and a typo there matches no unit. */
 function unitIdErrors(source: ConfigSource, data: Json, envNames: readonly string[]): ConfigError[] {
   const out: ConfigError[] = [];
-  const checkUnit = (id: unknown, keyPath: KeyPath, target: LocateTarget): void => {
-    if (typeof id !== 'string') return;
+  for (const { id, keyPath, isKey } of unitReferences(data)) {
     const slash = id.indexOf('/');
-    if (slash <= 0) return; // the schema reports ids without an environment
+    if (slash <= 0) continue; // the schema reports ids without an environment
     const env = id.slice(0, slash);
-    if (!envNames.includes(env)) out.push(unknownEnv(source, env, keyPath, target, `unit id ${id} names`, envNames));
-  };
-  for (const [id, deps] of entries(data.implicit_deps)) {
-    checkUnit(id, ['implicit_deps', id], 'key');
-    items(deps).forEach((dep, index) => checkUnit(dep, ['implicit_deps', id, index], 'value'));
-  }
-  for (const [id] of entries(data.units)) checkUnit(id, ['units', id], 'key');
-  items(data.manual_steps).forEach((step, index) => {
-    if (isMap(step))
-      items(step.before).forEach((unit, u) => checkUnit(unit, ['manual_steps', index, 'before', u], 'value'));
-  });
-  items(data.hooks).forEach((hook, index) => {
-    if (isMap(hook)) items(hook.units).forEach((unit, u) => checkUnit(unit, ['hooks', index, 'units', u], 'value'));
-  });
-  const lockdown = isMap(data.lockdown) ? data.lockdown : undefined;
-  items(lockdown?.steps).forEach((step, index) => {
-    if (isMap(step)) checkUnit(step.unit, ['lockdown', 'steps', index, 'unit'], 'value');
-  });
-  for (const [name, park] of entries(data.park)) {
-    if (!isMap(park)) continue;
-    for (const key of ['node_group_units', 'reconnect_units'] as const) {
-      items(park[key]).forEach((unit, u) => checkUnit(unit, ['park', name, key, u], 'value'));
+    if (!envNames.includes(env)) {
+      out.push(unknownEnv(source, env, keyPath, isKey ? 'key' : 'value', `unit id ${id} names`, envNames));
     }
-    if (isMap(park.karpenter)) checkUnit(park.karpenter.unit, ['park', name, 'karpenter', 'unit'], 'value');
   }
   return out;
 }

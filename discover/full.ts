@@ -26,6 +26,7 @@ import type { DiscoverOptions, Problem, UnitInfo } from './types.js';
 import { PathSuggester } from './suggest.js';
 import { readErrorText } from './parsed-files.js';
 import { SnapshotWitness, filesystemNow, writeSnapshot } from './snapshot.js';
+import { unitReferences } from '../config/unit-refs.js';
 
 /** Attempts per unit: each parses the files the previous attempt found it needs (includes, read files). */
 const MAX_ROUNDS = 25;
@@ -791,22 +792,18 @@ function addConfiguredEdges(graph: Graph, options: DiscoverOptions, extras: Disc
       }),
     );
   };
+  // Every unit id the configuration names (config/unit-refs.ts), whatever the key: a misspelt one in a hook or a
+  // step would be silently never run, and lockdown would run its apply in <root>/<id>.
+  for (const { id, keyPath, role } of unitReferences(options.config)) {
+    if (!graph.has(id)) unknown(id, [...keyPath], role);
+  }
   for (const [from, targets] of Object.entries(options.config.implicit_deps)) {
-    if (!graph.has(from)) {
-      unknown(from, ['implicit_deps', from], 'implicit_deps');
-      continue;
-    }
+    if (!graph.has(from)) continue;
     targets.forEach((to, i) => {
-      if (!graph.has(to)) {
-        unknown(to, ['implicit_deps', from, i], `implicit_deps.${from}`);
-        return;
-      }
+      if (!graph.has(to)) return;
       const location = extras.locate?.(['implicit_deps', from, i]);
       graph.addEdge(from, to, location ? { kind: 'implicit', location } : { kind: 'implicit' });
     });
-  }
-  for (const id of Object.keys(options.config.units)) {
-    if (!graph.has(id)) unknown(id, ['units', id], 'units');
   }
 }
 

@@ -14,6 +14,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { SourceLocation } from '../engine/graph.js';
+import { setTimer } from '../engine/timers.js';
 
 const PARSER_MODULE = '@cdktf/hcl2json';
 /** Bumped when the parser or the batch format changes, so stale cache entries are ignored (3: files that end
@@ -382,7 +383,7 @@ export class HclParserPool {
    */
   #startTimer(pooled: PooledWorker, limitMs = this.#timeLimitMs, what = 'did not answer'): void {
     clearTimeout(pooled.timer);
-    pooled.timer = setTimeout(() => {
+    pooled.timer = setTimer(() => {
       this.#fail(pooled, `${what} within ${limitMs / 1000} s`);
       void pooled.worker.terminate();
     }, limitMs);

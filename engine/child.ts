@@ -10,6 +10,7 @@
 import { execa } from 'execa';
 import type { OutputStream } from './executor.js';
 import type { ProcessGroups } from './processes.js';
+import { setTimer } from './timers.js';
 
 export interface ChildSpec {
   readonly file: string;
@@ -75,10 +76,10 @@ export async function runChild(spec: ChildSpec, groups: ProcessGroups): Promise<
     if (stopping !== undefined) return;
     stopping = why;
     groups.signal(pid, 'SIGINT');
-    killTimer = setTimeout(() => groups.signal(pid, 'SIGKILL'), spec.graceMs);
+    killTimer = setTimer(() => groups.signal(pid, 'SIGKILL'), spec.graceMs);
   };
   const timeoutTimer =
-    spec.timeoutMs !== undefined && spec.timeoutMs > 0 ? setTimeout(() => stop('timeout'), spec.timeoutMs) : undefined;
+    spec.timeoutMs !== undefined && spec.timeoutMs > 0 ? setTimer(() => stop('timeout'), spec.timeoutMs) : undefined;
   const onAbort = (): void => stop('interrupted');
   if (spec.signal?.aborted) onAbort();
   else spec.signal?.addEventListener('abort', onAbort, { once: true });

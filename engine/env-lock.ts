@@ -15,6 +15,7 @@
  * - Release is a conditional delete (`If-Match` on our ETag): a run never deletes a lock that is not its own.
  */
 import type { ObjectStore, StoreResult } from './object-store.js';
+import { setTimer } from './timers.js';
 
 export const LOCK_VERSION = 1;
 /** A lock not renewed for this many of its holder's heartbeat intervals is stale. */
@@ -277,7 +278,7 @@ export class EnvLocks {
   /** Starts renewing every `heartbeatMs`. */
   start(): void {
     if (this.#released || this.#fence.signal.aborted) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = setTimer(() => {
       this.#timer = undefined;
       void this.renew().then(() => this.start());
     }, this.#heartbeatMs);

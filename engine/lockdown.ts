@@ -20,6 +20,7 @@ import type { PhaseApplyResult, PhaseContext, PhaseResult } from './phases.js';
 import type { Redactor } from './redact.js';
 import { makeRunId, phaseApply } from './run.js';
 import type { LockStepRecord, LockdownRecord, PhaseRecords } from './state.js';
+import { abortableSleep } from './timers.js';
 
 export type LockdownConfig = NonNullable<PlatctlConfig['lockdown']>;
 export type LockdownStep = LockdownConfig['steps'][number];
@@ -64,18 +65,7 @@ export function argsFor(step: LockdownStep, direction: LockDirection): readonly 
 }
 
 /** Waits `ms`, or less when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
+export const sleep = abortableSleep;
 
 /** Runs the lockdown (or unlock) phase; steps a resumed run already finished in this direction are not run again. */
 export async function runLockdown(

@@ -15,6 +15,7 @@ import type { UnitId } from './graph.js';
 import { compareIds } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
 import { FAILURE_REASONS } from './unit-status.js';
+import { setTimer } from './timers.js';
 
 export const STATE_FILE = '.platctl-state.json';
 export const STATE_VERSION = 1;
@@ -405,7 +406,7 @@ export class StateStore {
   schedule(): void {
     this.#dirty = true;
     if (this.#timer !== undefined) return;
-    this.#timer = setTimeout(() => {
+    this.#timer = setTimer(() => {
       this.#timer = undefined;
       // A failed scheduled write surfaces at the next flush(), which callers await.
       this.flush().catch(() => undefined);
@@ -429,7 +430,7 @@ export class StateStore {
     if (!this.#dirty) return Promise.resolve();
     this.#waiting = true;
     const delay = this.#flushDelayMs;
-    const snapshotSoon = new Promise<void>((resolve) => (delay > 0 ? setTimeout(resolve, delay) : resolve()));
+    const snapshotSoon = new Promise<void>((resolve) => (delay > 0 ? setTimer(resolve, delay) : resolve()));
     this.#inFlight = snapshotSoon
       .then(() => {
         this.#waiting = false;

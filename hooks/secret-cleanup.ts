@@ -10,6 +10,7 @@ import type { CloudResult } from '../cloud/result.js';
 import type { SecretsManager, SecretSummary } from '../cloud/secrets-manager.js';
 import { hookFailure } from './failure.js';
 import type { HookContext, HookFactory, HookResult } from './types.js';
+import { abortableSleep } from '../engine/timers.js';
 
 export interface SecretCleanupDeps {
   /** The Secrets Manager client of an environment (see `cloud/hook-clients.ts`). */
@@ -22,20 +23,6 @@ export interface SecretCleanupDeps {
 }
 
 const NAME = 'secret_cleanup';
-
-/** A sleep that an abort ends early. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** The whole clean-up for one unit, with the client injected. */
 export async function cleanupSecrets(

@@ -20,6 +20,7 @@ import type { ValidateDeps } from './deps.js';
 import type { CheckSpec, PlannedCheck } from './plan.js';
 import type { CheckOutcome, CheckResult, ValidateReport } from './types.js';
 import { UNHEALTHY, formatTimeout, unreachable } from './types.js';
+import { setTimer } from '../engine/timers.js';
 
 /** Checks that read the cluster (their client module is worth loading early). */
 const KUBE_KINDS: ReadonlySet<CheckSpec['kind']> = new Set([
@@ -153,7 +154,7 @@ async function runOne(
   interrupt?.addEventListener('abort', onInterrupt, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<CheckOutcome>((resolve) => {
-    timer = setTimeout(() => {
+    timer = setTimer(() => {
       controller.abort(new DOMException('check timed out', 'TimeoutError'));
       const message = `no answer within ${formatTimeout(check.timeoutMs)}`;
       resolve(check.timeoutIsFailure ? { status: 'fail', message } : error(`timed out: ${message}`));

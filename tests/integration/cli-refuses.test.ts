@@ -3,7 +3,7 @@
  * did-you-mean, and nothing changed (the fake terragrunt not called, no state, lock, log or cache file written, no
  * kubeconfig written, nothing on stdout).
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { STATE_FILE } from '../../engine/state.js';
@@ -101,3 +101,82 @@ describe('a misspelt command line changes nothing (built CLI, fake terragrunt)',
     await refused(box, ['config', 'schema', '--output', 'x'], 'unknown option --output for config');
   });
 });
+
+/** Appends `text` to the sandbox's `.platctl.yaml`; returns the 1-based line where it starts. */
+async function appendConfig(box: Sandbox, text: string): Promise<number> {
+  const file = join(box.root, '.platctl.yaml');
+  const before = await readFile(file, 'utf8');
+  await writeFile(file, `${before}${text}`);
+  return before.split('\n').length;
+}
+
+/** Runs `argv`, expects exit 2 with every `messages` on stderr, nothing run (no call, no state, no logs). */
+async function refusedByConfig(box: Sandbox, argv: string[], messages: readonly string[]): Promise<void> {
+  const result = await box.run(argv);
+  const what = `${argv.join(' ')}: ${result.stderr}`;
+  expect(result.exitCode, what).toBe(2);
+  for (const message of messages) expect(result.stderr, what).toContain(message);
+  expect((await box.calls()).length, what).toBe(0);
+  const files = await readdir(box.root);
+  expect(files, what).not.toContain(STATE_FILE);
+  expect(files, what).not.toContain('.platctl-logs');
+}
+
+describe(
+  'a unit id in the configuration that names no unit stops every verb before it acts',
+  { timeout: 180_000 },
+  () => {
+    it('a misspelt id in a lockdown step, a hook, a manual step or park: exit 2 at its line, with a did-you-mean', async () => {
+      const box = await sandbox();
+      const start = await appendConfig(
+        box,
+        [
+          'manual_steps:',
+          '  - { id: dns, description: delegate the zone, before: [platform/vcp] }',
+          'hooks:',
+          '  - { type: crd_two_stage, units: [platform/argcd], targets: [helm_release.crds] }',
+          'lockdown:',
+          '  env: platform',
+          '  steps:',
+          '    - { id: private, unit: platform/ekss }',
+          'park:',
+          '  platform:',
+          '    node_group_units: [platform/eks-nodes]',
+          '',
+        ].join('\n'),
+      );
+      const messages = [
+        `.platctl.yaml:${start + 1}:57: error: manual_steps[0].before names unit "platform/vcp", which discovery did not find`,
+        'did you mean platform/vpc?',
+        `.platctl.yaml:${start + 3}:36: error: hooks[0].units names unit "platform/argcd"`,
+        'did you mean platform/argocd?',
+        `.platctl.yaml:${start + 7}:22: error: lockdown.steps[0].unit names unit "platform/ekss"`,
+        'did you mean platform/eks?',
+        `.platctl.yaml:${start + 10}:24: error: park.platform.node_group_units names unit "platform/eks-nodes"`,
+      ];
+      for (const argv of [
+        ['graph'],
+        ['lockdown', '--dry-run'],
+        ['lockdown'],
+        ['bootstrap'],
+        ['bootstrap', '--dry-run'],
+        ['teardown', '--yes'],
+        ['validate', '--dry-run'],
+      ]) {
+        await refusedByConfig(box, argv, messages);
+      }
+    });
+
+    it('an id that leaves its environment (platform/../../outside) is refused by config check, before discovery', async () => {
+      const box = await sandbox();
+      const start = await appendConfig(
+        box,
+        'lockdown:\n  env: platform\n  steps:\n    - { id: x, unit: platform/../../outside }\n',
+      );
+      const message = `.platctl.yaml:${start + 3}:22: error: "platform/../../outside" is not a normalised unit id`;
+      for (const argv of [['config', 'check'], ['graph'], ['lockdown', '--dry-run'], ['lockdown'], ['bootstrap']]) {
+        await refusedByConfig(box, argv, [message]);
+      }
+    });
+  },
+);

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -166,6 +166,33 @@ describe('platctl graph', () => {
     const unit = await runCli(['graph', '--config', config, '--unit', 'dev/ap']);
     expect(unit.code).toBe(2);
     expect(unit.stderr).toContain('did you mean dev/app?');
+  });
+
+  it('a selection that matches no unit says so, with what would match (exit 2), cold and warm', async () => {
+    const root = copyFixture('cross-env');
+    const config = join(root, '.platctl.yaml');
+    // An environment whose dir holds no unit yet.
+    mkdirSync(join(root, 'live', 'staging'), { recursive: true });
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace('implicit_deps:', '  staging:\n    dir: live/staging\nimplicit_deps:'),
+    );
+    for (const round of ['cold', 'warm']) {
+      const empty = await runCli(['graph', '--config', config, '--env', 'staging']);
+      expect(empty.code, round).toBe(2);
+      expect(empty.stdout, round).toBe('');
+      expect(empty.stderr, round).toContain('platctl: --env staging: no unit matches the selection');
+      expect(empty.stderr, round).toContain('environment staging has no units (none below live/staging)');
+      const elsewhere = await runCli(['graph', '--config', config, '--env', 'preprod', '--unit', 'platform/eks']);
+      expect(elsewhere.code, round).toBe(2);
+      expect(elsewhere.stderr, round).toContain(
+        'platctl: --env preprod --unit platform/eks: no unit matches the selection',
+      );
+      expect(elsewhere.stderr, round).toContain('platform/eks is in environment platform, which --env leaves out');
+      expect(elsewhere.stderr, round).toContain('did you mean --env platform?');
+      // The whole graph is still fine.
+      expect((await runCli(['graph', '--config', config])).code, round).toBe(0);
+    }
   });
 
   it('uses the parse cache on a second run', async () => {

@@ -242,14 +242,18 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
   });
 
-  it('a configured unit that does not exist is a configuration error (exit 2, file:line) before anything runs', async () => {
+  it('a configured unit that does not exist stops up and down (exit 2, file:line, did-you-mean) before anything runs', async () => {
     writeFileSync(join(root, '.platctl.yaml'), UNITS_CONFIG.replace('platform/cross-vpc-dns', 'platform/cross-vpc'));
-    const up = await cli(['up']);
-    expect(up.code).toBe(2);
-    expect(up.stderr).toContain(
-      `.platctl.yaml:15:23: park.platform.reconnect_units[0]: platform/cross-vpc is not a unit: ${join(root, 'live/platform/cross-vpc/terragrunt.hcl')} does not exist`,
-    );
+    for (const verb of [['up'], ['down', '--yes']]) {
+      const result = await cli(verb);
+      expect(result.code, verb[0]).toBe(2);
+      expect(result.stderr, verb[0]).toContain(
+        '.platctl.yaml:15:23: error: park.platform.reconnect_units names unit "platform/cross-vpc", which discovery did not find',
+      );
+      expect(result.stderr, verb[0]).toContain('did you mean platform/cross-vpc-dns?');
+    }
     expect(proxy.calls).toEqual([]);
+    expect(calls()).toEqual([]);
     expect(existsSync(join(root, '.platctl-park'))).toBe(false);
   });
   it('a missing terragrunt or an unusable CLI config refuses up (exit 3) before anything runs, as for bootstrap', async () => {

@@ -54,6 +54,24 @@ describe('runChild (real processes)', () => {
     expect(await gone(await readPid(join(dir, 'pid')))).toBe(true);
   });
 
+  it('a time limit past the longest timer Node keeps (600h) does not end the child at once', async () => {
+    const dir = await tempDir();
+    const result = await runChild(
+      {
+        file: '/bin/sh',
+        args: ['-c', 'sleep 0.5; echo done'],
+        cwd: dir,
+        env: baseEnv(),
+        timeoutMs: 600 * 3_600_000,
+        graceMs: 600 * 3_600_000,
+        onLine: () => undefined,
+      },
+      realGroups(),
+    );
+    // Unguarded, Node fires a 2^31 ms timer after 1 ms: the child was interrupted as "timeout".
+    expect(result).toEqual({ type: 'exited', exitCode: 0 });
+  });
+
   it('kills a child that ignores SIGINT and SIGTERM once the grace period is over', async () => {
     const dir = await tempDir();
     const started = Date.now();

@@ -178,6 +178,82 @@ describe('parseConfig', () => {
     expect(errorAt(result, 'parallelism.apply').message).toBe('apply must be greater than 0');
   });
 
+  it('bounds every duration: past the timer limit of Node a timeout would fire at once, so each key has a range', () => {
+    // Each duration key, written past its maximum and below its minimum: the error is at the value, with the limit.
+    const cases: [string, string, string, string, string][] = [
+      // [key path, text with VALUE, too long, too short, the range]
+      ['unit_timeout', 'unit_timeout: VALUE\n', '600h', '500ms', '1s to 24h'],
+      ['units.platform/eks.timeout', 'units:\n  platform/eks: { timeout: VALUE }\n', '25h', '0.5s', '1s to 24h'],
+      [
+        'manual_steps[0].check_timeout',
+        'manual_steps:\n  - { id: a, description: b, check: [x], check_timeout: VALUE }\n',
+        '2h',
+        '10ms',
+        '1s to 1h',
+      ],
+      [
+        'hooks[0].timeout',
+        'hooks:\n  - { type: secret_cleanup, units: [platform/eks], names: [a], timeout: VALUE }\n',
+        '600h',
+        '1ms',
+        '1s to 1h',
+      ],
+      [
+        'lockdown.retry.interval',
+        'lockdown:\n  env: platform\n  retry: { attempts: 2, interval: VALUE }\n',
+        '2h',
+        '1ms',
+        '100ms to 1h',
+      ],
+      ['validate.timeout', 'validate:\n  timeout: VALUE\n', '2h', '1ms', '100ms to 1h'],
+      [
+        'validate.endpoints[0].timeout',
+        'validate:\n  endpoints:\n    - { url: "https://a.example.com", timeout: VALUE }\n',
+        '11m',
+        '1ms',
+        '100ms to 10m',
+      ],
+      ['park.platform.drain_grace', 'park:\n  platform:\n    drain_grace: VALUE\n', '2h', '1ms', '1s to 1h'],
+      [
+        'park.platform.karpenter.nodeclaim_timeout',
+        'park:\n  platform:\n    karpenter: { nodeclaim_timeout: VALUE }\n',
+        '600h',
+        '1ms',
+        '1s to 2h',
+      ],
+      [
+        'park.platform.db_clients_timeout',
+        'park:\n  platform:\n    db_clients_timeout: VALUE\n',
+        '3h',
+        '1ms',
+        '1s to 2h',
+      ],
+      ['park.platform.ready_timeout', 'park:\n  platform:\n    ready_timeout: VALUE\n', '3h', '1ms', '1s to 2h'],
+      ['state.heartbeat', 'state:\n  heartbeat: VALUE\n', '600h', '10ms', '200ms to 5m'],
+    ];
+    for (const [keyPath, text, long, short, range] of cases) {
+      const tooLong = errorAt(parseConfig(`${MINIMAL}${text.replace('VALUE', long)}`, FILE), keyPath);
+      expect(tooLong, keyPath).toMatchObject({
+        reason: 'invalid-value',
+        message: `${long} is longer than ${keyPath.replace(/^.*[.\]]/, '')} allows: ${range}`,
+      });
+      expect(tooLong.location?.line, keyPath).toBeGreaterThan(4);
+      const tooShort = errorAt(parseConfig(`${MINIMAL}${text.replace('VALUE', short)}`, FILE), keyPath);
+      expect(tooShort.message, keyPath).toBe(
+        `${short} is shorter than ${keyPath.replace(/^.*[.\]]/, '')} allows: ${range}`,
+      );
+    }
+    // A bare number is seconds, and the limit is said in the file's terms.
+    expect(errorAt(parseConfig(`${MINIMAL}unit_timeout: 2160000\n`, FILE), 'unit_timeout')).toMatchObject({
+      message: '2160000 is longer than unit_timeout allows: 1s to 24h',
+      location: { line: 5, column: 15 },
+    });
+    // The bounds themselves are accepted.
+    const edges = parseConfig(`${MINIMAL}unit_timeout: 24h\nstate: { heartbeat: 200ms }\n`, FILE);
+    if (!edges.ok) throw new Error(JSON.stringify(edges.errors));
+    expect(edges.value.config.unit_timeout).toBe(86_400_000);
+  });
+
   it('reports a missing version and an unsupported one', () => {
     expect(errorAt(parseConfig('environments: { p: { dir: p } }\n', FILE), 'version')).toMatchObject({
       reason: 'missing-key',
@@ -259,6 +335,32 @@ describe('parseConfig', () => {
     const result = parseConfig(text, FILE);
     expect(errorsOf(result).map((e) => e.keyPath)).toEqual(['implicit_deps.platform/cilium[0]', 'units.preprod/eks']);
     expect(errorAt(result, 'implicit_deps.platform/cilium[0]').location).toMatchObject({ line: 6, column: 21 });
+  });
+
+  it('refuses unit ids that are not normalised, wherever they are written, before any discovery', () => {
+    const bad = [
+      'platform/../../outside',
+      'platform/./eks',
+      'platform//eks',
+      'platform/eks/',
+      'platform/live\\eks',
+      'platform/..',
+    ];
+    for (const id of bad) {
+      const text =
+        `${MINIMAL}lockdown:\n  env: platform\n  steps:\n    - { id: a, unit: ${JSON.stringify(id)} }\n` +
+        `park:\n  platform:\n    node_group_units: [${JSON.stringify(id)}]\n`;
+      const result = parseConfig(text, FILE);
+      const step = errorAt(result, 'lockdown.steps[0].unit');
+      expect(step.message, id).toMatch(/not a normalised unit id/);
+      expect(step.location?.line, id).toBe(8);
+      expect(errorAt(result, 'park.platform.node_group_units[0]').message, id).toMatch(/not a normalised unit id/);
+    }
+    const key = errorsOf(parseConfig(`${MINIMAL}units:\n  platform/../eks: {}\n`, FILE));
+    expect(key.map((e) => [e.keyPath, e.location?.line])).toEqual([['units["platform/../eks"]', 6]]);
+    expect(key[0]?.message).toMatch(/not a normalised unit id/);
+    // A dot inside a name is fine.
+    expect(parseConfig(`${MINIMAL}units:\n  platform/eu-west-1.eks/v1.2: {}\n`, FILE).ok).toBe(true);
   });
 
   it('refuses env dirs that are absolute, leave the root, or overlap', () => {

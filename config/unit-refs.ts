@@ -1,0 +1,71 @@
+/**
+ * Every place in `.platctl.yaml` that names a unit id, listed once: the configuration check (config/semantic.ts,
+ * the environment part of each id) and discovery (discover/full.ts, each id against the units found) both walk this
+ * list, so a key that names units cannot be checked by one and forgotten by the other.
+ *
+ * It reads the document as written or the validated configuration alike (the keys are the same), skipping anything
+ * of the wrong shape: the schema reports that.
+ */
+import type { KeyPath } from './errors.js';
+
+/** One unit id written in the configuration. */
+export interface UnitReference {
+  readonly id: string;
+  readonly keyPath: KeyPath;
+  /** The id is a map key (`units.<id>`, `implicit_deps.<id>`), not a value. */
+  readonly isKey: boolean;
+  /** Where it is named, for messages: `lockdown.steps[0].unit`, `hooks[1].units`. */
+  readonly role: string;
+}
+
+type Json = Record<string, unknown>;
+
+function isMap(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function entries(value: unknown): [string, unknown][] {
+  return isMap(value) ? Object.entries(value) : [];
+}
+
+function items(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** Every unit id the configuration names, in the order of the keys below. */
+export function unitReferences(data: unknown): UnitReference[] {
+  const out: UnitReference[] = [];
+  const add = (id: unknown, keyPath: KeyPath, role: string, isKey = false): void => {
+    if (typeof id === 'string') out.push({ id, keyPath, isKey, role });
+  };
+  if (!isMap(data)) return out;
+  for (const [id, deps] of entries(data.implicit_deps)) {
+    add(id, ['implicit_deps', id], 'implicit_deps', true);
+    items(deps).forEach((dep, i) => add(dep, ['implicit_deps', id, i], `implicit_deps.${id}`));
+  }
+  for (const [id] of entries(data.units)) add(id, ['units', id], 'units', true);
+  items(data.manual_steps).forEach((step, index) => {
+    if (isMap(step)) {
+      items(step.before).forEach((unit, u) =>
+        add(unit, ['manual_steps', index, 'before', u], `manual_steps[${index}].before`),
+      );
+    }
+  });
+  items(data.hooks).forEach((hook, index) => {
+    if (isMap(hook))
+      items(hook.units).forEach((unit, u) => add(unit, ['hooks', index, 'units', u], `hooks[${index}].units`));
+  });
+  const lockdown = isMap(data.lockdown) ? data.lockdown : undefined;
+  items(lockdown?.steps).forEach((step, index) => {
+    if (isMap(step)) add(step.unit, ['lockdown', 'steps', index, 'unit'], `lockdown.steps[${index}].unit`);
+  });
+  for (const [env, park] of entries(data.park)) {
+    if (!isMap(park)) continue;
+    for (const key of ['node_group_units', 'reconnect_units'] as const) {
+      items(park[key]).forEach((unit, u) => add(unit, ['park', env, key, u], `park.${env}.${key}`));
+    }
+    if (isMap(park.karpenter))
+      add(park.karpenter.unit, ['park', env, 'karpenter', 'unit'], `park.${env}.karpenter.unit`);
+  }
+  return out;
+}
