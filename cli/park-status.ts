@@ -36,10 +36,10 @@ export async function readParkStatus(
         last: file.last,
       })),
       // A park file that cannot be read says nothing of the environment: unknown, never skipped.
-      ...unreadable.map(({ env, message }) => ({
+      ...unreadable.map(({ env, message, hint }) => ({
         env,
         record_location: parkFilePath(root, env),
-        unreadable: { reason: 'unreadable-park-file', message },
+        unreadable: { reason: 'unreadable-park-file', message, hint },
       })),
     ];
     return views.sort((a, b) => (a.env < b.env ? -1 : a.env > b.env ? 1 : 0));
@@ -82,10 +82,11 @@ export function parkStatusJson(views: readonly ParkView[]): unknown[] {
  */
 async function recordStore(root: string, config: PlatctlConfig, env: string, vars: EnvVars): Promise<RecordStore> {
   const settings = config.environments[env];
-  if (!settings || !config.park[env]) return new RecordStore(root, env);
+  if (!settings || !config.park[env]) return new RecordStore(root, env, {}, settings?.cluster?.name);
+  const cluster = settings.cluster?.name;
   const state = await stateStore(config.state, { env: vars });
   const bucket = settings.aws?.state_bucket;
-  if (bucket === undefined) return new RecordStore(root, env, parkRecordPlaces(state, undefined));
+  if (bucket === undefined) return new RecordStore(root, env, parkRecordPlaces(state, undefined), cluster);
   // Loaded only here: status and an unparked bootstrap without a bucket never pay for the AWS modules.
   const [{ createEnvCloud }, { createParkAws }] = await Promise.all([
     import('../cloud/environment.js'),
@@ -93,7 +94,7 @@ async function recordStore(root: string, config: PlatctlConfig, env: string, var
   ]);
   const cloud = createEnvCloud({ envName: env, settings, env: vars, maxAttempts: 3 });
   const envBucket = createParkAws(cloud, vars, settings.cluster?.name ?? env).stateBucketRecords(bucket);
-  return new RecordStore(root, env, parkRecordPlaces(state, envBucket));
+  return new RecordStore(root, env, parkRecordPlaces(state, envBucket), cluster);
 }
 
 /**

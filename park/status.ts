@@ -10,17 +10,17 @@ import { loadParkFile, parkFileEnvs } from './record.js';
 /** The park files under `root`: those read, and those that could not be (why, in a sentence naming the file). */
 export interface LocalParkFiles {
   readonly files: readonly ParkFile[];
-  readonly unreadable: readonly { readonly env: string; readonly message: string }[];
+  readonly unreadable: readonly { readonly env: string; readonly message: string; readonly hint: string }[];
 }
 
 /** Every park file under `root`. */
 export async function parkFiles(root: string): Promise<LocalParkFiles> {
   const files: ParkFile[] = [];
-  const unreadable: { env: string; message: string }[] = [];
+  const unreadable: { env: string; message: string; hint: string }[] = [];
   for (const env of await parkFileEnvs(root)) {
     const loaded = await loadParkFile(root, env);
     if (loaded.type === 'ok') files.push(loaded.file);
-    else if (loaded.type === 'invalid') unreadable.push({ env, message: loaded.message });
+    else if (loaded.type === 'invalid') unreadable.push({ env, message: loaded.message, hint: loaded.hint });
   }
   return { files, unreadable };
 }
