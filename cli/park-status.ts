@@ -72,6 +72,8 @@ export function parkStatusJson(views: readonly ParkView[]): unknown[] {
     record: view.record ?? null,
     record_location: view.record_location ?? null,
     last: view.last ?? null,
+    // Why the last down/up, recorded running, is known to be dead; null when it is not.
+    killed: view.killed ?? null,
     ...(view.unreadable ? { error: { reason: view.unreadable.reason, message: unknownParkSentence(view) } } : {}),
   }));
 }
