@@ -1,6 +1,8 @@
 /**
  * `platctl status [--json]`: the last run's state, per unit (status, duration, last error line, log path) and in
- * counts. Exit 0 only when the last run completed every unit, so scripts can ask "is the platform up?".
+ * counts, and the park state per environment. Exit 0 only when the last run completed every unit and nothing is
+ * parked, so scripts can ask "is the platform up?"; 4 when an environment is parked, 1 when something failed or was
+ * killed, 3 when a record cannot be read ({@link statusExitCode}).
  *
  * A state file that says `running` is believed only while the lock's holder lives: a platctl killed by `kill -9`, the
  * OOM killer or a power loss never wrote its end, and its run shows as interrupted (killed), not running.
