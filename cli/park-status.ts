@@ -6,7 +6,7 @@ import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Graph, UnitId } from '../engine/graph.js';
 import type { RunState } from '../engine/state.js';
-import { RecordStore, parkFilePath } from '../park/record.js';
+import { RecordStore, asideRefusal, parkFilePath } from '../park/record.js';
 import type { ParkView } from '../park/status.js';
 import { parkFiles, unknownParkSentence } from '../park/status.js';
 import { parkRecordPlaces, stateStore } from './shared-state.js';
@@ -55,6 +55,11 @@ export async function readParkStatus(
       if (!read.ok) {
         const unreadable = { reason: read.reason, message: read.message, hint: read.hint };
         return { env, record_location: store.location, last, unreadable };
+      }
+      const aside = read.value === undefined ? await store.aside() : undefined;
+      if (aside !== undefined) {
+        const why = asideRefusal(root, env, aside);
+        return { env, record_location: parkFilePath(root, env), last, unreadable: { reason: 'moved-aside', ...why } };
       }
       if (read.value === undefined && !local.has(env)) return undefined;
       // Where it was found: while a record moves to the state bucket, status (which never moves it) reads the old copy.
@@ -128,6 +133,11 @@ export async function parkedRefusal(
       );
     }
     const first = record.value;
+    const aside = first === undefined ? await store.aside() : undefined;
+    if (aside !== undefined) {
+      const why = asideRefusal(root, env, aside);
+      return `cannot tell whether ${env} is parked: ${why.message}\n  hint: ${why.hint}; or pass --force to bootstrap without this check`;
+    }
     if (first?.status !== 'parked') continue;
     return (
       `${first.env} is parked since ${first.parked_at} (by ${first.parked_by.user}@${first.parked_by.host}); ` +

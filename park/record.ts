@@ -116,6 +116,34 @@ export async function loadParkFile(root: string, env: string, cluster?: string):
     : { type: 'invalid', message: checked.message, hint: checked.hint };
 }
 
+/**
+ * A park file of `env` moved aside (`<env>.json.damaged`, or any `<env>.json.<suffix>` but platctl's own temp files)
+ * while `<env>.json` is missing: without a shared store that file was the record, so the park state is unknown until
+ * it is repaired and moved back or `down --restore-size` records the sizes again. Undefined when there is none.
+ */
+export async function movedAside(root: string, env: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(join(root, PARK_DIR));
+  } catch {
+    return undefined;
+  }
+  if (names.includes(`${env}.json`)) return undefined;
+  const aside = names.filter((name) => name.startsWith(`${env}.json.`) && !name.startsWith(`${env}.json.tmp-`)).sort();
+  return aside[0] === undefined ? undefined : join(root, PARK_DIR, aside[0]);
+}
+
+/** Why the park state of `env` is unknown when its only record was moved aside to `aside`. */
+export function asideRefusal(root: string, env: string, aside: string): { message: string; hint: string } {
+  const path = parkFilePath(root, env);
+  return {
+    message: `${path} is missing and ${aside} is there: ${env}'s only park record was moved aside`,
+    hint:
+      `repair it and move it back (mv ${aside} ${path}), or record the sizes again with platctl down --env ${env} ` +
+      `--restore-size GROUP=MIN/MAX/DESIRED (once per node group); until then whether ${env} is parked is unknown`,
+  };
+}
+
 /** Every environment with a park file under `root`. */
 export async function parkFileEnvs(root: string): Promise<string[]> {
   try {
@@ -220,6 +248,14 @@ export class RecordStore {
   /** Where the last {@link read} found the record: {@link location}, or the previous place when it was not moved. */
   get answeredFrom(): string {
     return this.#answeredAt ?? this.location;
+  }
+
+  /**
+   * Where the only record of this environment was moved aside ({@link movedAside}), when it is not shared and has no
+   * record file: for the readers that must not take that for "not parked" (status, bootstrap's guard).
+   */
+  async aside(): Promise<string | undefined> {
+    return this.#places.shared ? undefined : movedAside(this.#root, this.#env);
   }
 
   /** The current record (the shared one when configured, else local), or undefined. */

@@ -5,7 +5,19 @@
  * records.
  */
 import type { Operation, ParkFile, ParkRecord } from './record.js';
-import { loadParkFile, parkFileEnvs } from './record.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PARK_DIR, asideRefusal, loadParkFile, movedAside, parkFileEnvs } from './record.js';
+
+/** The environments with a file `<env>.json.<suffix>` under `root` (not platctl's temp files). */
+async function asideEnvs(root: string): Promise<string[]> {
+  const names = await readdir(join(root, PARK_DIR)).catch(() => [] as string[]);
+  const envs = names.flatMap((name) => {
+    const match = /^(.+)\.json\.(?!tmp-).+$/.exec(name);
+    return match?.[1] === undefined ? [] : [match[1]];
+  });
+  return [...new Set(envs)].sort();
+}
 
 /** The park files under `root`: those read, and those that could not be (why, in a sentence naming the file). */
 export interface LocalParkFiles {
@@ -21,6 +33,11 @@ export async function parkFiles(root: string): Promise<LocalParkFiles> {
     const loaded = await loadParkFile(root, env);
     if (loaded.type === 'ok') files.push(loaded.file);
     else if (loaded.type === 'invalid') unreadable.push({ env, message: loaded.message, hint: loaded.hint });
+  }
+  // A park file moved aside (and nothing in its place) leaves the park state unknown, never "no record".
+  for (const env of await asideEnvs(root)) {
+    const aside = await movedAside(root, env);
+    if (aside !== undefined) unreadable.push({ env, ...asideRefusal(root, env, aside) });
   }
   return { files, unreadable };
 }

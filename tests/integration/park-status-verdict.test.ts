@@ -4,7 +4,7 @@
  * the exit code tells a monitor apart: 0 fine, 1 a run or a down/up failed or was killed, 3 a record cannot be read,
  * 4 parked. Local records only: no cloud is reached.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -131,6 +131,25 @@ describe('platctl status: park verdicts and advice', { timeout: 60_000 }, () => 
       live.kill('SIGKILL');
       await live.catch(() => undefined);
     }
+  });
+
+  it('the only record moved aside (the hint for a damaged one): unknown, never "not parked"; bootstrap refuses', async () => {
+    await save({ record: record('parked'), last: downJournal('completed') });
+    const path = join(root, '.platctl-park', 'platform.json');
+    renameSync(path, `${path}.damaged`);
+    const text = await status();
+    expect(text.code).toBe(3);
+    expect(text.stdout).toContain(
+      `platform: UNKNOWN: its park record cannot be read: ${path} is missing and ${path}.damaged is there: ` +
+        "platform's only park record was moved aside",
+    );
+    expect(text.stdout).toContain('--restore-size GROUP=MIN/MAX/DESIRED');
+    const bootstrap = await runCli(['bootstrap', '--env', 'platform', '--config', config], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: root },
+    });
+    expect(bootstrap.code, bootstrap.stderr).toBe(3);
+    expect(bootstrap.stderr).toContain(`cannot tell whether platform is parked: ${path} is missing`);
   });
 
   it('a failed down: the resume command, exit 1', async () => {
