@@ -11,6 +11,7 @@ import type { EnvCloud } from '../cloud/environment.js';
 import { kubeWriterForEnv } from '../cloud/kube-writer.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import { createParkAws } from '../cloud/park-aws.js';
+import type { NodeGroupSize } from '../cloud/park-aws.js';
 import type { CloudResult } from '../cloud/result.js';
 import type { PlatctlConfig, StateConfig } from '../config/schema.js';
 import type { EnvLocks } from '../engine/env-lock.js';
@@ -26,6 +27,7 @@ import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
 import { runPark } from '../park/run.js';
+import { parseRestoreSize } from '../park/restore-sizes.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
@@ -40,9 +42,13 @@ export interface ParkArgs {
   resume?: boolean | undefined;
   yes?: boolean | undefined;
   'break-lock'?: boolean | undefined;
+  'restore-size'?: string[] | undefined;
 }
 
-/** The options of `down` and `up`; only `down` asks, so only it takes `--yes`. */
+/**
+ * The options of `down` and `up`. Only `down` asks, but both take `--yes`, so that the cron pair reads the same
+ * (`down --yes` at night, `up --yes` in the morning); for `up` it changes nothing.
+ */
 export function parkOptions(op: ParkOp) {
   const base = {
     'dry-run': { type: 'boolean', describe: 'Show each step and what it would touch as it is now; change nothing' },
@@ -56,8 +62,18 @@ export function parkOptions(op: ParkOp) {
     ? ({
         ...base,
         yes: { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' },
+        'restore-size': {
+          type: 'string',
+          value: 'GROUP=MIN/MAX/DESIRED',
+          repeatable: true,
+          describe:
+            'The size up restores for a node group already at 0 when no parked record holds it (with one --env)',
+        },
       } as const satisfies OptionSpecs)
-    : base;
+    : ({
+        ...base,
+        yes: { type: 'boolean', describe: 'Accepted so the cron pair reads the same as down --yes; up never asks' },
+      } as const satisfies OptionSpecs);
 }
 
 export const downVerb = defineVerb({
@@ -67,6 +83,10 @@ export const downVerb = defineVerb({
     ['platctl down --env platform --dry-run', 'what down would touch, as it is now'],
     ['platctl down --yes', 'every environment with a park: entry (cron)'],
     ['platctl down --resume --yes', 'finish a down that failed or was killed'],
+    [
+      'platctl down --env platform --restore-size system=2/4/3 --restore-size workers=1/6/2',
+      'groups already at 0 and no record: the sizes up restores (min/max/desired)',
+    ],
   ],
   run: (args, io) => runParkVerb('down', args, io),
 });
@@ -147,6 +167,11 @@ function parkAccess(context: {
 export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io: CliIo): Promise<number> {
   if (args.resume && args['dry-run']) {
     io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
+    return EXIT.usage;
+  }
+  const restoreSizes = parseRestoreSizes(args);
+  if ('error' in restoreSizes) {
+    io.stderr.write(`platctl: ${restoreSizes.error}\n  hint: platctl down --help lists its options\n`);
     return EXIT.usage;
   }
   const checked = await loadCheckedConfig(args, io);
@@ -238,6 +263,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       now: () => Date.now(),
       sleep: (ms) => new Promise((resolve) => setTimer(resolve, ms)),
       signal: io.signal,
+      ...(restoreSizes.sizes ? { restoreSizes: restoreSizes.sizes } : {}),
       fence: locks && {
         stillOurs: () => locks.ensureFresh(),
         get reason() {
@@ -265,6 +291,28 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
   if (outcomes.some((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced'))
     human.write(`Resume with: ${resume}\n`);
   return exitCode;
+}
+
+/** `--restore-size GROUP=MIN/MAX/DESIRED`, each once, for one `--env`; an error is a usage error. */
+function parseRestoreSizes(
+  args: ParkArgs & GlobalOptions,
+): { sizes?: Record<string, NodeGroupSize> } | { error: string } {
+  const given = args['restore-size'] ?? [];
+  if (given.length === 0) return {};
+  if (args.resume) {
+    return { error: '--restore-size records new sizes; it does not combine with --resume (run down without it)' };
+  }
+  if ((args.env ?? []).length !== 1) {
+    return { error: '--restore-size names node groups of one environment: give exactly one --env' };
+  }
+  const sizes: Record<string, NodeGroupSize> = {};
+  for (const text of given) {
+    const parsed = parseRestoreSize(text);
+    if ('error' in parsed) return parsed;
+    if (sizes[parsed.group]) return { error: `--restore-size ${parsed.group} is given twice; give it once` };
+    sizes[parsed.group] = parsed.size;
+  }
+  return { sizes };
 }
 
 function exitCodeFor(outcomes: readonly EnvOutcome[], io: CliIo): number {

@@ -6,7 +6,7 @@ import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Graph, UnitId } from '../engine/graph.js';
 import type { RunState } from '../engine/state.js';
-import { RecordStore, parkFilePath } from '../park/record.js';
+import { RecordStore, asideRefusal, parkFilePath } from '../park/record.js';
 import type { ParkView } from '../park/status.js';
 import { parkFiles, unknownParkSentence } from '../park/status.js';
 import { parkRecordPlaces, stateStore } from './shared-state.js';
@@ -36,10 +36,10 @@ export async function readParkStatus(
         last: file.last,
       })),
       // A park file that cannot be read says nothing of the environment: unknown, never skipped.
-      ...unreadable.map(({ env, message }) => ({
+      ...unreadable.map(({ env, message, hint }) => ({
         env,
         record_location: parkFilePath(root, env),
-        unreadable: { reason: 'unreadable-park-file', message },
+        unreadable: { reason: 'unreadable-park-file', message, hint },
       })),
     ];
     return views.sort((a, b) => (a.env < b.env ? -1 : a.env > b.env ? 1 : 0));
@@ -55,6 +55,11 @@ export async function readParkStatus(
       if (!read.ok) {
         const unreadable = { reason: read.reason, message: read.message, hint: read.hint };
         return { env, record_location: store.location, last, unreadable };
+      }
+      const aside = read.value === undefined ? await store.aside() : undefined;
+      if (aside !== undefined) {
+        const why = asideRefusal(root, env, aside);
+        return { env, record_location: parkFilePath(root, env), last, unreadable: { reason: 'moved-aside', ...why } };
       }
       if (read.value === undefined && !local.has(env)) return undefined;
       // Where it was found: while a record moves to the state bucket, status (which never moves it) reads the old copy.
@@ -72,6 +77,8 @@ export function parkStatusJson(views: readonly ParkView[]): unknown[] {
     record: view.record ?? null,
     record_location: view.record_location ?? null,
     last: view.last ?? null,
+    // Why the last down/up, recorded running, is known to be dead; null when it is not.
+    killed: view.killed ?? null,
     ...(view.unreadable ? { error: { reason: view.unreadable.reason, message: unknownParkSentence(view) } } : {}),
   }));
 }
@@ -82,10 +89,11 @@ export function parkStatusJson(views: readonly ParkView[]): unknown[] {
  */
 async function recordStore(root: string, config: PlatctlConfig, env: string, vars: EnvVars): Promise<RecordStore> {
   const settings = config.environments[env];
-  if (!settings || !config.park[env]) return new RecordStore(root, env);
+  if (!settings || !config.park[env]) return new RecordStore(root, env, {}, settings?.cluster?.name);
+  const cluster = settings.cluster?.name;
   const state = await stateStore(config.state, { env: vars });
   const bucket = settings.aws?.state_bucket;
-  if (bucket === undefined) return new RecordStore(root, env, parkRecordPlaces(state, undefined));
+  if (bucket === undefined) return new RecordStore(root, env, parkRecordPlaces(state, undefined), cluster);
   // Loaded only here: status and an unparked bootstrap without a bucket never pay for the AWS modules.
   const [{ createEnvCloud }, { createParkAws }] = await Promise.all([
     import('../cloud/environment.js'),
@@ -93,7 +101,7 @@ async function recordStore(root: string, config: PlatctlConfig, env: string, var
   ]);
   const cloud = createEnvCloud({ envName: env, settings, env: vars, maxAttempts: 3 });
   const envBucket = createParkAws(cloud, vars, settings.cluster?.name ?? env).stateBucketRecords(bucket);
-  return new RecordStore(root, env, parkRecordPlaces(state, envBucket));
+  return new RecordStore(root, env, parkRecordPlaces(state, envBucket), cluster);
 }
 
 /**
@@ -125,6 +133,11 @@ export async function parkedRefusal(
       );
     }
     const first = record.value;
+    const aside = first === undefined ? await store.aside() : undefined;
+    if (aside !== undefined) {
+      const why = asideRefusal(root, env, aside);
+      return `cannot tell whether ${env} is parked: ${why.message}\n  hint: ${why.hint}; or pass --force to bootstrap without this check`;
+    }
     if (first?.status !== 'parked') continue;
     return (
       `${first.env} is parked since ${first.parked_at} (by ${first.parked_by.user}@${first.parked_by.host}); ` +

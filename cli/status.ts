@@ -1,6 +1,8 @@
 /**
  * `platctl status [--json]`: the last run's state, per unit (status, duration, last error line, log path) and in
- * counts. Exit 0 only when the last run completed every unit, so scripts can ask "is the platform up?".
+ * counts, and the park state per environment. Exit 0 only when the last run completed every unit and nothing is
+ * parked, so scripts can ask "is the platform up?"; 4 when an environment is parked, 1 when something failed or was
+ * killed, 3 when a record cannot be read ({@link statusExitCode}).
  *
  * A state file that says `running` is believed only while the lock's holder lives: a platctl killed by `kill -9`, the
  * OOM killer or a power loss never wrote its end, and its run shows as interrupted (killed), not running.
@@ -19,7 +21,8 @@ import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/find.js';
 import { formatConfigErrors } from '../config/errors.js';
 import type { PlatctlConfig } from '../config/schema.js';
-import { renderParkStatus, unknownParkSentence } from '../park/status.js';
+import type { ParkView } from '../park/status.js';
+import { parkVerdict, renderParkStatus, unknownParkSentence } from '../park/status.js';
 import { parkStatusJson, readParkStatus } from './park-status.js';
 import { stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
@@ -51,13 +54,18 @@ export const statusVerb = defineVerb({
     if (configured.type === 'error') return configured.exitCode;
     const shared = await sharedStatus(configured.config, args.run, io);
     if (shared.type === 'error') return shared.exitCode;
-    const park = await readParkStatus(root, configured.config, io.env);
+    // The local lock, read once: it says whether a run (or a down/up) recorded as running still has a live platctl.
+    let localLock: Promise<LockState> | undefined;
+    const readLocalLock = (): Promise<LockState> =>
+      (localLock ??= procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }).then((machine) =>
+        inspectLock(root, machine),
+      ));
+    const park = await withKilledParks(await readParkStatus(root, configured.config, io.env), readLocalLock);
+    const configArgs = args.config === undefined ? [] : ['--config', found.path];
     const parkUnknown = park.filter((view) => view.unreadable !== undefined);
-    if (!args.json) io.stdout.write(renderParkStatus(park));
+    if (!args.json) io.stdout.write(renderParkStatus(park, configArgs));
     else for (const view of parkUnknown) io.stderr.write(`platctl: ${unknownParkSentence(view)}\n`);
-    // A park state that cannot be read is refused like a shared run state that cannot be read (exit 3): status
-    // cannot say whether the platform is up.
-    const verdict = (code: number): number => (parkUnknown.length > 0 ? EXIT.refused : code);
+    const verdict = (code: number): number => statusExitCode(code, park);
     const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
     if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
       io.stderr.write(
@@ -67,16 +75,23 @@ export const statusVerb = defineVerb({
       return EXIT.usage;
     }
     if (loaded.type === 'missing') {
+      const where =
+        shared.type === 'loaded' ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
+      // bootstrap refuses a parked environment: the advice for one is up.
+      const parked = park.filter((view) => parkVerdict(view) === 'parked').map((view) => view.env);
       io.stderr.write(
-        shared.type === 'loaded'
-          ? `platctl: no run recorded in the shared state (state.bucket); run platctl bootstrap\n`
-          : `platctl: no run recorded in ${root} (${STATE_FILE} is absent); run platctl bootstrap\n`,
+        parked.length > 0
+          ? `platctl: no bootstrap or teardown run recorded ${where}; ${parked.join(', ')} ` +
+              `${parked.length === 1 ? 'is' : 'are'} parked: platctl up ${parked.map((env) => `--env ${env}`).join(' ')} ` +
+              `brings ${parked.length === 1 ? 'it' : 'them'} back\n`
+          : `platctl: no run recorded ${where}; run platctl bootstrap\n`,
       );
       if (args.json) {
         const json = { run: null, units: [], counts: null, complete: false, park: parkStatusJson(park) };
         io.stdout.write(`${JSON.stringify(json)}\n`);
       }
-      return verdict(EXIT.failed);
+      // A checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
+      return verdict(park.some((view) => view.record !== undefined) ? EXIT.ok : EXIT.failed);
     }
     if (loaded.type === 'invalid') {
       io.stderr.write(`platctl: ${loaded.message}\n`);
@@ -88,7 +103,7 @@ export const statusVerb = defineVerb({
         ? undefined
         : shared.type === 'loaded'
           ? await shared.lock(recorded)
-          : await inspectLock(root, await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }));
+          : await readLocalLock();
     const live = lock?.type === 'held';
     const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
     const state = killed === undefined ? recorded : asInterrupted(recorded);
@@ -122,6 +137,38 @@ export const statusVerb = defineVerb({
     return verdict(complete ? EXIT.ok : EXIT.failed);
   },
 });
+
+/**
+ * status's exit code (README, "Exit codes"): 3 when a park record cannot be read or is not understood (status
+ * cannot say whether the platform is up, as for a shared run state it cannot read); 1 when the run (`code`) did not
+ * complete or the last down/up of an environment failed or was killed; 4 when an environment is parked and nothing
+ * else is wrong; else `code`.
+ */
+function statusExitCode(code: number, park: readonly ParkView[]): number {
+  const verdicts = park.map(parkVerdict);
+  if (verdicts.includes('unknown')) return EXIT.refused;
+  if (code !== EXIT.ok || verdicts.includes('trouble')) return EXIT.failed;
+  return verdicts.includes('parked') ? EXIT.parked : code;
+}
+
+/**
+ * Marks each environment whose journal says its last down/up is running while no live platctl of that verb holds
+ * the lock: it was killed, and {@link killedBecause} says how that is known (as for a bootstrap run).
+ */
+async function withKilledParks(views: ParkView[], lock: () => Promise<LockState>): Promise<ParkView[]> {
+  const out: ParkView[] = [];
+  for (const view of views) {
+    const last = view.last;
+    if (last?.status !== 'running') {
+      out.push(view);
+      continue;
+    }
+    const now = await lock();
+    const live = now.type === 'held' && now.holder.command.startsWith(`platctl ${last.op}`);
+    out.push(live ? view : { ...view, killed: killedBecause(now) });
+  }
+  return out;
+}
 
 /** Why the platctl of a run recorded `running` is known to be gone. */
 function killedBecause(lock: LockState | undefined): string {

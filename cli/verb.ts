@@ -11,6 +11,8 @@ export const EXIT = {
   failed: 1,
   usage: 2,
   refused: 3,
+  /** `status` only: an environment is parked, and nothing else is wrong (README, exit codes). */
+  parked: 4,
   /** An exception reached the top: a bug in platctl (EX_SOFTWARE in sysexits.h). */
   bug: 70,
   sigint: 130,

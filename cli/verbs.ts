@@ -40,7 +40,7 @@ export const VERBS: readonly VerbEntry[] = [
   {
     name: 'status',
     describe:
-      "The last bootstrap/teardown run: each unit's status, duration, error and log; exit 0 only if it completed",
+      "The last bootstrap/teardown run and the park state: each unit's status, duration, error and log; exit 0 if all is well, 4 if parked",
     load: async () => (await import('./status.js')).statusVerb,
   },
   {

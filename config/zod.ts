@@ -12,12 +12,14 @@ export {
   discriminatedUnion,
   enum,
   literal,
+  looseObject,
   number,
   record,
   strictObject,
   string,
   toJSONSchema,
   union,
+  unknown,
   url,
 } from 'zod';
 export type { output } from 'zod';

@@ -6,7 +6,7 @@
 import type { EnvironmentConfig, ParkConfig } from '../config/schema.js';
 import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
-import type { ParkAws, WaitOptions } from '../cloud/park-aws.js';
+import type { NodeGroupSize, ParkAws, WaitOptions } from '../cloud/park-aws.js';
 import type { CloudFailureReason, CloudResult } from '../cloud/result.js';
 import type { ParkOp, ParkRecord, RecordStore } from './record.js';
 
@@ -29,6 +29,8 @@ export interface ParkContext {
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly signal: AbortSignal;
+  /** `down --restore-size`: the sizes to record for node groups already at 0 when there is no parked record. */
+  readonly restoreSizes?: Readonly<Record<string, NodeGroupSize>> | undefined;
 }
 
 /** Why a step failed; `auth` (expired or rejected credentials) stops the whole command at once. */

@@ -102,7 +102,7 @@ const recordStep: ParkStep = {
     if (!groups.ok) return groups;
     return ok([
       `write ${ctx.records.location} with:`,
-      ...groups.value.map((g) => `  node group ${g.name}: ${sizeText(g)}`),
+      ...groups.value.map((g) => `  node group ${g.name}: ${sizeText(ctx.restoreSizes?.[g.name] ?? g)}`),
     ]);
   },
   run: async (ctx) => {
@@ -177,7 +177,8 @@ async function buildRecord(ctx: ParkContext): Promise<{ ok: true; record: ParkRe
       parked_at: new Date(ctx.now()).toISOString(),
       parked_by: { ...ctx.who },
       node_groups: Object.fromEntries(
-        groups.value.map((g) => [g.name, { min: g.min, max: g.max, desired: g.desired }]),
+        // --restore-size gives the sizes of a group already at 0 when no record holds them (park/restore-sizes.ts).
+        groups.value.map((g) => [g.name, ctx.restoreSizes?.[g.name] ?? { min: g.min, max: g.max, desired: g.desired }]),
       ),
       karpenter: {
         nodepools: karpenter.value.pools.map(stripForRecord),

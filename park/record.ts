@@ -16,6 +16,7 @@ import type { KubeJson } from '../cloud/kube-writer.js';
 import type { CloudFailureReason, CloudResult } from '../cloud/result.js';
 import { failure, ok } from '../cloud/result.js';
 import type { ObjectStore, StoreResult } from '../engine/object-store.js';
+import { checkParkFile, checkRecord, repairHint } from './record-schema.js';
 
 export const PARK_DIR = '.platctl-park';
 export const PARK_RECORD_VERSION = 1;
@@ -83,26 +84,64 @@ export function parkFilePath(root: string, env: string): string {
 export type LoadedParkFile =
   | { readonly type: 'missing' }
   | { readonly type: 'ok'; readonly file: ParkFile }
-  | { readonly type: 'invalid'; readonly message: string };
+  | { readonly type: 'invalid'; readonly message: string; readonly hint: string };
 
-export async function loadParkFile(root: string, env: string): Promise<LoadedParkFile> {
+/**
+ * The park file of `env`, checked in full ({@link checkParkFile}): one that cannot be read or is not understood is
+ * `invalid`, with what is wrong and how to repair it, never treated as missing. `cluster`, when known, is the one its
+ * record must name.
+ */
+export async function loadParkFile(root: string, env: string, cluster?: string): Promise<LoadedParkFile> {
   const path = parkFilePath(root, env);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { type: 'missing' };
-    return { type: 'invalid', message: `cannot read ${path}: ${(error as Error).message}` };
+    return {
+      type: 'invalid',
+      message: `cannot read ${path}: ${(error as Error).message}`,
+      hint: 'fix its permissions (it holds the journal and, without a shared store, the park record)',
+    };
   }
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(text) as ParkFile;
-    if (parsed.version !== PARK_RECORD_VERSION || parsed.env !== env) {
-      return { type: 'invalid', message: `${path} is not a platctl park file of environment ${env}` };
-    }
-    return { type: 'ok', file: { ...parsed, durations_ms: parsed.durations_ms ?? {} } };
+    parsed = JSON.parse(text);
   } catch {
-    return { type: 'invalid', message: `${path} is not valid JSON; move it away and run again` };
+    return { type: 'invalid', message: `${path} is not valid JSON`, hint: repairHint(path, 'local', env) };
   }
+  const checked = checkParkFile(parsed, path, { env, cluster });
+  return checked.ok
+    ? { type: 'ok', file: checked.file }
+    : { type: 'invalid', message: checked.message, hint: checked.hint };
+}
+
+/**
+ * A park file of `env` moved aside (`<env>.json.damaged`, or any `<env>.json.<suffix>` but platctl's own temp files)
+ * while `<env>.json` is missing: without a shared store that file was the record, so the park state is unknown until
+ * it is repaired and moved back or `down --restore-size` records the sizes again. Undefined when there is none.
+ */
+export async function movedAside(root: string, env: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(join(root, PARK_DIR));
+  } catch {
+    return undefined;
+  }
+  if (names.includes(`${env}.json`)) return undefined;
+  const aside = names.filter((name) => name.startsWith(`${env}.json.`) && !name.startsWith(`${env}.json.tmp-`)).sort();
+  return aside[0] === undefined ? undefined : join(root, PARK_DIR, aside[0]);
+}
+
+/** Why the park state of `env` is unknown when its only record was moved aside to `aside`. */
+export function asideRefusal(root: string, env: string, aside: string): { message: string; hint: string } {
+  const path = parkFilePath(root, env);
+  return {
+    message: `${path} is missing and ${aside} is there: ${env}'s only park record was moved aside`,
+    hint:
+      `repair it and move it back (mv ${aside} ${path}), or record the sizes again with platctl down --env ${env} ` +
+      `--restore-size GROUP=MIN/MAX/DESIRED (once per node group); until then whether ${env} is parked is unknown`,
+  };
 }
 
 /** Every environment with a park file under `root`. */
@@ -142,6 +181,8 @@ export async function saveParkFile(root: string, file: ParkFile): Promise<void> 
  */
 export async function saveJournal(root: string, file: ParkFile): Promise<void> {
   const current = await loadParkFile(root, file.env);
+  // A file platctl does not understand is never overwritten (the run refused it before its first step).
+  if (current.type === 'invalid') return;
   const base: ParkFile =
     current.type === 'ok' ? current.file : { version: PARK_RECORD_VERSION, env: file.env, durations_ms: {} };
   const next: ParkFile = { ...base, durations_ms: file.durations_ms };
@@ -180,15 +221,23 @@ export class RecordStore {
   readonly #root: string;
   readonly #env: string;
   readonly #places: RecordPlaces;
+  /** The cluster the record must name, when known (environments.<env>.cluster.name). */
+  readonly #cluster: string | undefined;
   /** The ETag of the shared object last read, for the next conditional write. */
   #etag: string | undefined;
   /** Where the last read found its record, when that was not {@link location} (the previous place, not moved). */
   #answeredAt: string | undefined;
 
-  constructor(root: string, env: string, places: RecordPlaces = {}) {
+  constructor(root: string, env: string, places: RecordPlaces = {}, cluster?: string) {
     this.#root = root;
     this.#env = env;
     this.#places = places;
+    this.#cluster = cluster;
+  }
+
+  /** Whether the record is shared (in S3): then the local file only mirrors it and keeps the journal. */
+  get shared(): boolean {
+    return this.#places.shared !== undefined;
   }
 
   get location(): string {
@@ -201,20 +250,28 @@ export class RecordStore {
     return this.#answeredAt ?? this.location;
   }
 
+  /**
+   * Where the only record of this environment was moved aside ({@link movedAside}), when it is not shared and has no
+   * record file: for the readers that must not take that for "not parked" (status, bootstrap's guard).
+   */
+  async aside(): Promise<string | undefined> {
+    return this.#places.shared ? undefined : movedAside(this.#root, this.#env);
+  }
+
   /** The current record (the shared one when configured, else local), or undefined. */
   async read(): Promise<CloudResult<ParkRecord | undefined>> {
     const { shared, previous } = this.#places;
     this.#answeredAt = undefined;
     if (!shared) {
-      const local = await loadParkFile(this.#root, this.#env);
-      if (local.type === 'invalid') return failure('error', local.message);
+      const local = await loadParkFile(this.#root, this.#env, this.#cluster);
+      if (local.type === 'invalid') return failure('error', local.message, local.hint);
       return ok(local.type === 'ok' ? local.file.record : undefined);
     }
-    const got = await readShared(shared, this.#env);
+    const got = await readShared(shared, this.#env, this.#cluster);
     if (!got.ok) return got;
     this.#etag = got.value?.etag;
     if (got.value || !previous) return ok(got.value?.record);
-    const old = await readShared(previous, this.#env);
+    const old = await readShared(previous, this.#env, this.#cluster);
     if (!old.ok || !old.value) return old.ok ? ok(undefined) : old;
     return this.#moveFromPrevious(shared, previous, old.value.record);
   }
@@ -234,7 +291,7 @@ export class RecordStore {
     if (!put.ok) return toCloud(put);
     if (put.value.type === 'conflict') {
       // Another runner moved (or wrote) it first: its copy is the record.
-      const again = await readShared(shared, this.#env);
+      const again = await readShared(shared, this.#env, this.#cluster);
       if (!again.ok) return again;
       this.#etag = again.value?.etag;
       return ok(again.value?.record);
@@ -301,6 +358,8 @@ export class RecordStore {
   /** Copies `record` into the local file. */
   async mirror(record: ParkRecord): Promise<void> {
     const local = await loadParkFile(this.#root, this.#env);
+    // A file platctl does not understand is never overwritten (the run refused it before its first step).
+    if (local.type === 'invalid') return;
     const file: ParkFile =
       local.type === 'ok' ? local.file : { version: PARK_RECORD_VERSION, env: this.#env, durations_ms: {} };
     file.record = record;
@@ -322,17 +381,19 @@ function toCloud(result: Extract<StoreResult<unknown>, { ok: false }>): CloudRes
 async function readShared(
   store: ObjectStore,
   env: string,
+  cluster: string | undefined,
 ): Promise<CloudResult<{ record: ParkRecord; etag: string } | undefined>> {
   const got = await store.get(recordKey(env));
   if (!got.ok) return toCloud(got);
   if (!got.value) return ok(undefined);
+  const where = store.location(recordKey(env));
+  let parsed: unknown;
   try {
-    return ok({ record: JSON.parse(got.value.body) as ParkRecord, etag: got.value.etag });
+    parsed = JSON.parse(got.value.body);
   } catch {
-    return failure(
-      'error',
-      `${store.location(recordKey(env))} is not valid JSON`,
-      'inspect it; delete it only if nothing is parked',
-    );
+    return failure('error', `${where} is not valid JSON`, repairHint(where, 'shared', env));
   }
+  const checked = checkRecord(parsed, where, { env, cluster }, 'shared');
+  if (!checked.ok) return failure('error', checked.message, checked.hint);
+  return ok({ record: checked.record, etag: got.value.etag });
 }

@@ -6,13 +6,14 @@
 import type { EnvironmentConfig, ParkConfig } from '../config/schema.js';
 import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
-import type { ParkAws } from '../cloud/park-aws.js';
+import type { NodeGroupSize, ParkAws } from '../cloud/park-aws.js';
 import type { CloudResult } from '../cloud/result.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult, UnitApplier } from './context.js';
 import { failed } from './context.js';
 import { downSteps } from './down.js';
+import { downRefusal } from './restore-sizes.js';
 import type { Operation, ParkFile, ParkOp, RecordPlaces } from './record.js';
-import { PARK_RECORD_VERSION, RecordStore, loadParkFile, saveJournal } from './record.js';
+import { PARK_RECORD_VERSION, RecordStore, loadParkFile, parkFilePath, saveJournal } from './record.js';
 import { upSteps } from './up.js';
 
 /** How long the credentials must last: a `down` takes minutes, an `up` waits on databases too. */
@@ -136,6 +137,8 @@ export interface ParkRunOptions {
   readonly signal: AbortSignal;
   /** With `state.backend: s3`: no step starts once the environment locks are lost. */
   readonly fence?: ParkFence | undefined;
+  /** `down --restore-size`, for the one environment of the command (park/restore-sizes.ts). */
+  readonly restoreSizes?: Readonly<Record<string, NodeGroupSize>> | undefined;
 }
 
 export async function runPark(options: ParkRunOptions): Promise<EnvOutcome[]> {
@@ -177,13 +180,14 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
     cloud: access.cloud,
     aws: access.aws,
     kube: access.kube,
-    records: new RecordStore(options.root, env, access.records),
+    records: new RecordStore(options.root, env, access.records, cluster),
     units: access.units,
     record: undefined,
     who: { ...options.who },
     now: options.now,
     sleep: options.sleep,
     signal: options.signal,
+    restoreSizes: options.restoreSizes,
   };
   const refuse = (
     result: { reason: string; message: string; hint?: string },
@@ -201,6 +205,12 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
 
   const preflight = await runPreflight(ctx, access);
   if (!preflight.ok) return refuse(preflight);
+
+  if (op === 'down') {
+    // A record not understood, or no sizes to record: refused before anything changes.
+    const refusal = await downRefusal(ctx);
+    if (refusal) return refuse(refusal);
+  }
 
   if (op === 'up') {
     const record = await ctx.records.read();
@@ -280,8 +290,15 @@ async function loadOrStart(
   ctx: ParkContext,
   names: readonly string[],
 ): Promise<{ ok: true; file: ParkFile; resumed: boolean } | { ok: false; outcome: EnvOutcome }> {
-  const loaded = await loadParkFile(options.root, ctx.env);
+  const loaded = await loadParkFile(options.root, ctx.env, ctx.cluster);
   if (loaded.type === 'invalid') {
+    const path = parkFilePath(options.root, ctx.env);
+    // Where the record is shared, the local file only mirrors it and keeps the journal: moving it away loses no
+    // record. Without a shared store it is the record: it must be repaired, never just moved away.
+    const hint = ctx.records.shared
+      ? `it only mirrors the shared record (${ctx.records.location}, which stays the truth) and keeps the journal ` +
+        `of the last down/up: move it aside (mv ${path} ${path}.damaged) and run again`
+      : loaded.hint;
     return {
       ok: false,
       outcome: {
@@ -290,6 +307,7 @@ async function loadOrStart(
         status: 'refused',
         reason: 'error',
         message: loaded.message,
+        hint,
         done_steps: [],
         pending_steps: names,
       },

@@ -5,22 +5,39 @@
  * records.
  */
 import type { Operation, ParkFile, ParkRecord } from './record.js';
-import { loadParkFile, parkFileEnvs } from './record.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PARK_DIR, asideRefusal, loadParkFile, movedAside, parkFileEnvs } from './record.js';
+
+/** The environments with a file `<env>.json.<suffix>` under `root` (not platctl's temp files). */
+async function asideEnvs(root: string): Promise<string[]> {
+  const names = await readdir(join(root, PARK_DIR)).catch(() => [] as string[]);
+  const envs = names.flatMap((name) => {
+    const match = /^(.+)\.json\.(?!tmp-).+$/.exec(name);
+    return match?.[1] === undefined ? [] : [match[1]];
+  });
+  return [...new Set(envs)].sort();
+}
 
 /** The park files under `root`: those read, and those that could not be (why, in a sentence naming the file). */
 export interface LocalParkFiles {
   readonly files: readonly ParkFile[];
-  readonly unreadable: readonly { readonly env: string; readonly message: string }[];
+  readonly unreadable: readonly { readonly env: string; readonly message: string; readonly hint: string }[];
 }
 
 /** Every park file under `root`. */
 export async function parkFiles(root: string): Promise<LocalParkFiles> {
   const files: ParkFile[] = [];
-  const unreadable: { env: string; message: string }[] = [];
+  const unreadable: { env: string; message: string; hint: string }[] = [];
   for (const env of await parkFileEnvs(root)) {
     const loaded = await loadParkFile(root, env);
     if (loaded.type === 'ok') files.push(loaded.file);
-    else if (loaded.type === 'invalid') unreadable.push({ env, message: loaded.message });
+    else if (loaded.type === 'invalid') unreadable.push({ env, message: loaded.message, hint: loaded.hint });
+  }
+  // A park file moved aside (and nothing in its place) leaves the park state unknown, never "no record".
+  for (const env of await asideEnvs(root)) {
+    const aside = await movedAside(root, env);
+    if (aside !== undefined) unreadable.push({ env, ...asideRefusal(root, env, aside) });
   }
   return { files, unreadable };
 }
@@ -43,6 +60,33 @@ export interface ParkView {
   readonly last?: Operation | undefined;
   /** Set when the record could not be read. */
   readonly unreadable?: ParkUnreadable | undefined;
+  /**
+   * Set when the journal says the last down/up is running but no live platctl holds the lock: why it is known to be
+   * dead (killed, the machine lost power). Judged by the CLI from `.platctl.lock`, as for a bootstrap run.
+   */
+  readonly killed?: string | undefined;
+}
+
+/** What a monitor reads from `platctl status` about one environment's park state (README, exit codes). */
+export type ParkVerdict = 'unknown' | 'trouble' | 'parked' | 'fine';
+
+/** `unknown`: the record cannot be read; `trouble`: the last down/up failed or was killed; else parked or fine. */
+export function parkVerdict(view: ParkView): ParkVerdict {
+  if (view.unreadable) return 'unknown';
+  if (view.last && (view.last.status === 'failed' || view.killed !== undefined)) return 'trouble';
+  return view.record?.status === 'parked' ? 'parked' : 'fine';
+}
+
+/** The command that finishes the last down/up of `view` (`extra`: e.g. `--config FILE`). */
+export function parkResumeCommand(view: ParkView, extra: readonly string[] = []): string | undefined {
+  const last = view.last;
+  if (!last || verdictOfLast(view) === undefined) return undefined;
+  return ['platctl', last.op, '--resume', '--env', view.env, ...extra, '--yes'].join(' ');
+}
+
+function verdictOfLast(view: ParkView): 'failed' | 'killed' | undefined {
+  if (view.killed !== undefined) return 'killed';
+  return view.last?.status === 'failed' ? 'failed' : undefined;
 }
 
 /** Why `view`'s park state is unknown: the record's location, the cause and what to do. */
@@ -57,13 +101,35 @@ function unreadableWhy(view: ParkView): string {
   return `its park record cannot be read: ${cause}; ${todo}, then run platctl status again`;
 }
 
+/** The last down/up, step by step; one a killed platctl left `running` shows as interrupted, with why. */
+function lastLines(view: ParkView): string[] {
+  const last = view.last;
+  if (!last) return [];
+  const killed = view.killed;
+  const status = killed === undefined ? last.status : `interrupted (platctl was killed: ${killed})`;
+  const lines = [
+    `    last ${last.op}: ${status}, started ${last.started_at} by ${last.by.user}@${last.by.host}` +
+      `${last.resumes > 0 ? `, resumed ${last.resumes}x` : ''}`,
+  ];
+  for (const [name, step] of Object.entries(last.steps)) {
+    const took = step.duration_ms === undefined ? '' : ` (${Math.round(step.duration_ms / 100) / 10}s)`;
+    const shown = killed !== undefined && step.status === 'running' ? 'interrupted' : step.status;
+    lines.push(`      ${shown.padEnd(11)} ${name}${took}${step.detail ? `: ${step.detail}` : ''}`);
+  }
+  return lines;
+}
+
 /** The sentence saying that `view`'s park state is unknown (for stderr and `status --json`). */
 export function unknownParkSentence(view: ParkView): string {
   return `the park state of ${view.env} is unknown: ${unreadableWhy(view)}`;
 }
 
-/** Lines for `platctl status`: per environment, parked or not, since when, by whom, the sizes, the last down/up. */
-export function renderParkStatus(views: readonly ParkView[]): string {
+/**
+ * Lines for `platctl status`: per environment, parked or not, since when, by whom, the sizes, the last down/up, and
+ * what to run (`up` for a parked environment, `--resume` for a down/up that failed or was killed). `extra` is added
+ * to those command lines (e.g. `--config FILE`).
+ */
+export function renderParkStatus(views: readonly ParkView[], extra: readonly string[] = []): string {
   if (views.length === 0) return '';
   const lines: string[] = ['Park state:'];
   for (const view of views) {
@@ -82,16 +148,12 @@ export function renderParkStatus(views: readonly ParkView[]): string {
       if (sizes.length > 0) lines.push(`    recorded sizes (min/max/desired): ${sizes.join(', ')}`);
       if (view.record_location) lines.push(`    record: ${view.record_location}`);
     }
-    const last = view.last;
-    if (last) {
-      lines.push(
-        `    last ${last.op}: ${last.status}, started ${last.started_at} by ${last.by.user}@${last.by.host}` +
-          `${last.resumes > 0 ? `, resumed ${last.resumes}x` : ''}`,
-      );
-      for (const [name, step] of Object.entries(last.steps)) {
-        const took = step.duration_ms === undefined ? '' : ` (${Math.round(step.duration_ms / 100) / 10}s)`;
-        lines.push(`      ${step.status.padEnd(9)} ${name}${took}${step.detail ? `: ${step.detail}` : ''}`);
-      }
+    lines.push(...lastLines(view));
+    const resume = parkResumeCommand(view, extra);
+    if (resume) lines.push(`    Resume with: ${resume}`);
+    else if (record?.status === 'parked' && !view.unreadable && view.last?.status !== 'running') {
+      // bootstrap refuses a parked environment: up is what brings it back.
+      lines.push(`    Bring it back with: ${['platctl', 'up', '--env', view.env, ...extra].join(' ')}`);
     }
   }
   return `${lines.join('\n')}\n`;

@@ -537,6 +537,24 @@ const argoResumeStep: ParkStep = {
     }),
 };
 
+/** Core namespaces, cluster-scoped: to tell a `ready_namespaces` entry that does not exist from an empty one. */
+const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces' } as const;
+
+/** Why each of `empty` (namespaces with no pods) is not ready: it does not exist, or it holds no pod. */
+async function emptyWhy(kube: KubeWriter, empty: readonly string[]): Promise<CloudResult<string[]>> {
+  const out: string[] = [];
+  for (const namespace of empty) {
+    const found = await kube.get(NAMESPACES, namespace);
+    if (!found.ok && found.reason !== 'not-found') return found;
+    out.push(found.ok ? `namespace ${namespace} has no pod` : `namespace ${namespace} does not exist`);
+  }
+  return ok(out);
+}
+
+/**
+ * Every pod of every `ready_namespaces` entry Ready, and at least one in each: a namespace with no pod (misspelt,
+ * or whose workloads never came) is not ready, so it can never make `up` report a platform it did not see.
+ */
 const podsReadyStep: ParkStep = {
   name: 'pods-ready',
   title: 'Wait for every pod of the readiness namespaces',
@@ -544,30 +562,46 @@ const podsReadyStep: ParkStep = {
   run: (ctx) =>
     withKube(ctx, async (kube) => {
       const started = ctx.now();
+      let timedOut: { waiting: string[]; empty: string[] } | undefined;
       const waited = await pollUntil(
         ctx,
         ctx.park.ready_timeout,
         async () => {
           const waiting: string[] = [];
+          const empty: string[] = [];
           let total = 0;
           for (const namespace of ctx.park.ready_namespaces) {
             const pods = await readyPods(kube, namespace);
             if (!pods.ok) return pods;
             total += pods.value.all.length;
+            if (pods.value.all.length === 0) empty.push(namespace);
             waiting.push(...pods.value.all.filter((p) => !isReady(p)).map(qualified));
           }
-          return ok({ done: waiting.length === 0, value: { waiting, total } });
+          return ok({ done: waiting.length === 0 && empty.length === 0, value: { waiting, empty, total } });
         },
-        (last) =>
-          failed(
-            'not-ready',
-            `pods not ready after ${formatDuration(ctx.park.ready_timeout)}: ${listSome(last.waiting)}`,
-            'see kubectl describe pod for each',
-          ),
+        (last) => {
+          timedOut = last;
+          return failed('not-ready', 'not ready');
+        },
       );
-      if (!waited.ok) return waited;
-      return done(
-        `${waited.value.total} pods ready in ${ctx.park.ready_namespaces.join(', ')} after ${formatDuration(ctx.now() - started)}`,
+      if (waited.ok) {
+        return done(
+          `${waited.value.total} pods ready in ${ctx.park.ready_namespaces.join(', ')} after ${formatDuration(ctx.now() - started)}`,
+        );
+      }
+      if (!timedOut) return waited;
+      const why = await emptyWhy(kube, timedOut.empty);
+      if (!why.ok) return fromCloud(why);
+      const after = formatDuration(ctx.park.ready_timeout);
+      const head =
+        timedOut.waiting.length > 0 ? `pods not ready after ${after}: ${listSome(timedOut.waiting)}` : undefined;
+      return failed(
+        'not-ready',
+        head === undefined ? `not ready after ${after}: ${why.value.join('; ')}` : [head, ...why.value].join('; '),
+        timedOut.empty.length > 0
+          ? `check park.${ctx.env}.ready_namespaces in .platctl.yaml (a namespace listed there must hold the ` +
+              `workloads up waits for), and kubectl get pods -n ${timedOut.empty.join(',')}; then platctl up --resume`
+          : 'see kubectl describe pod for each',
       );
     }),
 };

@@ -103,8 +103,9 @@ describe('platctl status: the park state where the record is shared', { timeout:
     expect(text.stdout).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
     expect(text.stdout).toContain(`record: ${STATE_RECORD}`);
     expect(text.stdout).toContain('recorded sizes (min/max/desired): system 2/4/3');
-    // No run recorded, and the park state is known: exit 1 as before.
-    expect(text.code, text.stderr).toBe(1);
+    // No run recorded and the park state is known: parked, exit 4 (README, exit codes), advised up, not bootstrap.
+    expect(text.code, text.stderr).toBe(4);
+    expect(text.stderr).toContain('platform is parked: platctl up --env platform brings it back');
 
     const json = await parkJson();
     expect(json.park).toEqual([
@@ -114,6 +115,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
         record: record('parked', 'cron'),
         record_location: STATE_RECORD,
         last: null,
+        killed: null,
       },
     ]);
   });
@@ -148,6 +150,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
         record: record('unparked', 'ci'),
         record_location: ENV_RECORD,
         last: expect.objectContaining({ op: 'down' }) as unknown,
+        killed: null,
       },
     ]);
   });
@@ -191,6 +194,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
         record: null,
         record_location: ENV_RECORD,
         last: expect.objectContaining({ op: 'down' }) as unknown,
+        killed: null,
         error: { reason: expect.any(String) as unknown, message: expect.stringContaining(ENV_RECORD) as unknown },
       },
     ]);
@@ -214,7 +218,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
     const offline = { PATH: process.env.PATH ?? '' };
 
     const text = await cli(['status'], offline);
-    expect(text.code).toBe(1);
+    expect(text.code).toBe(4);
     expect(text.stdout).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by alice@alice-host');
     expect(text.stdout).toContain(`record: ${path}`);
     const json = await parkJson(offline);
@@ -225,6 +229,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
         record: record('parked', 'alice'),
         record_location: path,
         last: expect.anything() as unknown,
+        killed: null,
       },
     ]);
 
