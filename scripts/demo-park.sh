@@ -24,4 +24,4 @@ if [[ ! -f dist/cli/main.js || ! -f dist/scripts/demo-park.js ]] ||
   npm run --silent build
 fi
 
-exec node dist/scripts/demo-park.js
+exec node dist/scripts/demo-park.js "$@"
