@@ -28,9 +28,10 @@ it(
   'the park demo parks and brings the environment back; with --keep its printed environment works until SIGTERM',
   { timeout: 300_000 },
   async () => {
-    dir = mkdtempSync(join(tmpdir(), 'platctl-demo-park-'));
+    const demoDir = mkdtempSync(join(tmpdir(), 'platctl-demo-park-'));
+    dir = demoDir;
     const demo = execa(process.execPath, [join(REPO_ROOT, 'dist', 'scripts', 'demo-park.js'), '--keep'], {
-      env: { PLATCTL_DEMO_DIR: join(dir, 'park'), NO_COLOR: '1' },
+      env: { PLATCTL_DEMO_DIR: join(demoDir, 'park'), NO_COLOR: '1' },
       reject: false,
       all: true,
       timeout: 280_000,
@@ -51,11 +52,11 @@ it(
     const env = exported(output);
     expect(Object.keys(env)).toEqual(expect.arrayContaining(['AWS_ENDPOINT_URL', 'KUBECONFIG']));
     const config = /npx platctl status --config (\S+)/.exec(output)?.[1];
-    expect(config).toBe(join(dir, 'park', '.platctl.yaml'));
-    const byHand = { ...env, PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, NO_COLOR: '1' };
+    expect(config).toBe(join(demoDir, 'park', '.platctl.yaml'));
+    const byHand = { ...env, PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: demoDir, NO_COLOR: '1' };
     // As typed in another shell: the built platctl, with only what the demo said to export (and PATH, HOME).
     const byHandRun = (args: string[]) =>
-      execa(process.execPath, [PLATCTL, ...args], { cwd: dir, env: byHand, extendEnv: false, reject: false });
+      execa(process.execPath, [PLATCTL, ...args], { cwd: demoDir, env: byHand, extendEnv: false, reject: false });
     const status = await byHandRun(['status', '--config', config ?? '']);
     expect(status.stdout).toContain('platform: not parked (last parked');
     const validate = await byHandRun(['validate', '--env', 'platform', '--json', '--config', config ?? '']);
