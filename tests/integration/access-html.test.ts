@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createArgoCdClient } from '../../cloud/argocd.js';
 import { describeNonJson } from '../../cloud/non-json.js';
 import { MOTO_ACCOUNT_ID, useMoto } from '../helpers/moto.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -20,9 +21,11 @@ describe('platctl access against an endpoint that answers HTML', () => {
   const moto = useMoto();
   let dir: string;
   let url: string;
-  const server = createServer((_request, response) => {
-    response.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(PAGE);
+  // A captive portal under /portal (200 and a sign-in page), a 404 page everywhere else.
+  const server = createServer((request, response) => {
+    const portal = request.url?.startsWith('/portal') === true;
+    response.writeHead(portal ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    response.end(portal ? '<html><head><title>Sign in to the network</title></head></html>' : PAGE);
   });
 
   beforeAll(async () => {
@@ -63,6 +66,23 @@ access:
     );
     expect(run.stderr).toContain('check the endpoint URL (AWS_ENDPOINT_URL');
     expect(run.stderr).toContain('any proxy in between (HTTPS_PROXY, NO_PROXY)');
+  });
+
+  it('Argo CD: a page where the API was expected is described the same way, with the page title', async () => {
+    const base = url.replace(/\/eks$/, '');
+    const portal = await createArgoCdClient({ server: `${base}/portal` }).login('admin', 'secret-password');
+    expect(portal).toMatchObject({
+      ok: false,
+      reason: 'error',
+      message:
+        `logging in as admin: the Argo CD endpoint at ${base}/portal/api/v1/session answered HTTP 200 (text/html) ` +
+        'with something that is not JSON; its title: "Sign in to the network"',
+      hint: expect.stringContaining('any proxy in between') as unknown,
+    });
+    const missing = await createArgoCdClient({ server: base }).login('admin', 'secret-password');
+    expect(missing).toMatchObject({ ok: false, reason: 'not-found' });
+    expect(!missing.ok && missing.message).toContain('answered HTTP 404 (text/html) with something that is not JSON');
+    expect(JSON.stringify(missing)).not.toContain('secret-password');
   });
 
   it('names the page by its title when the whole body is known', () => {
