@@ -13,8 +13,9 @@
 # Env:   TOOLS_FORCE=1  rebuild even when the pinned versions are present.
 #        TOOLS_PROGRESS_SECONDS=30  how often a line tells the elapsed time while a build runs.
 #
-# A cold build (empty Go caches) of both takes long: about 35 minutes on a busy 2-core machine, a few minutes on an
-# idle 8-core one (README.md, "Tools"). Every TOOLS_PROGRESS_SECONDS a plain line says which build runs and since when.
+# A cold build (empty Go caches) of both needs about 13 minutes of CPU: about 6.5 minutes on an idle 2-core machine,
+# 67 minutes measured on a busy one (docs/tools.md). Every TOOLS_PROGRESS_SECONDS a plain line says which build runs
+# and for how long.
 set -euo pipefail
 
 # ---- pinned versions (change here; tests/e2e/helpers/tools.ts reads these lines) ----
