@@ -28,6 +28,7 @@ import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
 import { runPark } from '../park/run.js';
 import { parseRestoreSize } from '../park/restore-sizes.js';
+import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
@@ -199,7 +200,8 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
   const applier = units?.applier;
   const dryRun = args['dry-run'] === true;
   const paint = makePaint(io.color);
-  const human = args.json ? io.stderr : io.stdout;
+  const output = parkOutput(io, args.json === true, op);
+  const human = output.human;
   const tty = Boolean(process.stdin.isTTY);
   if (op === 'down' && !dryRun && !args.yes && !tty) {
     io.stderr.write(
@@ -246,7 +248,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
 
   handleInterruptions();
   const access = parkAccess({ config, io, human, state, locks, applier });
-  const render = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
+  const render = output.withHeartbeat(args.json ? jsonRenderer(io) : humanRenderer(human, paint, op));
   let outcomes: EnvOutcome[];
   try {
     outcomes = await runPark({
@@ -272,6 +274,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       },
     });
   } finally {
+    output.close();
     for (const problem of (await locks?.release()) ?? []) io.stderr.write(`platctl: warning: ${problem}\n`);
     if (lock?.type === 'acquired') await lock.lock.release();
   }

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { EnvironmentConfig } from '../config/schema.js';
 import { kubeconfigFiles } from '../cloud/kube.js';
 import { loadConfigOnly } from './validate.js';
+import { platctlBin } from './version.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
@@ -25,7 +26,7 @@ const KUBECONFIG_OPTIONS = {
   'exec-command': {
     type: 'string',
     value: 'CMD',
-    describe: 'The platctl kubectl should run for tokens (default: platctl on PATH)',
+    describe: 'The platctl kubectl should run for tokens, best an absolute path (default: platctl on PATH)',
   },
 } as const satisfies OptionSpecs;
 
@@ -176,7 +177,30 @@ async function writeKubeconfig(
   // Temp file + rename: kubectl running concurrently never reads half a file. 0600: it names credentials helpers.
   await writeFileAtomic(target, stringify(merged), { mode: 0o600 });
   for (const entry of entries) io.stdout.write(`context ${contextName(entry.env)} -> ${entry.endpoint} (${target})\n`);
+  await warnUnlessRunnable(args['exec-command'], target, io);
   return failed ? EXIT.failed : EXIT.ok;
+}
+
+/**
+ * Warns when kubectl could not start the exec plugin's program: `platctl` not on PATH (e.g. installed in a
+ * repository and run through npx), or an `--exec-command` that is not an executable file. The file is written all
+ * the same; the warning says how to write it with a program kubectl finds.
+ */
+async function warnUnlessRunnable(given: string | undefined, target: string, io: CliIo): Promise<void> {
+  const command = given ?? 'platctl';
+  const { findExecutable } = await import('../cloud/exec-path.js');
+  if ((await findExecutable(command, { path: io.env.PATH, baseDir: dirname(target) })) !== undefined) return;
+  const bin = platctlBin();
+  const example = `platctl kubeconfig --exec-command ${bin ?? '/absolute/path/to/bin/platctl.js'}`;
+  const why =
+    given === undefined
+      ? "no platctl is on PATH (with npx platctl, it is only in the repository's node_modules/.bin)"
+      : `${given} is not an executable file${given.includes('/') ? '' : ' on PATH'}`;
+  io.stderr.write(
+    `platctl: warning: ${target} tells kubectl to run ${command} for tokens, but ${why}; kubectl would fail with ` +
+      `"executable ${command} not found".\n` +
+      `  hint: write it again with the program's absolute path${bin ? ' (this platctl)' : ''}: ${example}\n`,
+  );
 }
 
 async function printToken(

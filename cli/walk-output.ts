@@ -9,6 +9,8 @@ import type { UnitId } from '../engine/graph.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { JsonReporter } from '../engine/reporters/json.js';
 import type { Paint } from '../engine/reporters/paint.js';
+import type { HeartbeatOptions } from '../engine/reporters/lines.js';
+import { heartbeatMs } from '../engine/reporters/lines.js';
 import { PlainReporter } from '../engine/reporters/plain.js';
 import { renderSummary } from '../engine/reporters/summary.js';
 import { TtyReporter } from '../engine/reporters/tty.js';
@@ -42,7 +44,13 @@ export function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Repo
     const json = new JsonReporter(io.stdout);
     return isLiveTerminal(io.stderr) ? combineReporters(json, new TtyReporter(io.stderr, paint, { now })) : json;
   }
-  return isLiveTerminal(io.stdout) ? new TtyReporter(io.stdout, paint, { now }) : new PlainReporter(io.stdout, paint);
+  if (isLiveTerminal(io.stdout)) return new TtyReporter(io.stdout, paint, { now });
+  return new PlainReporter(io.stdout, paint, { heartbeat: plainHeartbeat(io) });
+}
+
+/** The still-running lines of a non-terminal: every PLATCTL_PROGRESS_INTERVAL seconds (30 by default). */
+export function plainHeartbeat(io: CliIo): HeartbeatOptions {
+  return { everyMs: heartbeatMs(io.env.PLATCTL_PROGRESS_INTERVAL), now: () => Date.now() };
 }
 
 /** The options that shape a run, in the order a person would type them. */

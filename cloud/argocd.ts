@@ -4,6 +4,7 @@
  * message; every error text is scrubbed of them in case a server echoes a request.
  */
 import type { CloudResult } from './result.js';
+import { describeNonJson } from './non-json.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
 import { timerDelay } from '../engine/timers.js';
 
@@ -89,10 +90,23 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdClient {
       body = undefined;
     }
     if (response.ok && body !== undefined) return ok(body);
-    const message = scrub(errorMessage(body, text));
     const status = response.status;
+    // A web page (a proxy's, an ingress's) where the API was expected: say what answered, and what to check.
+    const page =
+      body === undefined
+        ? describeNonJson(
+            {
+              status,
+              contentType: response.headers.get('content-type') ?? undefined,
+              body: scrub(text),
+              url: `${server}${path}`,
+            },
+            'Argo CD',
+          )
+        : undefined;
+    const message = page ? page.message : scrub(errorMessage(body, text));
     const line = `Argo CD answered HTTP ${status} ${what}${message ? `: ${message}` : ''}`;
-    if (response.ok) return failure('error', `Argo CD at ${server} answered ${what} with something that is not JSON`);
+    if (page && (response.ok || status >= 500)) return failure('error', `${what}: ${page.message}`, page.hint);
     if (status === 401) return failure('unauthorized', line);
     if (status === 403) return failure('forbidden', line);
     if (status === 404) return failure('not-found', line);

@@ -2,6 +2,7 @@
  * Recognising expired or invalid AWS credentials. One place decides, so every caller (validate, park, hooks) turns
  * "your login expired" into one clear failure instead of a cascade of unrelated-looking errors.
  */
+import { describeNonJson, sdkNonJsonAnswer } from './non-json.js';
 
 /**
  * Error names that mean "the credentials are missing, expired or invalid". The provider
@@ -46,6 +47,8 @@ export function loginHint(profile: string | undefined): string {
 /** One line describing an AWS SDK error: its name, HTTP status when known, and message. */
 export function describeAwsError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  const page = sdkNonJsonAnswer(error, undefined);
+  if (page) return describeNonJson(page, 'AWS').message;
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   const message = error.message && error.message !== 'UnknownError' ? `: ${firstLine(error.message)}` : '';
   return `${error.name}${status === undefined ? '' : ` (HTTP ${status})`}${message}`;

@@ -4,7 +4,7 @@
  */
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsAccess } from './sdk-access.js';
-import { callOptions, sdkConfig, sdkFailure } from './sdk-access.js';
+import { callOptions, endpointUrl, sdkConfig, sdkFailure } from './sdk-access.js';
 import type { CloudResult } from './result.js';
 import { ok } from './result.js';
 
@@ -46,12 +46,13 @@ export function createEksAccess(access: AwsAccess, cluster: string): EksAccess {
     return client;
   };
   const where = `on cluster ${cluster} (environment ${access.envName})`;
+  const endpoint = { service: 'EKS', url: endpointUrl(access, 'EKS', 'eks') };
   const attempt = async (what: string, run: () => Promise<void>): Promise<CloudResult<void>> => {
     try {
       await run();
       return ok(undefined);
     } catch (error) {
-      return sdkFailure(error, `${what} ${where}`, access.profile);
+      return sdkFailure(error, `${what} ${where}`, access.profile, endpoint);
     }
   };
 
@@ -94,7 +95,7 @@ export function createEksAccess(access: AwsAccess, cluster: string): EksAccess {
         }
       } catch (error) {
         const what = principal ? `reading the access entry of ${principal}` : 'listing access entries';
-        return sdkFailure(error, `${what} ${where}`, access.profile);
+        return sdkFailure(error, `${what} ${where}`, access.profile, endpoint);
       }
       return ok(entries);
     },

@@ -7,6 +7,7 @@ import { describeAwsError, isAuthError, loginHint } from './auth-errors.js';
 import type { CredentialProvider } from './credentials.js';
 import type { EnvVars } from './env.js';
 import { endpointFor } from './env.js';
+import { describeNonJson, sdkNonJsonAnswer } from './non-json.js';
 import type { EnvCloud } from './environment.js';
 import type { CloudFailure, CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
@@ -55,12 +56,30 @@ export function sdkConfig(access: AwsAccess, serviceId: string) {
   };
 }
 
+/** The URL a client of `serviceId` calls (its endpoint override, else the regional AWS endpoint of `host`). */
+export function endpointUrl(access: AwsAccess, serviceId: string, host: string): string {
+  return endpointFor(serviceId, access.env) ?? `https://${host}.${access.region}.amazonaws.com`;
+}
+
 /** Error names that mean "no such thing", across the services used here. */
 const NOT_FOUND = new Set(['ResourceNotFoundException', 'NotFoundException', 'NotFound']);
 const FORBIDDEN = new Set(['AccessDenied', 'AccessDeniedException', 'UnauthorizedOperation', 'Forbidden']);
 
-/** An SDK error as a failure value: `what` says which call on which resource, `profile` feeds the login hint. */
-export function sdkFailure(error: unknown, what: string, profile: string | undefined): CloudFailure {
+/**
+ * An SDK error as a failure value: `what` says which call on which resource, `profile` feeds the login hint,
+ * `endpoint` (the URL the client calls, when known) says what answered a non-JSON page.
+ */
+export function sdkFailure(
+  error: unknown,
+  what: string,
+  profile: string | undefined,
+  endpoint?: { readonly service: string; readonly url: string },
+): CloudFailure {
+  const page = sdkNonJsonAnswer(error, endpoint?.url);
+  if (page) {
+    const { message, hint } = describeNonJson(page, endpoint?.service ?? 'AWS');
+    return failure('error', `${what}: ${message}`, hint);
+  }
   if (isAuthError(error)) {
     return failure('auth', `AWS rejected the credentials ${what}: ${describeAwsError(error)}`, loginHint(profile));
   }

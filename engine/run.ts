@@ -23,6 +23,7 @@ import { describeDiff, diffScope, planRun } from './plan.js';
 import type { ProcessGroups } from './processes.js';
 import { findProcessGroups, isZombie, processHasEnv } from './processes.js';
 import type { Redactor } from './redact.js';
+import { stripAnsi } from './redact.js';
 import type { ManualStepRecord, RunArgs, RunState, StateStoreOptions, UnitState } from './state.js';
 import { STATE_VERSION, StateStore, backupState, loadState, removeStaleTempFiles } from './state.js';
 import { UNIT_ENV } from './terragrunt.js';
@@ -734,7 +735,8 @@ export function phaseApply(input: {
         output: {
           line: (text, stream) => {
             log.line(text, stream);
-            output.push(redact.line(text));
+            // The log strips escapes itself; the lines kept for the verdict and the messages must not carry them.
+            output.push(redact.line(stripAnsi(text)));
             if (output.length > PHASE_OUTPUT_LINES) output.shift();
           },
         },

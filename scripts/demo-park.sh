@@ -5,8 +5,9 @@
 # 2. builds platctl (npm run build) if dist/ is missing or older than a source file;
 # 3. runs dist/scripts/demo-park.js, which starts moto and the loopback Kubernetes API of the tests, seeds a parkable
 #    environment, and runs `platctl down --dry-run`, `down`, `status`, `up` and `status` in .demo/park (git-ignored),
-#    then stops both emulators.
-# Exit code: 0 when down and up both succeeded.
+#    then stops both emulators; with --keep (npm run demo:park -- --keep) it leaves them running, prints the
+#    variables to export and the commands to try by hand, and stops them on Ctrl-C or SIGTERM.
+# Exit code: 0 when down and up both succeeded (2 for an unknown argument).
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,4 +25,4 @@ if [[ ! -f dist/cli/main.js || ! -f dist/scripts/demo-park.js ]] ||
   npm run --silent build
 fi
 
-exec node dist/scripts/demo-park.js
+exec node dist/scripts/demo-park.js "$@"

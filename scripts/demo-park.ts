@@ -5,6 +5,10 @@
  * its NodeClaim, a do-not-disrupt pod, an Argo CD application with auto-sync), writes `.demo/park/.platctl.yaml`,
  * then runs `platctl down --dry-run`, `down`, `status`, `up` and `status` there with their output as is, and stops
  * both emulators whatever happens. Exit code: 0 when down and up both succeeded.
+ *
+ * `--keep` (`npm run demo:park -- --keep`): after the sequence, both emulators keep running so `down`, `up`, `status`
+ * and `validate` can be tried by hand; it prints the variables to export and the commands, and stops both emulators
+ * on Ctrl-C or SIGTERM (`kill <pid>`, printed too).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ const DEMO = process.env.PLATCTL_DEMO_DIR || join(REPO, '.demo', 'park');
 // The SDK's notice about Node versions is not what the demo is about.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+const USAGE = 'usage: npm run demo:park [-- --keep]';
 
 function step(title: string): void {
   process.stdout.write(color ? `\n\x1b[1m== ${title}\x1b[0m\n` : `\n== ${title}\n`);
@@ -39,11 +44,43 @@ function platctl(args: readonly string[], env: Record<string, string>): Promise<
   });
 }
 
-async function main(): Promise<number> {
+/** `export` lines for what the demo's platctl runs got beyond the caller's environment, quoted for a POSIX shell. */
+function exportLines(env: Readonly<Record<string, string>>): string[] {
+  const quote = (value: string): string =>
+    /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+  return Object.entries(env)
+    .filter(([key, value]) => process.env[key] !== value)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, value]) => `export ${key}=${quote(value)}`);
+}
+
+/** With --keep: says how to use the running emulators, then waits for Ctrl-C or SIGTERM. */
+async function keepRunning(env: Readonly<Record<string, string>>, stopped: Promise<string>): Promise<void> {
+  const config = join(DEMO, '.platctl.yaml');
+  step('moto and the Kubernetes API keep running (--keep)');
+  console.log('In another shell, export these (moto answers every AWS call; the credentials are its fixed test ones):');
+  console.log('');
+  for (const line of exportLines(env)) console.log(`  ${line}`);
+  console.log('');
+  console.log(`then try, with npx platctl from ${REPO} (or platctl on PATH):`);
+  console.log('');
+  for (const args of ['status', 'down --env platform --yes', 'up --env platform', 'validate --env platform']) {
+    console.log(`  npx platctl ${args} --config ${config}`);
+  }
+  console.log('');
+  console.log(`Ctrl-C here (or kill ${process.pid}) stops moto and the Kubernetes API.`);
+  const signal = await stopped;
+  console.log(`${signal}: stopping`);
+}
+
+async function main(keep: boolean): Promise<number> {
   let moto: MotoServer | undefined;
   let kube: KubeApiServer | undefined;
-  // Ctrl-C reaches platctl too, which stops cleanly; this process only has to outlive it and clean up.
-  const onSignal = (): void => undefined;
+  // Ctrl-C reaches platctl too, which stops cleanly; this process only has to outlive it and clean up. With --keep,
+  // a signal after the sequence ends the wait.
+  let onStop: (signal: string) => void = () => undefined;
+  const stopped = new Promise<string>((resolve) => (onStop = resolve));
+  const onSignal = (signal: string): void => onStop(signal);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
@@ -77,6 +114,7 @@ async function main(): Promise<number> {
     const up = await platctl(['up', '--env', 'platform'], env);
     step('platctl status');
     await platctl(['status'], env);
+    if (keep && up === 0) await keepRunning(env, stopped);
     return up;
   } finally {
     step('cleaning up');
@@ -88,4 +126,10 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+const args = process.argv.slice(2);
+if (args.some((arg) => arg !== '--keep')) {
+  process.stderr.write(`demo:park: unknown argument ${args.find((arg) => arg !== '--keep')}\n${USAGE}\n`);
+  process.exitCode = 2;
+} else {
+  process.exitCode = await main(args.includes('--keep'));
+}

@@ -1,30 +1,84 @@
 /**
  * One line per transition, for logs that are not a terminal (CI, cron, `| tee`): no cursor movement, no colour
- * unless forced, and each line stands alone with a timestamp and the unit id.
+ * unless forced, no colour or control codes from terragrunt, and each line stands alone with a timestamp and the unit
+ * id. With a heartbeat, a line every interval says which units or lockdown steps are still running, and for how long.
  */
 import type { Reporter, WalkEvent } from '../events.js';
 import { formatDuration } from '../logs.js';
 import { unreachable } from '../unit-status.js';
+import type { HeartbeatOptions } from './lines.js';
+import { Heartbeat, lineStamp, plainText } from './lines.js';
 import type { Paint } from './paint.js';
+
+export interface PlainReporterOptions {
+  /** Still-running lines (a non-terminal); none when absent (the live view draws its own). */
+  readonly heartbeat?: HeartbeatOptions;
+}
 
 export class PlainReporter implements Reporter {
   readonly #out: NodeJS.WritableStream;
   readonly #paint: Paint;
+  readonly #heartbeat: Heartbeat | undefined;
   #total = 0;
   #finished = 0;
 
-  constructor(out: NodeJS.WritableStream, paint: Paint) {
+  constructor(out: NodeJS.WritableStream, paint: Paint, options: PlainReporterOptions = {}) {
     this.#out = out;
     this.#paint = paint;
+    this.#heartbeat = options.heartbeat && new Heartbeat((line) => out.write(line), options.heartbeat);
   }
 
   event(event: WalkEvent): void {
+    this.#track(event);
     const line = this.#format(event);
-    if (line !== undefined) this.#out.write(`${event.at.slice(11, 19)} ${line}\n`);
+    if (line !== undefined) this.#out.write(`${lineStamp(event.at)} ${line}\n`);
   }
 
   close(): void {
-    // Nothing buffered.
+    this.#heartbeat?.close();
+  }
+
+  /** What is running, for the heartbeat. */
+  #track(event: WalkEvent): void {
+    const beat = this.#heartbeat;
+    if (!beat) return;
+    const since = Date.parse(event.at);
+    switch (event.type) {
+      case 'unit-started':
+        beat.begin(`unit ${event.unit}`, event.unit, since);
+        return;
+      case 'unit-completed':
+      case 'unit-failed':
+      case 'unit-interrupted':
+        beat.end(`unit ${event.unit}`);
+        return;
+      case 'lockdown-step-started':
+        beat.begin(
+          'lockdown',
+          `${event.direction === 'lock' ? 'lockdown' : 'unlock'} step ${event.step} (${event.unit})`,
+          since,
+        );
+        return;
+      case 'lockdown-step-finished':
+        if (event.result === 'retrying') {
+          beat.begin(
+            'lockdown',
+            `waiting to retry ${event.direction === 'lock' ? 'lockdown' : 'unlock'} step ${event.step}`,
+            since,
+          );
+        } else beat.end('lockdown');
+        return;
+      case 'run-finished':
+        beat.close();
+        return;
+      case 'run-started':
+      case 'unit-skipped':
+      case 'hook-started':
+      case 'hook-finished':
+      case 'interrupting':
+      case 'warning':
+        return;
+    }
   }
 
   #progress(): string {
@@ -50,7 +104,7 @@ export class PlainReporter implements Reporter {
         return `${p.green('done   ')} ${event.unit} ${formatDuration(event.duration_ms)} ${this.#progress()}`;
       case 'unit-failed':
         this.#finished += 1;
-        return `${p.red('FAILED ')} ${event.unit} ${formatDuration(event.duration_ms)}: ${event.error} ${this.#progress()}\n         log: ${event.log}`;
+        return `${p.red('FAILED ')} ${event.unit} ${formatDuration(event.duration_ms)}: ${plainText(event.error)} ${this.#progress()}\n         log: ${event.log}`;
       case 'unit-interrupted':
         return `${p.yellow('stopped')} ${event.unit} ${formatDuration(event.duration_ms)} (interrupted)`;
       case 'unit-skipped':
@@ -63,7 +117,7 @@ export class PlainReporter implements Reporter {
       case 'hook-started':
         return `${p.cyan('hook   ')} ${event.unit}: ${event.hook} (${event.point})`;
       case 'hook-finished': {
-        const detail = event.detail ? `: ${event.detail}` : '';
+        const detail = event.detail ? `: ${plainText(event.detail)}` : '';
         return event.ok
           ? `${p.green('hook ok')} ${event.unit}: ${event.hook} (${event.point}) ${formatDuration(event.duration_ms)}${detail}`
           : `${p.red('HOOK FAILED')} ${event.unit}: ${event.hook} (${event.point})${detail}`;
@@ -74,7 +128,7 @@ export class PlainReporter implements Reporter {
       }
       case 'lockdown-step-finished': {
         const what = `${event.direction === 'lock' ? 'lockdown' : 'unlock'} step ${event.step}`;
-        const why = event.message ? `: ${event.message}` : '';
+        const why = event.message ? `: ${plainText(event.message)}` : '';
         switch (event.result) {
           case 'completed':
             return `${p.green('done   ')} ${what} ${formatDuration(event.duration_ms)}${why}`;
@@ -93,7 +147,7 @@ export class PlainReporter implements Reporter {
           `${event.signal}: starting nothing new; interrupting ${event.running.length} running unit(s) and waiting for them (Ctrl-C again to kill now)`,
         );
       case 'warning':
-        return `${p.yellow('warning:')} ${event.message}`;
+        return `${p.yellow('warning:')} ${plainText(event.message)}`;
       case 'run-finished':
         return undefined;
       default:

@@ -27,6 +27,8 @@ export interface UnitBehaviour {
   fail_say?: string[];
   /** Fail only while fewer than this many identical earlier calls are recorded. */
   fail_times?: number;
+  /** A command (argument array, no shell) run to its end before the apply finishes. */
+  exec?: string[];
   /** Overrides for calls whose Terraform arguments contain the key. */
   when_args?: Record<string, UnitBehaviour>;
 }

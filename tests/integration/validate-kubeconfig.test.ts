@@ -21,6 +21,14 @@ interface Kubeconfig {
   contexts: { name: string }[];
 }
 
+/** Writes an executable `name` into `dir` and returns its path. */
+function executable(dir: string, name: string): string {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
+  writeFileSync(path, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  return path;
+}
+
 let root: string;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'platctl-kubeconfig-'));
@@ -79,7 +87,8 @@ describe('platctl kubeconfig', () => {
         'current-context': 'other',
       }),
     );
-    const run = await runCli(['kubeconfig', '--output', file, '--exec-command', '/opt/platctl/bin/platctl'], {
+    const bin = executable(join(root, 'opt', 'platctl', 'bin'), 'platctl');
+    const run = await runCli(['kubeconfig', '--output', file, '--exec-command', bin], {
       cwd: root,
       env: env(),
     });
@@ -95,7 +104,7 @@ describe('platctl kubeconfig', () => {
       user: {
         exec: {
           apiVersion: 'client.authentication.k8s.io/v1beta1',
-          command: '/opt/platctl/bin/platctl',
+          command: bin,
           args: ['kubeconfig', 'token', '--env', 'platform', '--config', join(root, '.platctl.yaml')],
           interactiveMode: 'Never',
           provideClusterInfo: false,
@@ -112,6 +121,55 @@ describe('platctl kubeconfig', () => {
     const doc2 = parse(readFileSync(file, 'utf8')) as Kubeconfig;
     expect(doc2.contexts.map((c) => c.name)).toEqual(['other', 'platctl-platform', 'platctl-preprod']);
     expect(doc2.users[1]?.user.exec.command).toBe('platctl');
+  });
+
+  it('warns when kubectl could not find the program it runs for tokens, with the --exec-command that fixes it', async () => {
+    const file = join(root, 'path-kubeconfig');
+    const emptyPath = join(root, 'empty-bin');
+    mkdirSync(emptyPath, { recursive: true });
+    // platctl not on PATH (run through npx): the file is written, the warning names the fix with this platctl.
+    const npx = await runCli(['kubeconfig', '--output', file, '--env', 'platform'], {
+      cwd: root,
+      env: { ...env(), PATH: `${emptyPath}:relative-dir:` },
+    });
+    expect(npx.code).toBe(0);
+    expect((parse(readFileSync(file, 'utf8')) as Kubeconfig).users[0]?.user.exec.command).toBe('platctl');
+    expect(npx.stderr).toContain(
+      `platctl: warning: ${file} tells kubectl to run platctl for tokens, but no platctl is on PATH`,
+    );
+    expect(npx.stderr).toContain('kubectl would fail with "executable platctl not found"');
+    expect(npx.stderr).toMatch(/hint: .*: platctl kubeconfig --exec-command \/\S+\/bin\/platctl\.js\n$/);
+
+    // On PATH (an executable file named platctl): nothing to say. A directory or a file without x is not it.
+    const onPath = join(root, 'on-path');
+    mkdirSync(join(onPath, 'platctl'), { recursive: true });
+    const notExecutable = join(root, 'no-x');
+    mkdirSync(notExecutable, { recursive: true });
+    writeFileSync(join(notExecutable, 'platctl'), '#!/bin/sh\n', { mode: 0o644 });
+    const shadowed = await runCli(['kubeconfig', '--output', file, '--env', 'platform'], {
+      cwd: root,
+      env: { ...env(), PATH: `${onPath}:${notExecutable}` },
+    });
+    expect(shadowed.stderr).toContain('no platctl is on PATH');
+    const found = await runCli(['kubeconfig', '--output', file, '--env', 'platform'], {
+      cwd: root,
+      env: { ...env(), PATH: `${emptyPath}:${join(root, 'real-bin')}` },
+    });
+    executable(join(root, 'real-bin'), 'platctl');
+    const again = await runCli(['kubeconfig', '--output', file, '--env', 'platform'], {
+      cwd: root,
+      env: { ...env(), PATH: `${emptyPath}:${join(root, 'real-bin')}` },
+    });
+    expect(found.stderr).toContain('no platctl is on PATH');
+    expect(again.stderr).toBe('');
+
+    // An --exec-command that is not there.
+    const wrong = await runCli(
+      ['kubeconfig', '--output', file, '--env', 'platform', '--exec-command', join(root, 'nope', 'platctl')],
+      { cwd: root, env: env() },
+    );
+    expect(wrong.code).toBe(0);
+    expect(wrong.stderr).toContain(`but ${join(root, 'nope', 'platctl')} is not an executable file;`);
   });
 
   it('writes to the first KUBECONFIG entry by default and sets current-context when there was none', async () => {
