@@ -5,7 +5,9 @@
  * - include paths are evaluated first (functions only), relative to the unit's directory;
  * - functions in an included file run in the unit's context; its `local.*` are its own locals;
  * - the unit's locals may read `include.<name>.locals` when the include has `expose = true`;
- * - relative dependency paths resolve against the unit's directory, even when written in an included file;
+ * - relative dependency paths resolve against the unit's directory, even when written in an included file; so do
+ *   read_terragrunt_config(), read_tfvars_file() and abspath(), but file(), fileexists(), fileset() and
+ *   templatefile() resolve against the directory of the file the call is written in;
  * - `merge_strategy`: shallow (default) merges dependency blocks by name, child wins, and concatenates
  *   `dependencies.paths` together with the paths of the parent's own dependency blocks (so a block the child
  *   overrides can leave a stale edge, as in Terragrunt); deep merges blocks by name and keeps only the merged paths;
@@ -153,11 +155,14 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
   const sample = fsBuiltins({ baseDir: '/', readFile: () => undefined, exists: () => false, glob: () => [] });
   for (const [name, fn] of Object.entries(sample)) {
     if (hasOwn(out, name)) continue;
+    // abspath() resolves against the unit's directory; the others against the file the call is written in.
+    const relativeToWrittenFile = name !== 'abspath';
     const bound: HclFunction = (args, call) => {
       const { context, calls } = callSite(call);
       // What a file holds is not a question the memos replay.
       calls.noteCall(name, args, undefined, context);
-      return (calls.fsFunctions(context.configFile)[name] as HclFunction)(args, call);
+      const base = relativeToWrittenFile ? (context.includedFile ?? context.configFile) : context.configFile;
+      return (calls.fsFunctions(base)[name] as HclFunction)(args, call);
     };
     out[name] = fn.acceptsUnknown ? Object.assign(bound, { acceptsUnknown: true }) : bound;
   }
@@ -390,7 +395,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
   readConfig(path: string, context: FunctionContext): Value {
     return this.#readConfig(path, context);
   }
-  readTfvars(path: string): Value {
+  readTfvars(path: string): string {
     return this.#readTfvars(path);
   }
   // EvaluationCalls
@@ -1171,10 +1176,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
         message: `cannot evaluate ${what}: ${error.message}`,
         details: [`expression: ${expressionText(raw)}`],
         location: location(),
-        // values.* exists only beside a terragrunt.values.hcl, which terragrunt stack generate writes.
-        hint: /unknown variable "values"/.test(error.message)
-          ? 'values.* is set only in units generated from a terragrunt.stack.hcl (they get a terragrunt.values.hcl): if this directory is a unit template, run `terragrunt stack generate` where the stack file is and add the template directory to exclude: in .platctl.yaml'
-          : undefined,
+        hint: evaluationHint(error.message),
       });
       return undefined;
     }
@@ -1414,15 +1416,52 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     return out;
   }
 
-  #readTfvars(path: string): Value {
+  /**
+   * read_tfvars_file: the file's variables as a JSON string, as Terragrunt returns them (`jsondecode()` makes them an
+   * object). A file whose name ends in `json` is returned as written once it reads as a JSON object; any other file is
+   * HCL whose attributes are evaluated with no variables and no functions, then encoded as jsonencode() would.
+   */
+  #readTfvars(path: string): string {
+    if (path.endsWith('json')) return this.#readJsonTfvars(path);
     const parsed = this.#need(path);
     this.#flushNeeds();
-    if (!parsed?.outcome.ok) throw new HclEvalError(`read_tfvars_file: ${path} could not be parsed`);
+    if (!parsed) throw new HclEvalError(`read_tfvars_file: ${path} could not be read`);
+    if (!parsed.outcome.ok) {
+      throw new HclEvalError(`read_tfvars_file: ${path}:${parsed.outcome.location.line}: ${parsed.outcome.message}`);
+    }
     const scope: Scope = { variables: {}, functions: {} };
     const out: Record<string, Value> = {};
-    for (const [key, raw] of Object.entries(sourceJson(parsed.outcome.json, parsed.content)))
-      out[key] = this.#evaluateQuietly(raw, scope);
-    return out;
+    for (const [key, raw] of Object.entries(sourceJson(parsed.outcome.json, parsed.content))) {
+      try {
+        out[key] = evaluateJson(raw, scope);
+      } catch (error) {
+        if (!(error instanceof HclEvalError)) throw error;
+        throw new HclEvalError(`read_tfvars_file: ${path}: ${key}: ${error.message} (a tfvars file holds only values)`);
+      }
+    }
+    const text = (pureBuiltins.jsonencode as HclFunction)([out], { name: 'read_tfvars_file', scope });
+    if (typeof text !== 'string') throw new Error('bug: jsonencode returned something other than a string');
+    return text;
+  }
+
+  /** A `.json` variables file, returned as its text once it reads as a JSON object (or null), as Terragrunt checks. */
+  #readJsonTfvars(path: string): string {
+    const text = this.#host.readText(path);
+    if (text === undefined) throw new HclEvalError(`read_tfvars_file: ${path} could not be read`);
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      throw new HclEvalError(
+        `read_tfvars_file: could not unmarshal json body of tfvar file ${path}: ${(error as Error).message}`,
+      );
+    }
+    if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
+      throw new HclEvalError(
+        `read_tfvars_file: could not unmarshal json body of tfvar file ${path}: it holds ${Array.isArray(data) ? 'an array' : `a ${typeof data}`}, not an object`,
+      );
+    }
+    return text;
   }
 
   /** The `occurrence`-th top-level block of that type and labels (the first by default). */
@@ -1455,6 +1494,18 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
       ? { file: file.path, line: at[0], column: at[1] }
       : { file: file.path, line: block.line, column: block.column };
   }
+}
+
+/** A hint for an evaluation error whose usual cause is known, from its message. */
+function evaluationHint(message: string): string | undefined {
+  // values.* exists only beside a terragrunt.values.hcl, which terragrunt stack generate writes.
+  if (/unknown variable "values"/.test(message)) {
+    return 'values.* is set only in units generated from a terragrunt.stack.hcl (they get a terragrunt.values.hcl): if this directory is a unit template, run `terragrunt stack generate` where the stack file is and add the template directory to exclude: in .platctl.yaml';
+  }
+  if (/of read_tfvars_file\(.*\): it is a string/.test(message)) {
+    return 'read_tfvars_file() returns the variables as a JSON string, as in Terragrunt: wrap it in jsondecode(), e.g. jsondecode(read_tfvars_file("vars.tfvars")).name';
+  }
+  return undefined;
 }
 
 /** Labels compare joined by NUL (so a label holding NUL may match two), without joining the common ones. */
