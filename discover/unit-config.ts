@@ -491,6 +491,8 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     const preventDestroy = this.#preventDestroy(sources, unitSource);
     for (const source of sources) this.#checkTerraformSource(source.file, source.json);
     const exclude = this.#mergedExclude(sources);
+    // Terragrunt parses every include, whatever its merge strategy.
+    this.#checkDiscoverableRemoteState(unitSource, [...includeScopes.values()], declarations.length);
     this.#flushNeeds();
 
     return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
@@ -716,6 +718,53 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
       excludeDependencies: dependencies === true,
       ...(location ? { location } : {}),
     };
+  }
+
+  /**
+   * Step 10: a remote_state block whose `backend` or whole `config` is built from a dependency's outputs. Terragrunt
+   * v1.1.3 builds its graph without fetching outputs (mocks are not used either), so it cannot parse such a file
+   * while discovering: `terragrunt find`, `list` and `dag graph` silently leave out the dependencies of the unit (all
+   * of them when the block is in the unit's own file; those of the include, or all of them when the unit reads
+   * `include.<name>` in a dependency, when it is in an included file), and `terragrunt run --all` stops with an error
+   * (`json: cannot unmarshal string into Go struct field CtyJSONOutput.Value`, or `the remote_state.backend field
+   * cannot be empty`). A single unit's run reads the outputs and works: platctl keeps the edges it computes, the
+   * order the unit needs, and says so.
+   */
+  #checkDiscoverableRemoteState(unit: ConfigSource, includes: readonly IncludeScope[], dependencies: number): void {
+    for (const source of [unit, ...includes]) {
+      const block = firstBlock(source.json.remote_state) ?? asObject(source.json.remote_state);
+      if (!block || !mayReadDependency(source.json, block)) continue;
+      for (const attribute of ['backend', 'config'] as const) {
+        if (block[attribute] === undefined) continue;
+        const value = this.#evaluateQuietly(block[attribute], source.scope);
+        if (!(value instanceof Unknown) || !value.origin?.startsWith('dependency')) continue;
+        this.#terragruntDropsDependencies(source, attribute, value.origin, dependencies, block[attribute]);
+        break;
+      }
+    }
+  }
+
+  #terragruntDropsDependencies(
+    source: ConfigSource,
+    attribute: 'backend' | 'config',
+    origin: string,
+    dependencies: number,
+    raw: unknown,
+  ): void {
+    const own = source.file.path === this.#unit.configFile;
+    const what = `remote_state ${attribute} reads ${origin}.outputs, which Terragrunt does not fetch while building its graph (mock_outputs are not used there either)`;
+    const kept =
+      dependencies === 0 ? 'platctl finds none here either' : `platctl keeps the ${dependencies} it computes`;
+    this.#report({
+      severity: 'warning',
+      kind: 'terragrunt-drops-dependencies',
+      message: own
+        ? `Terragrunt would order ${this.#unit.id} without its dependencies (terragrunt find leaves them out, run --all stops with an error); ${kept}`
+        : 'Terragrunt would order the units including this file without its dependencies, or without any when a unit reads include.<name> in one (terragrunt find leaves them out, run --all stops with an error); platctl keeps them',
+      hint: `build remote_state ${attribute} from literals, locals or get_env() rather than another unit's outputs, so that terragrunt run --all can order this unit; until then, run it through platctl`,
+      details: [what, `expression: ${expressionText(raw)}`],
+      location: this.#attributeLocation(source.file, 'remote_state', [], attribute),
+    });
   }
 
   #checkTerraformSource(file: ParsedFile, json: Json): void {
@@ -1494,6 +1543,32 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
       ? { file: file.path, line: at[0], column: at[1] }
       : { file: file.path, line: block.line, column: block.column };
   }
+}
+
+const remoteStateReadsDependency = new WeakMap<Json, boolean>();
+
+/**
+ * Whether a remote_state block's `backend` or `config` may read `dependency` (directly, or through the file's
+ * locals): a static look, so that only such a block is evaluated. Remembered per block.
+ */
+function mayReadDependency(json: Json, block: Json): boolean {
+  let reads = remoteStateReadsDependency.get(block);
+  if (reads === undefined) {
+    const locals = localsInfoOf(json).locals;
+    const seen = new Set<string>();
+    const readsDependency = (raw: unknown): boolean =>
+      jsonReferences(raw).variables.some((v) => {
+        if (v === 'dependency' || v.startsWith('dependency.')) return true;
+        if (!v.startsWith('local.')) return false;
+        const name = v.slice('local.'.length).split('.')[0] ?? '';
+        if (seen.has(name) || !hasOwn(locals, name)) return false;
+        seen.add(name);
+        return readsDependency(locals[name]);
+      });
+    reads = readsDependency(block.backend) || readsDependency(block.config);
+    remoteStateReadsDependency.set(block, reads);
+  }
+  return reads;
 }
 
 /** A hint for an evaluation error whose usual cause is known, from its message. */
