@@ -116,6 +116,14 @@ describe('relative paths in an included file', () => {
     expect(edges['dev/app']).toEqual(['dev/a', 'dev/b']);
   });
 
+  it('abspath() resolves against the unit’s directory, where platctl runs terragrunt for the unit', async () => {
+    // Terragrunt's abspath() is Go's filepath.Abs: the directory terragrunt runs in (docs/discovery.md).
+    const root = withRoot('dependency "x" {\n  config_path = "${abspath(".")}/../a"\n}\n');
+    const { edges, problems } = await discoverEdges(root);
+    expect(problems).toEqual([]);
+    expect(edges['dev/app']).toEqual(['dev/a']);
+  });
+
   it('the unit cache notices a change to a file the include reads, and the locals memo gives each unit its own', async () => {
     const root = withRoot(
       'locals {\n  bg = yamldecode(file("${path_relative_to_include()}/bg.yaml"))\n  shared = trimspace(file("shared.txt"))\n}\n\ndependencies {\n  paths = ["../${local.bg.active}", "../${local.shared}"]\n}\n',
