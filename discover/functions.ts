@@ -41,8 +41,8 @@ export interface FunctionHost {
   repoRoot(dir: string): string | undefined;
   /** Evaluates another Terragrunt file for `read_terragrunt_config` (may ask for the file to be parsed first). */
   readConfig(path: string, context: FunctionContext): Value;
-  /** Parses a .tfvars file for `read_tfvars_file`. */
-  readTfvars(path: string): Value;
+  /** A variables file for `read_tfvars_file`, as Terragrunt returns it: a JSON string (see docs/discovery.md). */
+  readTfvars(path: string): string;
 }
 
 /**

@@ -32,6 +32,11 @@ export type ProblemKind =
   | 'duplicate-dependency'
   /** A value took a fallback (try()) over a function that needs a real run, such as run_cmd (a warning). */
   | 'fallback-taken'
+  /**
+   * A remote_state block whose backend or config Terragrunt's discovery cannot know (it reads dependency outputs):
+   * `terragrunt find` leaves out the unit's dependencies and `run --all` stops; platctl keeps them (a warning).
+   */
+  | 'terragrunt-drops-dependencies'
   /** A bug in platctl that discovery worked around, so the result is still right (a warning asking for a report). */
   | 'internal-error';
 

@@ -5,7 +5,9 @@
  * - include paths are evaluated first (functions only), relative to the unit's directory;
  * - functions in an included file run in the unit's context; its `local.*` are its own locals;
  * - the unit's locals may read `include.<name>.locals` when the include has `expose = true`;
- * - relative dependency paths resolve against the unit's directory, even when written in an included file;
+ * - relative dependency paths resolve against the unit's directory, even when written in an included file; so do
+ *   read_terragrunt_config(), read_tfvars_file() and abspath(), but file(), fileexists(), fileset() and
+ *   templatefile() resolve against the directory of the file the call is written in;
  * - `merge_strategy`: shallow (default) merges dependency blocks by name, child wins, and concatenates
  *   `dependencies.paths` together with the paths of the parent's own dependency blocks (so a block the child
  *   overrides can leave a stale edge, as in Terragrunt); deep merges blocks by name and keeps only the merged paths;
@@ -153,11 +155,14 @@ const FUNCTIONS: Readonly<Record<string, HclFunction>> = (() => {
   const sample = fsBuiltins({ baseDir: '/', readFile: () => undefined, exists: () => false, glob: () => [] });
   for (const [name, fn] of Object.entries(sample)) {
     if (hasOwn(out, name)) continue;
+    // abspath() resolves against the unit's directory; the others against the file the call is written in.
+    const relativeToWrittenFile = name !== 'abspath';
     const bound: HclFunction = (args, call) => {
       const { context, calls } = callSite(call);
       // What a file holds is not a question the memos replay.
       calls.noteCall(name, args, undefined, context);
-      return (calls.fsFunctions(context.configFile)[name] as HclFunction)(args, call);
+      const base = relativeToWrittenFile ? (context.includedFile ?? context.configFile) : context.configFile;
+      return (calls.fsFunctions(base)[name] as HclFunction)(args, call);
     };
     out[name] = fn.acceptsUnknown ? Object.assign(bound, { acceptsUnknown: true }) : bound;
   }
@@ -390,7 +395,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
   readConfig(path: string, context: FunctionContext): Value {
     return this.#readConfig(path, context);
   }
-  readTfvars(path: string): Value {
+  readTfvars(path: string): string {
     return this.#readTfvars(path);
   }
   // EvaluationCalls
@@ -486,6 +491,8 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     const preventDestroy = this.#preventDestroy(sources, unitSource);
     for (const source of sources) this.#checkTerraformSource(source.file, source.json);
     const exclude = this.#mergedExclude(sources);
+    // Terragrunt parses every include, whatever its merge strategy.
+    this.#checkDiscoverableRemoteState(unitSource, [...includeScopes.values()], declarations.length);
     this.#flushNeeds();
 
     return this.#result(declarations, [...this.#includes.values()], remoteState, preventDestroy, exclude);
@@ -711,6 +718,53 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
       excludeDependencies: dependencies === true,
       ...(location ? { location } : {}),
     };
+  }
+
+  /**
+   * Step 10: a remote_state block whose `backend` or whole `config` is built from a dependency's outputs. Terragrunt
+   * v1.1.3 builds its graph without fetching outputs (mocks are not used either), so it cannot parse such a file
+   * while discovering: `terragrunt find`, `list` and `dag graph` silently leave out the dependencies of the unit (all
+   * of them when the block is in the unit's own file; those of the include, or all of them when the unit reads
+   * `include.<name>` in a dependency, when it is in an included file), and `terragrunt run --all` stops with an error
+   * (`json: cannot unmarshal string into Go struct field CtyJSONOutput.Value`, or `the remote_state.backend field
+   * cannot be empty`). A single unit's run reads the outputs and works: platctl keeps the edges it computes, the
+   * order the unit needs, and says so.
+   */
+  #checkDiscoverableRemoteState(unit: ConfigSource, includes: readonly IncludeScope[], dependencies: number): void {
+    for (const source of [unit, ...includes]) {
+      const block = firstBlock(source.json.remote_state) ?? asObject(source.json.remote_state);
+      if (!block || !mayReadDependency(source.json, block)) continue;
+      for (const attribute of ['backend', 'config'] as const) {
+        if (block[attribute] === undefined) continue;
+        const value = this.#evaluateQuietly(block[attribute], source.scope);
+        if (!(value instanceof Unknown) || !value.origin?.startsWith('dependency')) continue;
+        this.#terragruntDropsDependencies(source, attribute, value.origin, dependencies, block[attribute]);
+        break;
+      }
+    }
+  }
+
+  #terragruntDropsDependencies(
+    source: ConfigSource,
+    attribute: 'backend' | 'config',
+    origin: string,
+    dependencies: number,
+    raw: unknown,
+  ): void {
+    const own = source.file.path === this.#unit.configFile;
+    const what = `remote_state ${attribute} reads ${origin}.outputs, which Terragrunt does not fetch while building its graph (mock_outputs are not used there either)`;
+    const kept =
+      dependencies === 0 ? 'platctl finds none here either' : `platctl keeps the ${dependencies} it computes`;
+    this.#report({
+      severity: 'warning',
+      kind: 'terragrunt-drops-dependencies',
+      message: own
+        ? `Terragrunt would order ${this.#unit.id} without its dependencies (terragrunt find leaves them out, run --all stops with an error); ${kept}`
+        : 'Terragrunt would order the units including this file without its dependencies, or without any when a unit reads include.<name> in one (terragrunt find leaves them out, run --all stops with an error); platctl keeps them',
+      hint: `build remote_state ${attribute} from literals, locals or get_env() rather than another unit's outputs, so that terragrunt run --all can order this unit; until then, run it through platctl`,
+      details: [what, `expression: ${expressionText(raw)}`],
+      location: this.#attributeLocation(source.file, 'remote_state', [], attribute),
+    });
   }
 
   #checkTerraformSource(file: ParsedFile, json: Json): void {
@@ -1171,10 +1225,7 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
         message: `cannot evaluate ${what}: ${error.message}`,
         details: [`expression: ${expressionText(raw)}`],
         location: location(),
-        // values.* exists only beside a terragrunt.values.hcl, which terragrunt stack generate writes.
-        hint: /unknown variable "values"/.test(error.message)
-          ? 'values.* is set only in units generated from a terragrunt.stack.hcl (they get a terragrunt.values.hcl): if this directory is a unit template, run `terragrunt stack generate` where the stack file is and add the template directory to exclude: in .platctl.yaml'
-          : undefined,
+        hint: evaluationHint(error.message),
       });
       return undefined;
     }
@@ -1414,15 +1465,52 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
     return out;
   }
 
-  #readTfvars(path: string): Value {
+  /**
+   * read_tfvars_file: the file's variables as a JSON string, as Terragrunt returns them (`jsondecode()` makes them an
+   * object). A file whose name ends in `json` is returned as written once it reads as a JSON object; any other file is
+   * HCL whose attributes are evaluated with no variables and no functions, then encoded as jsonencode() would.
+   */
+  #readTfvars(path: string): string {
+    if (path.endsWith('json')) return this.#readJsonTfvars(path);
     const parsed = this.#need(path);
     this.#flushNeeds();
-    if (!parsed?.outcome.ok) throw new HclEvalError(`read_tfvars_file: ${path} could not be parsed`);
+    if (!parsed) throw new HclEvalError(`read_tfvars_file: ${path} could not be read`);
+    if (!parsed.outcome.ok) {
+      throw new HclEvalError(`read_tfvars_file: ${path}:${parsed.outcome.location.line}: ${parsed.outcome.message}`);
+    }
     const scope: Scope = { variables: {}, functions: {} };
     const out: Record<string, Value> = {};
-    for (const [key, raw] of Object.entries(sourceJson(parsed.outcome.json, parsed.content)))
-      out[key] = this.#evaluateQuietly(raw, scope);
-    return out;
+    for (const [key, raw] of Object.entries(sourceJson(parsed.outcome.json, parsed.content))) {
+      try {
+        out[key] = evaluateJson(raw, scope);
+      } catch (error) {
+        if (!(error instanceof HclEvalError)) throw error;
+        throw new HclEvalError(`read_tfvars_file: ${path}: ${key}: ${error.message} (a tfvars file holds only values)`);
+      }
+    }
+    const text = (pureBuiltins.jsonencode as HclFunction)([out], { name: 'read_tfvars_file', scope });
+    if (typeof text !== 'string') throw new Error('bug: jsonencode returned something other than a string');
+    return text;
+  }
+
+  /** A `.json` variables file, returned as its text once it reads as a JSON object (or null), as Terragrunt checks. */
+  #readJsonTfvars(path: string): string {
+    const text = this.#host.readText(path);
+    if (text === undefined) throw new HclEvalError(`read_tfvars_file: ${path} could not be read`);
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      throw new HclEvalError(
+        `read_tfvars_file: could not unmarshal json body of tfvar file ${path}: ${(error as Error).message}`,
+      );
+    }
+    if (data !== null && (typeof data !== 'object' || Array.isArray(data))) {
+      throw new HclEvalError(
+        `read_tfvars_file: could not unmarshal json body of tfvar file ${path}: it holds ${Array.isArray(data) ? 'an array' : `a ${typeof data}`}, not an object`,
+      );
+    }
+    return text;
   }
 
   /** The `occurrence`-th top-level block of that type and labels (the first by default). */
@@ -1455,6 +1543,44 @@ class UnitEvaluation implements FunctionHost, EvaluationCalls {
       ? { file: file.path, line: at[0], column: at[1] }
       : { file: file.path, line: block.line, column: block.column };
   }
+}
+
+const remoteStateReadsDependency = new WeakMap<Json, boolean>();
+
+/**
+ * Whether a remote_state block's `backend` or `config` may read `dependency` (directly, or through the file's
+ * locals): a static look, so that only such a block is evaluated. Remembered per block.
+ */
+function mayReadDependency(json: Json, block: Json): boolean {
+  let reads = remoteStateReadsDependency.get(block);
+  if (reads === undefined) {
+    const locals = localsInfoOf(json).locals;
+    const seen = new Set<string>();
+    const readsDependency = (raw: unknown): boolean =>
+      jsonReferences(raw).variables.some((v) => {
+        if (v === 'dependency' || v.startsWith('dependency.')) return true;
+        if (!v.startsWith('local.')) return false;
+        const name = v.slice('local.'.length).split('.')[0] ?? '';
+        if (seen.has(name) || !hasOwn(locals, name)) return false;
+        seen.add(name);
+        return readsDependency(locals[name]);
+      });
+    reads = readsDependency(block.backend) || readsDependency(block.config);
+    remoteStateReadsDependency.set(block, reads);
+  }
+  return reads;
+}
+
+/** A hint for an evaluation error whose usual cause is known, from its message. */
+function evaluationHint(message: string): string | undefined {
+  // values.* exists only beside a terragrunt.values.hcl, which terragrunt stack generate writes.
+  if (/unknown variable "values"/.test(message)) {
+    return 'values.* is set only in units generated from a terragrunt.stack.hcl (they get a terragrunt.values.hcl): if this directory is a unit template, run `terragrunt stack generate` where the stack file is and add the template directory to exclude: in .platctl.yaml';
+  }
+  if (/of read_tfvars_file\(.*\): it is a string/.test(message)) {
+    return 'read_tfvars_file() returns the variables as a JSON string, as in Terragrunt: wrap it in jsondecode(), e.g. jsondecode(read_tfvars_file("vars.tfvars")).name';
+  }
+  return undefined;
 }
 
 /** Labels compare joined by NUL (so a label holding NUL may match two), without joining the common ones. */

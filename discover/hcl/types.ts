@@ -161,7 +161,12 @@ export function canConvert(from: Type, to: Type, unsafe: boolean): boolean {
     if (fromKind === 'tuple') {
       const items = (from as { tuple: readonly Type[] }).tuple;
       if (items.length === 0) return true;
-      if (element === 'dynamic') return unify(items, unsafe) !== undefined;
+      if (element === 'dynamic') {
+        // cty (conversionTupleToList/Set) finds one element type; when that is still dynamic, only a tuple of dynamic
+        // items converts: `[{ a = 1 }, null]` is no list (a null is dynamic, the object is not).
+        const unified = unify(items, unsafe);
+        return unified !== undefined && (unified !== 'dynamic' || items.every((t) => t === 'dynamic'));
+      }
       return items.every((t) => canConvert(t, element, unsafe));
     }
     return false;
@@ -223,8 +228,11 @@ export function convert(value: Value, to: Type, unsafe = true): Value {
     if (!Array.isArray(value)) throw new ConversionError(`${typeLabel(to)} required`);
     let element = elementOf(to);
     if (element === 'dynamic' && kindOf(from) === 'tuple' && value.length > 0) {
-      const unified = unify((from as { tuple: readonly Type[] }).tuple, unsafe);
-      if (unified === undefined) throw new ConversionError('all elements must have the same type');
+      const items = (from as { tuple: readonly Type[] }).tuple;
+      const unified = unify(items, unsafe);
+      // Still dynamic: a list of any type only when every item is (a null beside an object is no list), as in cty.
+      if (unified === undefined || (unified === 'dynamic' && items.some((t) => t !== 'dynamic')))
+        throw new ConversionError('all elements must have the same type');
       element = unified;
     } else if (element === 'dynamic') {
       element = elementOf(from);
@@ -417,7 +425,10 @@ function unifyTuplesToList(types: readonly Type[], unsafe: boolean): Type | unde
     unsafe,
   );
   if (element === undefined) return undefined;
-  const listed = types.map((t) => (kindOf(t) === 'tuple' ? { list: element } : t));
+  // Each tuple must convert to that list, as cty's unifyTupleTypesToList asks.
+  const list: Type = { list: element };
+  if (!tuples.every((t) => canConvert(t, list, unsafe))) return undefined;
+  const listed = types.map((t) => (kindOf(t) === 'tuple' ? list : t));
   const result = unify(listed, unsafe);
   return result !== undefined && kindOf(result) === 'list' ? result : undefined;
 }

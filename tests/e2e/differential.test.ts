@@ -51,7 +51,12 @@ function toolEnv(): Record<string, string> {
   return { ...env, HOME: mkdtempSync(join(tmpdir(), 'platctl-diff-home-')) };
 }
 
-async function compare(root: string): Promise<void> {
+/**
+ * Compares platctl's edges with `terragrunt find`'s. `drops`: units whose dependencies Terragrunt leaves out (a
+ * remote_state it cannot parse while building its graph); each must have none in Terragrunt's answer and at least
+ * one in platctl's, which also warns about it; the other units are compared as usual.
+ */
+async function compare(root: string, drops: readonly string[] = []): Promise<void> {
   const tools = requireToolPaths();
   const loaded = await loadConfig({ cwd: root });
   if (!loaded.ok) throw new Error(`invalid config in ${root}: ${JSON.stringify(loaded.errors)}`);
@@ -97,6 +102,18 @@ async function compare(root: string): Promise<void> {
     const externals = ours.externals.filter((e) => e.unit === id).map((e) => `external:${e.dir}`);
     mine[id] = [...new Set([...declared, ...externals])].sort();
   }
+  for (const id of drops) {
+    expect(theirs[id], `terragrunt find leaves out the dependencies of ${id}`).toEqual([]);
+    expect(mine[id]?.length, `platctl keeps the dependencies of ${id}`).toBeGreaterThan(0);
+    expect(
+      ours.problems.some(
+        (p) => p.kind === 'terragrunt-drops-dependencies' && p.severity === 'warning' && p.unit === id,
+      ),
+      `platctl warns about ${id}: ${JSON.stringify(ours.problems)}`,
+    ).toBe(true);
+    delete mine[id];
+    delete theirs[id];
+  }
   expect(mine).toEqual(theirs);
 }
 
@@ -108,7 +125,23 @@ describe('discovery agrees with real terragrunt', () => {
   for (const { name, dir, expected } of discoverFixtures()) {
     if (expected.terragrunt === 'rejects' || expected.terragrunt === 'skip') continue;
     it(`on fixture ${name}`, async () => {
-      await compare(copy(dir));
+      await compare(copy(dir), expected.terragruntDrops);
+    });
+  }
+
+  for (const { name, dir, expected } of discoverFixtures()) {
+    if (!expected.terragruntDrops) continue;
+    it(`terragrunt run --all stops on fixture ${name}, whose remote_state it cannot parse while building its graph`, async () => {
+      const tools = requireToolPaths();
+      const run = await execa(
+        tools.terragrunt,
+        ['run', '--all', '--non-interactive', '--no-color', '--tf-path', tools.tofu, '--', 'plan'],
+        { env: toolEnv(), extendEnv: false, cwd: copy(dir), reject: false },
+      );
+      expect(run.exitCode, run.stderr).not.toBe(0);
+      expect(`${run.stdout}\n${run.stderr}`).toMatch(
+        /json: cannot unmarshal string into Go struct field CtyJSONOutput\.Value|the remote_state\.backend field cannot be empty/,
+      );
     });
   }
 

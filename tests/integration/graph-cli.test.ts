@@ -130,6 +130,30 @@ describe('platctl graph', () => {
     expect(lenient.stderr).toContain('warning: dependency "peer" config_path cannot be resolved offline');
   });
 
+  it('warns, and keeps the edges, where Terragrunt’s own discovery would leave out a unit’s dependencies', async () => {
+    const root = copyFixture('terragrunt-drops-dependencies');
+    const config = join(root, '.platctl.yaml');
+    for (const args of [['graph'], ['bootstrap', '--dry-run']]) {
+      const run = await runCli([...args, '--config', config], { cwd: root });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain(
+        'live/dev/app/terragrunt.hcl:15:3: warning: Terragrunt would order dev/app without its dependencies (terragrunt find leaves them out, run --all stops with an error); platctl keeps the 2 it computes [terragrunt-drops-dependencies]',
+      );
+      expect(run.stderr).toContain(
+        '  remote_state config reads dependency.vpc.outputs, which Terragrunt does not fetch',
+      );
+      expect(run.stderr).toContain('live/root.hcl:13:3: warning: Terragrunt would order the units including this file');
+      expect(run.stderr).toContain('  remote_state backend reads dependency.db.outputs');
+      expect(run.stderr).toContain('  included by unit dev/web');
+      expect(run.stderr.match(/\[terragrunt-drops-dependencies\]/g)).toHaveLength(2);
+    }
+    const json = await runCli(['graph', '--json', '--config', config]);
+    const app = (JSON.parse(json.stdout) as { units: { id: string; dependencies: string[] }[] }).units.find(
+      (u) => u.id === 'dev/app',
+    );
+    expect(app?.dependencies).toEqual(['dev/db', 'dev/vpc']);
+  });
+
   it('caps each kind of problem at 20 and counts the rest', async () => {
     const root = copyFixture('literal');
     for (let i = 0; i < 23; i += 1) {

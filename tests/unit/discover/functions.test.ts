@@ -26,7 +26,7 @@ function host(overrides: Partial<FunctionHost> = {}): FunctionHost {
     env: { REGION: 'eu-west-1' },
     repoRoot: (dir) => (dir.startsWith('/repo') ? '/repo' : undefined),
     readConfig: (path) => ({ locals: { read: path } }),
-    readTfvars: (path) => ({ tfvars: path }),
+    readTfvars: (path) => JSON.stringify({ tfvars: path }),
     ...overrides,
   };
 }
@@ -113,8 +113,8 @@ describe('Terragrunt functions', () => {
     expect(() => call('read_terragrunt_config', ['nope.hcl'])).toThrow(/does not exist/);
   });
 
-  it('read_tfvars_file needs an existing file', () => {
-    expect(call('read_tfvars_file', ['/repo/root.hcl'])).toEqual({ tfvars: '/repo/root.hcl' });
+  it('read_tfvars_file needs an existing file, and gives what the host read: a JSON string', () => {
+    expect(call('read_tfvars_file', ['/repo/root.hcl'])).toBe('{"tfvars":"/repo/root.hcl"}');
     expect(() => call('read_tfvars_file', ['x.tfvars'])).toThrow(/does not exist/);
   });
 

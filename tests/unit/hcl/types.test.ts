@@ -51,6 +51,24 @@ describe('a conditional has the type both results unify to', () => {
       'inconsistent conditional result types',
     );
   });
+
+  it('a tuple holding a null beside a structure is no list of any type (expression fuzzer seed 6024, checked with terragrunt)', () => {
+    // A null is dynamic: with an object or a tuple beside it the items unify only to dynamic, and cty converts a
+    // tuple to a list of dynamic only when every item is dynamic.
+    for (const source of [
+      'true ? setproduct(["a"], [1]) : [[false, { k0 = "true" }], null]',
+      'true ? tolist(["a"]) : [{ a = 1 }, null]',
+    ]) {
+      expect(failure(() => run(source)).message, source).toContain('inconsistent conditional result types');
+    }
+    expect(failure(() => run('tolist([{ a = 1 }, null])')).message).toContain('all elements must have the same type');
+    expect(failure(() => run('toset([{ a = 1 }, null])')).message).toContain('all elements must have the same type');
+    // A null beside a primitive, or only nulls, still converts.
+    expect(run('jsonencode(true ? setproduct(["a"], [1]) : [[false, 2], null])')).toBe('[["a",1]]');
+    expect(run('jsonencode(true ? tolist(["a"]) : [2, null])')).toBe('["a"]');
+    expect(run('jsonencode(tolist([null, null]))')).toBe('[null,null]');
+    expect(run('jsonencode(concat(tolist(["a"]), [{ a = 1 }, null]))')).toBe('["a",{"a":1},null]');
+  });
 });
 
 describe('a tuple and a set unify to the set (cty has no conversion from a set to a tuple)', () => {
