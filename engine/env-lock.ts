@@ -103,7 +103,7 @@ export function parseLockRecord(body: string): EnvLockRecord | undefined {
     return undefined;
   }
   const parsed = v.safeParse(lockSchema, raw);
-  return parsed.success ? (parsed.output as EnvLockRecord) : undefined;
+  return parsed.success ? parsed.output : undefined;
 }
 
 /**

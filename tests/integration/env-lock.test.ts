@@ -208,41 +208,48 @@ describe('clock skew between runners', () => {
   it.each([
     ['behind the breaker', -SKEW_MS],
     ['ahead of the breaker', SKEW_MS],
-  ])('a dead holder whose clock was %s goes stale by the bucket clock and --break-lock takes it', async (_, holderSkew) => {
-    const s = store();
-    const beat = 500;
-    // The holder writes heartbeat_at from its own (skewed) clock and is then killed: it never renews.
-    const dead = await acquireEnvLocks(['prod'], owner('run-dead'), {
-      store: s,
-      now: () => Date.now() + holderSkew,
-      heartbeatMs: beat,
-      breakLock: false,
-    });
-    if (dead.type !== 'acquired') throw new Error(JSON.stringify(dead));
-    const fresh = await acquireEnvLocks(['prod'], owner('run-new'), {
-      store: s,
-      now: () => Date.now(),
-      heartbeatMs: beat,
-      breakLock: true,
-    });
-    expect(fresh).toMatchObject({ type: 'held', stale: false });
-    await until(async () => {
-      const found = await readEnvLock(s, 'prod');
-      return found.ok && found.value.type === 'held' && found.value.stale;
-    }, 20_000, 'the dead lock to go stale');
-    const broke = await acquireEnvLocks(['prod'], owner('run-new'), {
-      store: s,
-      now: () => Date.now(),
-      heartbeatMs: beat,
-      breakLock: true,
-    });
-    if (broke.type !== 'acquired') throw new Error(JSON.stringify(broke));
-    expect(broke.tookOver.map((f) => f.holder.run_id)).toEqual(['run-dead']);
-    // The old holder, back, learns it lost the lock before it writes anything.
-    expect(await dead.locks.ensureFresh()).toBe(false);
-    await dead.locks.release();
-    await broke.locks.release();
-  });
+  ])(
+    'a dead holder whose clock was %s goes stale by the bucket clock and --break-lock takes it',
+    async (_, holderSkew) => {
+      const s = store();
+      const beat = 500;
+      // The holder writes heartbeat_at from its own (skewed) clock and is then killed: it never renews.
+      const dead = await acquireEnvLocks(['prod'], owner('run-dead'), {
+        store: s,
+        now: () => Date.now() + holderSkew,
+        heartbeatMs: beat,
+        breakLock: false,
+      });
+      if (dead.type !== 'acquired') throw new Error(JSON.stringify(dead));
+      const fresh = await acquireEnvLocks(['prod'], owner('run-new'), {
+        store: s,
+        now: () => Date.now(),
+        heartbeatMs: beat,
+        breakLock: true,
+      });
+      expect(fresh).toMatchObject({ type: 'held', stale: false });
+      await until(
+        async () => {
+          const found = await readEnvLock(s, 'prod');
+          return found.ok && found.value.type === 'held' && found.value.stale;
+        },
+        20_000,
+        'the dead lock to go stale',
+      );
+      const broke = await acquireEnvLocks(['prod'], owner('run-new'), {
+        store: s,
+        now: () => Date.now(),
+        heartbeatMs: beat,
+        breakLock: true,
+      });
+      if (broke.type !== 'acquired') throw new Error(JSON.stringify(broke));
+      expect(broke.tookOver.map((f) => f.holder.run_id)).toEqual(['run-dead']);
+      // The old holder, back, learns it lost the lock before it writes anything.
+      expect(await dead.locks.ensureFresh()).toBe(false);
+      await dead.locks.release();
+      await broke.locks.release();
+    },
+  );
 });
 
 /** A separate process taking locks through the built modules: one request per stdin line, one answer per line. */
