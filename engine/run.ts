@@ -169,6 +169,7 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
     if (prepared.type !== 'prepared') return prepared.result;
     const envLocked = await lockEnvironments(run, prepared);
     if (envLocked !== undefined) return envLocked;
+    if (prepared.replaces !== undefined) run.warn(prepared.replaces);
     if (!(await confirm(run, prepared))) return { type: 'cancelled' };
     const preflight = (await deps.phases?.beforeRun?.({
       command: request.command,
@@ -257,6 +258,8 @@ interface Prepared {
   readonly runId: string;
   /** With the shared backend, the line naming the run resumed (id, environments, who, when). */
   readonly resuming?: string;
+  /** The warning that this new run replaces an unfinished run's state: printed once the locks are held. */
+  readonly replaces?: string;
 }
 
 /** Reads the last run's state, stops what a killed run left, plans, and checks a resume against the graph. */
@@ -343,12 +346,12 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
     }
     run.warn(`the graph changed since run ${resumed.run_id}; resuming anyway (--force): ${details.join('; ')}`);
   }
-  if (previous && !resumed && previous.status !== 'completed') {
-    run.warn(
-      `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its state ` +
-        `(platctl ${previous.command} --resume would have continued it)`,
-    );
-  }
+  // Said only once the run holds its locks (executeRun): a run refused for a held lock replaces nothing.
+  const replaces =
+    previous && !resumed && previous.status !== 'completed'
+      ? `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its ` +
+        `state (platctl ${previous.command} --resume would have continued it)`
+      : undefined;
   const unreadable = loaded.type === 'invalid' ? loaded.message : undefined;
   const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
   return {
@@ -360,6 +363,7 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
     unreadable,
     runId,
     ...(resumed && resuming ? { resuming } : {}),
+    ...(replaces === undefined ? {} : { replaces }),
   };
 }
 

@@ -207,6 +207,12 @@ describe('state.backend s3', () => {
     expect(held.stderr).toMatch(/by alice@\S+, pid \d+, started /);
     expect(held.stderr).toMatch(/last heartbeat \d+ s ago/);
 
+    // A new run refused for the lock says nothing about replacing the killed run's state: it replaces nothing.
+    const fresh = await two.run(['bootstrap'], as('bob'));
+    expect(fresh.exitCode).toBe(3);
+    expect(fresh.stderr).toMatch(/environment platform is locked by another platctl run/);
+    expect(fresh.stdout + fresh.stderr).not.toMatch(/replaces its state/);
+
     await until(() => lockIsStale(bucket(), 'platform'), 10_000, 'the lock to go stale');
     const stale = await two.run(['bootstrap', '--resume'], as('bob'));
     expect(stale.exitCode).toBe(3);
