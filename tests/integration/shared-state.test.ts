@@ -3,6 +3,7 @@
  * are two clones of the repository (another directory, another HOME) sharing one bucket.
  */
 import { appendFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { lockKey } from '../../engine/env-lock.js';
@@ -112,6 +113,45 @@ describe('state.backend s3', () => {
     expect(text.stdout).toMatch(
       new RegExp(`${runId}\\s+bootstrap\\s+bob@\\S+\\s+\\S+\\s+\\S+\\s+completed \\(resumed 1x\\)`),
     );
+  }, 240_000);
+
+  it('a damaged summary.json: history and --resume rebuild it from a whole state.json, or name what is damaged', async () => {
+    const one = await clone();
+    const two = await clone();
+    await one.control({ 'platform/eks': { fail: true } });
+    // No USER (a cron job): the run is by the OS account, never "unknown".
+    const failed = await one.run(['bootstrap'], moto.env);
+    expect(failed.exitCode, failed.stderr).toBe(1);
+    const runId = (await one.state()).run_id;
+    const me = userInfo().username;
+    const listed = await one.run(['history'], moto.env);
+    expect(listed.stdout).toMatch(new RegExp(`${runId}\\s+bootstrap\\s+${me}@\\S+`));
+    expect(listed.stdout).not.toMatch(/unknown@/);
+
+    const summaryKey = `runs/${runId}/summary.json`;
+    const broken = await bucket().put(summaryKey, '{"version": 1, "run_id": ', { always: true });
+    expect(broken.ok).toBe(true);
+    const history = await two.run(['history'], as('bob'));
+    expect(history.exitCode, history.stderr).toBe(0);
+    expect(history.stdout).not.toMatch(/no runs recorded/);
+    expect(history.stdout).toMatch(new RegExp(`${runId}\\s+bootstrap\\s+.*failed\\s+platform`));
+    expect(history.stderr).toContain(
+      `warning: run ${runId}: s3://platctl-shared/platctl/${summaryKey} is not a platctl run summary (damaged); ` +
+        'rebuilt from its state.json',
+    );
+    await two.control({});
+    const resumed = await two.run(['bootstrap', '--resume'], as('bob'));
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(await remoteState()).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
+
+    // Both objects damaged: named, with what to do, and never "no runs recorded".
+    await bucket().put(summaryKey, 'not json', { always: true });
+    await bucket().put(`runs/${runId}/state.json`, '{}', { always: true });
+    const lost = await two.run(['history'], as('bob'));
+    expect(lost.exitCode).toBe(1);
+    expect(lost.stdout).not.toMatch(/no runs recorded/);
+    expect(lost.stderr).toMatch(new RegExp(`run ${runId} cannot be read: s3://platctl-shared/platctl/${summaryKey}`));
+    expect(lost.stderr).toMatch(/hint: .*platctl state push from there restores it; otherwise delete s3:\/\//);
   }, 240_000);
 
   it('lockdown and unlock apply logs are uploaded beside the unit logs', async () => {
