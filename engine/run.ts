@@ -573,7 +573,8 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
       else if (status === 'completed' && deps.phases?.afterWalk) {
         const after = await deps.phases.afterWalk(phase);
         if (!after.ok) {
-          problems.push(after.message, ...(after.details ?? []));
+          // A lockdown recorded as failed is the run's headline (the summary and status show it), not a warning.
+          if (store.state.lockdown?.status !== 'failed') problems.push(after.message, ...(after.details ?? []));
           status = deps.signal.aborted ? 'interrupted' : 'failed';
         }
       }
