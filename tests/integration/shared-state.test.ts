@@ -4,6 +4,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { lockKey } from '../../engine/env-lock.js';
@@ -266,6 +267,36 @@ describe('state.backend s3', () => {
     );
     expect(await remoteState()).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
     expect(await lockHolder()).toBeUndefined();
+  }, 240_000);
+
+  it('a runner whose clock is 120 s fast does not break a live lock; one 120 s slow breaks a dead one', async () => {
+    const one = await clone('1s');
+    const two = await clone('1s');
+    const skewed = (ms: number): Record<string, string> => ({
+      ...as('bob'),
+      NODE_OPTIONS: `--import=${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'engine', 'skew-clock.mjs')).href}`,
+      PLATCTL_TEST_CLOCK_SKEW_MS: String(ms),
+    });
+    await one.control({}, { sleep_ms: 1500 });
+    const child = one.start(['bootstrap', '--parallelism', '1'], as('alice'));
+    await until(async () => (await lockHolder()) !== undefined, 30_000, 'the lock');
+    const runId = await lockHolder();
+    // Its heartbeat_at reads 120 s old to the fast runner: still live by the bucket's clock.
+    const fast = await two.run(['bootstrap', '--break-lock'], skewed(120_000));
+    expect(fast.exitCode, fast.stdout + fast.stderr).toBe(3);
+    expect(fast.stderr).toMatch(/environment platform is locked by another platctl run/);
+    expect(fast.stdout + fast.stderr).not.toMatch(/breaking the stale lock/);
+    expect(await two.calls()).toEqual([]);
+    child.kill('SIGKILL');
+    await child;
+    // Dead now; its heartbeat reads 120 s in the future to the slow runner, and still goes stale.
+    await until(() => lockIsStale(bucket(), 'platform'), 15_000, 'the lock to go stale');
+    await two.control({});
+    const slow = await two.run(['bootstrap', '--resume', '--break-lock'], skewed(-120_000));
+    expect(slow.exitCode, slow.stdout + slow.stderr).toBe(0);
+    expect(slow.stdout + slow.stderr).toMatch(
+      new RegExp(`breaking the stale lock of environment platform: run ${runId}`),
+    );
   }, 240_000);
 
   it('a holder that was only paused and comes back after the takeover is fenced and writes nothing', async () => {
