@@ -368,7 +368,9 @@ async function lockParkEnvs(
   );
   if (got.type === 'ok') {
     got.locks.fenced.addEventListener('abort', () =>
-      human.write(`warning: ${got.locks.fenceReason}: starting no more steps; the running one finishes (exit 3)\n`),
+      human.write(
+        `warning: ${got.locks.fenceReason}: starting no more steps and making no more changes to AWS (exit 3)\n`,
+      ),
     );
     return { type: 'ok', locks: got.locks };
   }

@@ -51,16 +51,23 @@ export const historyVerb = defineVerb({
       if (runs.hint) io.stderr.write(`  hint: ${runs.hint}\n`);
       return EXIT.refused;
     }
+    const { damaged } = runs.value;
     if (args.json) {
-      io.stdout.write(`${JSON.stringify({ runs: runs.value })}\n`);
-      return EXIT.ok;
+      io.stdout.write(`${JSON.stringify({ runs: runs.value.runs, ...(damaged.length > 0 ? { damaged } : {}) })}\n`);
+      return damaged.length > 0 ? EXIT.failed : EXIT.ok;
     }
-    if (runs.value.length === 0) {
+    // Said before the table, on stderr: a damaged run is never hidden behind "no runs recorded".
+    for (const run of runs.value.runs) {
+      if (run.rebuilt !== undefined) io.stderr.write(`platctl: warning: run ${run.run_id}: ${run.rebuilt}\n`);
+    }
+    for (const run of damaged) io.stderr.write(`platctl: ${run.message}\n  hint: ${run.hint}\n`);
+    if (runs.value.runs.length === 0) {
+      if (damaged.length > 0) return EXIT.failed;
       io.stdout.write(`no runs recorded in ${store.location('runs/')} (root ${dirname(loaded.value.path)})\n`);
       return EXIT.ok;
     }
-    io.stdout.write(renderHistory(runs.value));
-    return EXIT.ok;
+    io.stdout.write(renderHistory(runs.value.runs));
+    return damaged.length > 0 ? EXIT.failed : EXIT.ok;
   },
 });
 

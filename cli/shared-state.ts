@@ -2,11 +2,11 @@
  * Builds the shared state backend of `state: { backend: s3 }` (docs/state.md) for the verbs that use it. The S3 code
  * is imported only when the backend is s3, so the local backend costs nothing.
  */
-import { hostname } from 'node:os';
+import { hostname, userInfo } from 'node:os';
 import type { StateConfig } from '../config/schema.js';
 import type { ObjectStore } from '../engine/object-store.js';
 import type { SharedBackend } from '../engine/shared-run.js';
-import { author } from '../engine/shared-state.js';
+import type { RunAuthor } from '../engine/shared-state.js';
 import type { CliIo } from './verb.js';
 
 /** The bucket behind `state`, or undefined with the local backend. */
@@ -19,6 +19,23 @@ export async function stateStore(state: StateConfig, io: Pick<CliIo, 'env'>): Pr
   );
 }
 
+/**
+ * Who runs, as runs, locks and `history` name them: `USER` (or `LOGNAME`, `USERNAME`), else the operating system's
+ * account (a cron job or a container often sets no `USER`), and this host.
+ */
+export function runAuthor(env: Readonly<Record<string, string | undefined>>): RunAuthor {
+  return { user: env.USER || env.LOGNAME || env.USERNAME || osUser(), host: hostname() };
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    // No passwd entry for the uid (a container run with an arbitrary uid).
+    return `uid ${process.getuid?.() ?? '?'}`;
+  }
+}
+
 /** Everything a run needs from the shared backend, or undefined with the local backend. */
 export async function sharedBackend(
   state: StateConfig,
@@ -27,7 +44,7 @@ export async function sharedBackend(
 ): Promise<SharedBackend | undefined> {
   const store = await stateStore(state, io);
   if (!store) return undefined;
-  return { store, heartbeatMs: state.heartbeat, breakLock, by: author(io.env, hostname()), pid: process.pid };
+  return { store, heartbeatMs: state.heartbeat, breakLock, by: runAuthor(io.env), pid: process.pid };
 }
 
 /**

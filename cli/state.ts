@@ -10,10 +10,10 @@ import { hostname } from 'node:os';
 import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { LOCK_FILE, lockHeld, procMachine } from '../engine/lock.js';
-import { author, loadRemoteLatest, uploadState } from '../engine/shared-state.js';
 import { errorCode, describeFsError } from '../engine/fs-errors.js';
+import { loadRemoteLatest, uploadState } from '../engine/shared-state.js';
 import { STATE_FILE, backupName, loadState } from '../engine/state.js';
-import { stateStore } from './shared-state.js';
+import { runAuthor, stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 import { writeFileAtomic } from '../config/atomic-write.js';
@@ -99,7 +99,7 @@ export const stateVerb = defineVerb({
       );
       return EXIT.failed;
     }
-    const pushed = await uploadState(store, local.state, author(io.env, hostname()));
+    const pushed = await uploadState(store, local.state, runAuthor(io.env));
     if (!pushed.ok) {
       io.stderr.write(`platctl: cannot upload the state: ${pushed.message}\n`);
       if (pushed.hint) io.stderr.write(`  hint: ${pushed.hint}\n`);

@@ -257,7 +257,7 @@ async function sharedStatus(
     lock: async (recorded) => {
       const { readEnvLock } = await import('../engine/env-lock.js');
       for (const env of envsOf(recorded)) {
-        const found = await readEnvLock(store, env, Date.now());
+        const found = await readEnvLock(store, env);
         if (!found.ok) return { type: 'unreadable', message: found.message };
         const value = found.value;
         if (value.type !== 'held' || value.holder.run_id !== recorded.run_id) continue;

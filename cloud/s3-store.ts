@@ -27,10 +27,22 @@ export interface S3StoreSettings {
 
 export type S3PutCondition = { readonly ifNoneMatch: true } | { readonly ifMatch: string } | { readonly always: true };
 
+/**
+ * An object as read: its body and ETag, and the bucket's own clock (ms since the epoch, second resolution): when it
+ * was last written (`Last-Modified`) and when S3 answered (the response's `Date`). Their difference is an age that no
+ * client's clock can skew.
+ */
+export interface StoredS3Object {
+  readonly body: string;
+  readonly etag: string;
+  readonly modifiedAt?: number;
+  readonly readAt?: number;
+}
+
 /** Structurally the `ObjectStore` of `engine/object-store.ts` (cloud/ does not import the engine). */
 export interface S3Store {
   location(key: string): string;
-  get(key: string): Promise<CloudResult<{ body: string; etag: string } | undefined>>;
+  get(key: string): Promise<CloudResult<StoredS3Object | undefined>>;
   put(
     key: string,
     body: string | Uint8Array,
@@ -67,11 +79,29 @@ class S3ObjectStore implements S3Store {
     return `s3://${this.#settings.bucket}/${this.#key(key)}`;
   }
 
-  async get(key: string): Promise<CloudResult<{ body: string; etag: string } | undefined>> {
+  async get(key: string): Promise<CloudResult<StoredS3Object | undefined>> {
     try {
       const [{ GetObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), this.#settings.client()]);
-      const answer = await s3.send(new GetObjectCommand({ Bucket: this.#settings.bucket, Key: this.#key(key) }));
-      return ok({ body: (await answer.Body?.transformToString('utf8')) ?? '', etag: answer.ETag ?? '' });
+      const command = new GetObjectCommand({ Bucket: this.#settings.bucket, Key: this.#key(key) });
+      let date: string | undefined;
+      command.middlewareStack.add(
+        (next) => async (args) => {
+          const result = await next(args);
+          const headers = (result.response as { headers?: Record<string, string | undefined> }).headers;
+          date = headers?.date;
+          return result;
+        },
+        { step: 'deserialize', name: 'platctlServerDate' },
+      );
+      const answer = await s3.send(command);
+      const readAt = date === undefined ? Number.NaN : Date.parse(date);
+      const modifiedAt = answer.LastModified?.getTime() ?? Number.NaN;
+      return ok({
+        body: (await answer.Body?.transformToString('utf8')) ?? '',
+        etag: answer.ETag ?? '',
+        ...(Number.isFinite(modifiedAt) ? { modifiedAt } : {}),
+        ...(Number.isFinite(readAt) ? { readAt } : {}),
+      });
     } catch (error) {
       if (error instanceof Error && error.name === 'NoSuchKey') return ok(undefined);
       return this.#failure(error, `reading ${this.location(key)}`);

@@ -5,21 +5,30 @@
  * - A run locks every environment of its selection one by one in a fixed (sorted) order and never waits: when one is
  *   held it releases what it took and refuses. Two runs with overlapping selections therefore never deadlock, and
  *   never both hold a shared environment.
- * - The holder renews its heartbeat every `heartbeatMs` with `If-Match` on the ETag it last wrote. A lock whose
- *   heartbeat is older than 3 of its holder's intervals is stale; `--break-lock` takes a stale one over with
+ * - The holder renews its heartbeat every `heartbeatMs` with `If-Match` on the ETag it last wrote. A lock not
+ *   rewritten for more than 3 of its holder's intervals is stale; `--break-lock` takes a stale one over with
  *   `If-Match` on the stale ETag, so a holder that renewed in the meantime wins, and of several breakers one wins.
+ * - Staleness trusts no two hosts' clocks: the age of a lock is the bucket's time of the read (`Date`) minus the
+ *   bucket's time of the last write (`Last-Modified`), both from the bucket's clock. `heartbeat_at`, written by the
+ *   holder's clock, is for people only. The holder measures its own margin on its monotonic clock.
  * - Fencing: a renewal that fails (the lock was taken over, S3 cannot be reached) aborts `fenced`; the run stops
  *   starting units and writes nothing more to the bucket. Before every write to the bucket the run asks
  *   {@link EnvLocks.ensureFresh}: a holder that was paused (suspended laptop, stopped process) past its margin renews
  *   first, and learns it lost the lock instead of writing.
  * - Release is a conditional delete (`If-Match` on our ETag): a run never deletes a lock that is not its own.
  */
-import type { ObjectStore, StoreResult } from './object-store.js';
+import * as v from 'valibot';
+import type { ObjectStore, StoreResult, StoredObject } from './object-store.js';
 import { setTimer } from './timers.js';
 
 export const LOCK_VERSION = 1;
 /** A lock not renewed for this many of its holder's heartbeat intervals is stale. */
 export const STALE_AFTER_BEATS = 3;
+/**
+ * S3 dates have whole seconds: an age read from them may exceed the true age by up to this much, so a lock is judged
+ * stale only when its age is over {@link STALE_AFTER_BEATS} intervals plus this.
+ */
+export const STORE_CLOCK_RESOLUTION_MS = 1000;
 
 /** Who runs: the fields every lock of the run carries. */
 export interface LockOwner {
@@ -48,7 +57,10 @@ export function lockKey(env: string): string {
 
 export interface EnvLockOptions {
   readonly store: ObjectStore;
+  /** The wall clock, for the `started_at` and `heartbeat_at` people read; never for judging staleness. */
   readonly now: () => number;
+  /** A monotonic clock in ms (default `performance.now`): the holder's own margin before it must renew. */
+  readonly monotonic?: () => number;
   readonly heartbeatMs: number;
 }
 
@@ -56,7 +68,7 @@ export interface EnvLockOptions {
 export interface FoundLock {
   readonly env: string;
   readonly holder: EnvLockRecord;
-  /** How long ago its heartbeat was written. */
+  /** How long ago the lock was last written, by the bucket's clock; NaN when the bucket did not say. */
   readonly ageMs: number;
   readonly stale: boolean;
 }
@@ -68,34 +80,53 @@ export type AcquireResult =
   | { readonly type: 'unreadable'; readonly env: string; readonly location: string; readonly message: string }
   | { readonly type: 'error'; readonly env: string; readonly message: string; readonly hint?: string };
 
+const text = v.pipe(v.string(), v.minLength(1));
+const lockSchema = v.looseObject({
+  version: v.literal(LOCK_VERSION),
+  env: text,
+  run_id: text,
+  verb: text,
+  command: v.string(),
+  host: v.string(),
+  user: v.string(),
+  pid: v.pipe(v.number(), v.safeInteger()),
+  started_at: v.string(),
+  heartbeat_at: v.string(),
+  heartbeat_ms: v.pipe(v.number(), v.finite(), v.minValue(1)),
+});
+
 /** Parses a lock object; undefined when it is not one. */
-export function parseLockRecord(text: string): EnvLockRecord | undefined {
+export function parseLockRecord(body: string): EnvLockRecord | undefined {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(body);
   } catch {
     return undefined;
   }
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const r = raw as Record<string, unknown>;
-  const strings = ['env', 'run_id', 'verb', 'command', 'host', 'user', 'started_at', 'heartbeat_at'];
-  if (r.version !== LOCK_VERSION || !strings.every((k) => typeof r[k] === 'string')) return undefined;
-  if (typeof r.pid !== 'number' || typeof r.heartbeat_ms !== 'number') return undefined;
-  return r as unknown as EnvLockRecord;
+  const parsed = v.safeParse(lockSchema, raw);
+  return parsed.success ? parsed.output : undefined;
 }
 
-/** Age and staleness of `holder` at `now`. A heartbeat from the future (clock skew) counts as fresh. */
-export function judgeLock(env: string, holder: EnvLockRecord, now: number): FoundLock {
-  const beat = Date.parse(holder.heartbeat_at);
-  const ageMs = Number.isNaN(beat) ? Number.POSITIVE_INFINITY : Math.max(0, now - beat);
-  return { env, holder, ageMs, stale: ageMs > STALE_AFTER_BEATS * holder.heartbeat_ms };
+/**
+ * Age and staleness of `holder`, from the bucket's own times of the object (`modifiedAt`, `readAt`): the holder's
+ * and the reader's clocks play no part, so neither a fast nor a slow clock on either side changes the verdict. When
+ * the store gave no times the age is unknown (NaN) and the lock is never judged stale: it is not broken blindly.
+ */
+export function judgeLock(
+  env: string,
+  holder: EnvLockRecord,
+  times: Pick<StoredObject, 'modifiedAt' | 'readAt'>,
+): FoundLock {
+  const { modifiedAt, readAt } = times;
+  if (modifiedAt === undefined || readAt === undefined) return { env, holder, ageMs: Number.NaN, stale: false };
+  const ageMs = Math.max(0, readAt - modifiedAt);
+  return { env, holder, ageMs, stale: ageMs > STALE_AFTER_BEATS * holder.heartbeat_ms + STORE_CLOCK_RESOLUTION_MS };
 }
 
 /** Reads the lock of `env`: free, held (with age), or unreadable. */
 export async function readEnvLock(
   store: ObjectStore,
   env: string,
-  now: number,
 ): Promise<
   StoreResult<
     | { type: 'free' }
@@ -113,7 +144,7 @@ export async function readEnvLock(
       value: { type: 'unreadable', location: store.location(lockKey(env)), message: 'not a platctl lock object' },
     };
   }
-  return { ok: true, value: { type: 'held', etag: got.value.etag, ...judgeLock(env, holder, now) } };
+  return { ok: true, value: { type: 'held', etag: got.value.etag, ...judgeLock(env, holder, got.value) } };
 }
 
 const ATTEMPTS = 8;
@@ -133,6 +164,8 @@ export async function acquireEnvLocks(
   const { store, now } = options;
   const order = [...new Set(envs)].sort();
   const startedAt = new Date(now()).toISOString();
+  // Every lock below is written after this instant: the run's margin counts from it.
+  const began = (options.monotonic ?? (() => performance.now()))();
   const taken = new Map<string, Held>();
   const tookOver: FoundLock[] = [];
   const giveBack = async (): Promise<void> => {
@@ -147,7 +180,7 @@ export async function acquireEnvLocks(
     taken.set(env, outcome.held);
     if (outcome.tookOver) tookOver.push(outcome.tookOver);
   }
-  return { type: 'acquired', locks: new EnvLocks([...taken.values()], owner, options), tookOver };
+  return { type: 'acquired', locks: new EnvLocks([...taken.values()], owner, options, began), tookOver };
 }
 
 interface Held {
@@ -178,7 +211,7 @@ async function lockOne(
     if (!put.ok) return lockError(env, put);
     if (put.value.type === 'written') return { type: 'acquired', held: { env, record, etag: put.value.etag } };
 
-    const found = await readEnvLock(store, env, now());
+    const found = await readEnvLock(store, env);
     if (!found.ok) return lockError(env, found);
     const current = found.value;
     // Released between our write and the read: try again.
@@ -193,7 +226,7 @@ async function lockOne(
     }
     // Renewed by its holder, or taken by another breaker, since we read it: look again.
   }
-  const last = await readEnvLock(store, env, now());
+  const last = await readEnvLock(store, env);
   if (last.ok && last.value.type === 'held') return { type: 'held', ...foundOf(last.value) };
   return { type: 'error', env, message: `the lock of environment ${env} kept changing while platctl tried to take it` };
 }
@@ -241,21 +274,23 @@ export class EnvLocks {
   readonly #owner: LockOwner;
   readonly #store: ObjectStore;
   readonly #now: () => number;
+  readonly #monotonic: () => number;
   readonly #heartbeatMs: number;
   readonly #fence = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #renewing: Promise<void> | undefined;
-  /** When the last successful renewal started (its heartbeat_at). */
+  /** When the last successful write of every lock started, on the monotonic clock. */
   #confirmedAt: number;
   #released = false;
 
-  constructor(held: readonly Held[], owner: LockOwner, options: EnvLockOptions) {
+  constructor(held: readonly Held[], owner: LockOwner, options: EnvLockOptions, confirmedAt: number) {
     this.#held = held;
     this.#owner = owner;
     this.#store = options.store;
     this.#now = options.now;
+    this.#monotonic = options.monotonic ?? (() => performance.now());
     this.#heartbeatMs = options.heartbeatMs;
-    this.#confirmedAt = Math.min(...held.map((h) => Date.parse(h.record.heartbeat_at)), options.now());
+    this.#confirmedAt = confirmedAt;
   }
 
   get envs(): string[] {
@@ -295,9 +330,10 @@ export class EnvLocks {
 
   async #renewAll(): Promise<void> {
     if (this.#fence.signal.aborted || this.#released) return;
-    const startedAt = this.#now();
+    const startedAt = this.#monotonic();
+    const beat = new Date(this.#now()).toISOString();
     for (const lock of this.#held) {
-      const record: EnvLockRecord = { ...lock.record, heartbeat_at: new Date(startedAt).toISOString() };
+      const record: EnvLockRecord = { ...lock.record, heartbeat_at: beat };
       const put = await this.#store.put(lockKey(lock.env), `${JSON.stringify(record, null, 2)}\n`, {
         ifMatch: lock.etag,
       });
@@ -330,7 +366,7 @@ export class EnvLocks {
    */
   async ensureFresh(): Promise<boolean> {
     if (this.#fence.signal.aborted || this.#released) return false;
-    if (this.#now() - this.#confirmedAt >= 2 * this.#heartbeatMs) await this.renew();
+    if (this.#monotonic() - this.#confirmedAt >= 2 * this.#heartbeatMs) await this.renew();
     return !this.#fence.signal.aborted;
   }
 

@@ -15,6 +15,13 @@ export type StoreResult<T> =
 export interface StoredObject {
   readonly body: string;
   readonly etag: string;
+  /**
+   * The store's own clock (ms since the epoch): when the object was last written (`Last-Modified`) and when the store
+   * answered the read (`Date`). Both come from one clock, so their difference is an age no host's clock can skew.
+   * Undefined when the store did not say.
+   */
+  readonly modifiedAt?: number;
+  readonly readAt?: number;
 }
 
 export type PutCondition =

@@ -170,6 +170,7 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
     if (prepared.type !== 'prepared') return prepared.result;
     const envLocked = await lockEnvironments(run, prepared);
     if (envLocked !== undefined) return envLocked;
+    if (prepared.replaces !== undefined) run.warn(prepared.replaces);
     if (!(await confirm(run, prepared))) return { type: 'cancelled' };
     const preflight = (await deps.phases?.beforeRun?.({
       command: request.command,
@@ -258,6 +259,8 @@ interface Prepared {
   readonly runId: string;
   /** With the shared backend, the line naming the run resumed (id, environments, who, when). */
   readonly resuming?: string;
+  /** The warning that this new run replaces an unfinished run's state: printed once the locks are held. */
+  readonly replaces?: string;
 }
 
 /** Reads the last run's state, stops what a killed run left, plans, and checks a resume against the graph. */
@@ -344,12 +347,12 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
     }
     run.warn(`the graph changed since run ${resumed.run_id}; resuming anyway (--force): ${details.join('; ')}`);
   }
-  if (previous && !resumed && previous.status !== 'completed') {
-    run.warn(
-      `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its state ` +
-        `(platctl ${previous.command} --resume would have continued it)`,
-    );
-  }
+  // Said only once the run holds its locks (executeRun): a run refused for a held lock replaces nothing.
+  const replaces =
+    previous && !resumed && previous.status !== 'completed'
+      ? `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its ` +
+        `state (platctl ${previous.command} --resume would have continued it)`
+      : undefined;
   const unreadable = loaded.type === 'invalid' ? loaded.message : undefined;
   const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
   return {
@@ -361,6 +364,7 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
     unreadable,
     runId,
     ...(resumed && resuming ? { resuming } : {}),
+    ...(replaces === undefined ? {} : { replaces }),
   };
 }
 
@@ -570,7 +574,8 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
       else if (status === 'completed' && deps.phases?.afterWalk) {
         const after = await deps.phases.afterWalk(phase);
         if (!after.ok) {
-          problems.push(after.message, ...(after.details ?? []));
+          // A lockdown recorded as failed is the run's headline (the summary and status show it), not a warning.
+          if (store.state.lockdown?.status !== 'failed') problems.push(after.message, ...(after.details ?? []));
           status = deps.signal.aborted ? 'interrupted' : 'failed';
         }
       }

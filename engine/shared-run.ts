@@ -195,7 +195,10 @@ export async function lockShared(
         hint: result.stale
           ? `its heartbeat stopped ${seconds(result.ageMs)} ago (stale after ${STALE_AFTER_BEATS} missed heartbeats): ` +
             `if that run is gone, run again with --break-lock`
-          : 'wait for it to finish (platctl status shows its progress); --break-lock takes over only a stale lock',
+          : Number.isNaN(result.ageMs)
+            ? 'the bucket did not say when the lock was last renewed, so platctl cannot judge it stale: wait for ' +
+              'that run to finish; if it is gone, delete the lock object'
+            : 'wait for it to finish (platctl status shows its progress); --break-lock takes over only a stale lock',
       };
     case 'unreadable':
       return {
@@ -245,7 +248,7 @@ export function holderDetails(found: FoundLock): string[] {
   return [
     `run ${h.run_id}: ${h.verb} (${h.command})`,
     `by ${h.user}@${h.host}, pid ${h.pid}, started ${h.started_at}`,
-    `last heartbeat ${seconds(found.ageMs)} ago${found.stale ? ' (stale)' : ''}`,
+    `last heartbeat ${seconds(found.ageMs)} ago by the bucket's clock${found.stale ? ' (stale)' : ''}`,
   ];
 }
 

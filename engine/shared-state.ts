@@ -11,6 +11,7 @@
  * waits for the last one.
  */
 import { readFile } from 'node:fs/promises';
+import * as v from 'valibot';
 import { join } from 'node:path';
 import type { EnvLocks } from './env-lock.js';
 import type { ObjectStore, StoreResult } from './object-store.js';
@@ -73,16 +74,34 @@ export function summarize(state: RunState, envs: readonly string[], by: RunAutho
   };
 }
 
-export function parseSummary(text: string): RunSummary | undefined {
+const text = v.string();
+const summarySchema = v.looseObject({
+  version: v.literal(SUMMARY_VERSION),
+  run_id: v.pipe(text, v.minLength(1)),
+  command: v.picklist(VERBS),
+  envs: v.array(text),
+  by: v.looseObject({ user: text, host: text }),
+  started_at: text,
+  updated_at: text,
+  ended_at: v.optional(text),
+  status: v.picklist(['running', 'completed', 'failed', 'interrupted']),
+  duration_ms: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0))),
+  counts: v.record(text, v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  resumes: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  stopped_because: v.optional(text),
+  selection_env: v.optional(v.array(text)),
+});
+
+/** A summary object's text, checked field by field; undefined when it is not one this platctl reads. */
+export function parseSummary(body: string): RunSummary | undefined {
+  let raw: unknown;
   try {
-    const raw = JSON.parse(text) as Partial<RunSummary>;
-    if (raw.version !== SUMMARY_VERSION || typeof raw.run_id !== 'string' || typeof raw.command !== 'string') {
-      return undefined;
-    }
-    return raw as RunSummary;
+    raw = JSON.parse(body);
   } catch {
     return undefined;
   }
+  const parsed = v.safeParse(summarySchema, raw);
+  return parsed.success ? (parsed.output as RunSummary) : undefined;
 }
 
 /** The environments a state's units belong to (`<env>/<path>` ids). */
@@ -133,20 +152,37 @@ export async function loadRemoteLatest(store: ObjectStore, verb?: RunCommand): P
   return loadRemoteRun(store, newest.run_id);
 }
 
+/** A run in the history: its summary, or one rebuilt from its state (`rebuilt` says why). */
+export type ListedRun = RunSummary & {
+  /** Set when `summary.json` is missing or damaged and this summary was rebuilt from the run's whole `state.json`. */
+  readonly rebuilt?: string;
+};
+
+/** A run whose summary and state are both unreadable: named, never hidden. */
+export interface DamagedRun {
+  readonly run_id: string;
+  readonly message: string;
+  readonly hint: string;
+}
+
 /**
  * Past runs, newest first, at most `limit`, only those touching `env` when given. Run ids sort by their start to the
  * second, then by a random suffix: runs started in the same second are read together and put in the order of their
  * `started_at` (then id), so the newest comes first even then (`--resume` takes the first of its selection).
+ *
+ * A run whose `summary.json` is missing or damaged is rebuilt from its `state.json` when that is whole (`rebuilt`
+ * says so; the run's author is then unknown); when the state is unreadable too, the run is listed in `damaged`.
  */
 export async function listRuns(
   store: ObjectStore,
   options: { readonly env?: string | undefined; readonly limit: number },
-): Promise<StoreResult<RunSummary[]>> {
+): Promise<StoreResult<{ runs: ListedRun[]; damaged: DamagedRun[] }>> {
   const listed = await store.list('runs/');
   if (!listed.ok) return listed;
   const ids = [...listed.value.folders].sort().reverse();
   const second = (id: string): string => id.split('-', 1)[0] ?? id;
-  const out: RunSummary[] = [];
+  const out: ListedRun[] = [];
+  const damaged: DamagedRun[] = [];
   const BATCH = 16;
   // Read until `limit` runs are found and the next id starts in another second than the last one read.
   let i = 0;
@@ -156,19 +192,59 @@ export async function listRuns(
   ) {
     const batch = ids.slice(i, i + BATCH);
     i += batch.length;
-    const got = await Promise.all(batch.map((id) => store.get(runSummaryKey(id))));
-    for (const object of got) {
-      if (!object.ok) return object;
-      const summary = object.value && parseSummary(object.value.body);
-      if (!summary) continue;
-      if (options.env !== undefined && !summary.envs.includes(options.env)) continue;
-      out.push(summary);
+    const got = await Promise.all(batch.map((id) => readListedRun(store, id)));
+    for (const run of got) {
+      if (!run.ok) return run;
+      if (run.value.type === 'damaged') {
+        damaged.push(run.value.run);
+        continue;
+      }
+      if (options.env !== undefined && !run.value.run.envs.includes(options.env)) continue;
+      out.push(run.value.run);
     }
   }
   const newestFirst = out.sort(
     (a, b) => b.started_at.localeCompare(a.started_at) || (a.run_id < b.run_id ? 1 : a.run_id > b.run_id ? -1 : 0),
   );
-  return { ok: true, value: newestFirst.slice(0, options.limit) };
+  return { ok: true, value: { runs: newestFirst.slice(0, options.limit), damaged } };
+}
+
+/** One run's summary; rebuilt from its state when the summary is missing or damaged; or why neither can be read. */
+async function readListedRun(
+  store: ObjectStore,
+  runId: string,
+): Promise<StoreResult<{ type: 'ok'; run: ListedRun } | { type: 'damaged'; run: DamagedRun }>> {
+  const object = await store.get(runSummaryKey(runId));
+  if (!object.ok) return object;
+  const summary = object.value && parseSummary(object.value.body);
+  if (summary) return { ok: true, value: { type: 'ok', run: summary } };
+  const summaryAt = store.location(runSummaryKey(runId));
+  const why =
+    object.value === undefined ? `${summaryAt} is missing` : `${summaryAt} is not a platctl run summary (damaged)`;
+  const stateObject = await store.get(runStateKey(runId));
+  if (!stateObject.ok) return stateObject;
+  const loaded: LoadedState =
+    stateObject.value === undefined
+      ? { type: 'missing' }
+      : parseState(stateObject.value.body, store.location(runStateKey(runId)));
+  if (loaded.type === 'ok') {
+    const rebuilt = summarize(loaded.state, envsOf(loaded.state), { user: '(unknown)', host: '(unknown)' });
+    return { ok: true, value: { type: 'ok', run: { ...rebuilt, rebuilt: `${why}; rebuilt from its state.json` } } };
+  }
+  const stateWhy = loaded.type === 'missing' ? `${store.location(runStateKey(runId))} is missing` : loaded.message;
+  return {
+    ok: true,
+    value: {
+      type: 'damaged',
+      run: {
+        run_id: runId,
+        message: `run ${runId} cannot be read: ${why}, and ${stateWhy}`,
+        hint:
+          `if another checkout has this run in its .platctl-state.json, platctl state push from there restores it; ` +
+          `otherwise delete ${store.location(`runs/${runId}/`)}`,
+      },
+    },
+  };
 }
 
 /** How many of the newest runs `--resume` looks through for one of its selection. */
@@ -187,7 +263,7 @@ export async function findResumable(
   if (!runs.ok) return runs;
   const wanted = sameSet(envs);
   const newer: RunSummary[] = [];
-  for (const summary of runs.value) {
+  for (const summary of runs.value.runs) {
     let selection = summary.selection_env;
     if (selection === undefined) {
       const run = await loadRemoteRun(store, summary.run_id);
@@ -330,9 +406,4 @@ export class RunPublisher {
     }
     return true;
   }
-}
-
-/** The author of a run on this machine. */
-export function author(env: Readonly<Record<string, string | undefined>>, host: string): RunAuthor {
-  return { user: env.USER ?? env.LOGNAME ?? env.USERNAME ?? 'unknown', host };
 }

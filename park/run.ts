@@ -7,7 +7,7 @@ import type { EnvironmentConfig, ParkConfig } from '../config/schema.js';
 import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import type { NodeGroupSize, ParkAws } from '../cloud/park-aws.js';
-import type { CloudResult } from '../cloud/result.js';
+import type { CloudFailure, CloudResult } from '../cloud/result.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult, UnitApplier } from './context.js';
 import { failed } from './context.js';
 import { downSteps } from './down.js';
@@ -178,7 +178,7 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
     settings,
     park,
     cloud: access.cloud,
-    aws: access.aws,
+    aws: options.fence ? fencedAws(access.aws, options.fence) : access.aws,
     kube: access.kube,
     records: new RecordStore(options.root, env, access.records, cluster),
     units: access.units,
@@ -455,10 +455,38 @@ async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readon
       message: result.message,
       ...(result.hint ? { hint: result.hint } : {}),
     });
-    const status = result.reason === 'interrupted' ? 'interrupted' : result.reason === 'fenced' ? 'fenced' : 'failed';
+    const lost = result.reason === 'fenced' || options.fence?.reason !== undefined;
+    const status = result.reason === 'interrupted' ? 'interrupted' : lost ? 'fenced' : 'failed';
     return finish(status, result, step.name);
   }
   return finish('completed');
+}
+
+/**
+ * `aws` whose changes (scaling, stopping, starting, terminating) each ask the fence first: a run that lost its lock
+ * while a step was under way makes no further change, whatever the step was doing. Reads go through unasked.
+ */
+function fencedAws(aws: ParkAws, fence: ParkFence): ParkAws {
+  const refused = async (what: string): Promise<CloudFailure | undefined> =>
+    (await fence.stillOurs())
+      ? undefined
+      : {
+          ok: false,
+          reason: 'error',
+          message: `${fence.reason ?? 'the environment lock was lost'}: did not ${what}, and changed nothing after that`,
+          hint: 'the local journal has every finished step; once the lock is free (or stale), --resume continues from here',
+        };
+  return {
+    listNodeGroups: () => aws.listNodeGroups(),
+    describeNodeGroup: (name) => aws.describeNodeGroup(name),
+    instances: (filter) => aws.instances(filter),
+    stateBucketRecords: (bucket) => aws.stateBucketRecords(bucket),
+    scaleNodeGroup: async (name, scaling, wait) =>
+      (await refused(`scale node group ${name}`)) ?? aws.scaleNodeGroup(name, scaling, wait),
+    stopInstances: async (ids) => (await refused(`stop ${ids.join(', ')}`)) ?? aws.stopInstances(ids),
+    startInstances: async (ids) => (await refused(`start ${ids.join(', ')}`)) ?? aws.startInstances(ids),
+    terminateInstances: async (ids) => (await refused(`terminate ${ids.join(', ')}`)) ?? aws.terminateInstances(ids),
+  };
 }
 
 /** Why `step` must not start: the run lost its environment lock. Undefined when it may. */

@@ -61,6 +61,8 @@ export function renderSummary(input: SummaryInput): string {
         ? paint.red('failed')
         : paint.yellow(state.status);
   out.push(`${paint.bold(`${state.command} ${state.run_id}`)}: ${verdict}${took}`);
+  const phase = phaseHeadline(state, paint);
+  if (phase.length > 0) out.push('', ...phase);
 
   for (const [id, unit] of units.filter(([, u]) => u.status === 'failed')) {
     out.push('');
@@ -94,6 +96,31 @@ export function renderSummary(input: SummaryInput): string {
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * A failed lockdown (after a bootstrap) or unlock (before a teardown) as the run's headline: which step, why, its log,
+ * what it leaves (units applied, the platform not locked down), and how to go on. Empty when the phase did not fail.
+ */
+export function phaseHeadline(state: Readonly<RunState>, paint: Paint): string[] {
+  const phase = state.lockdown;
+  if (phase?.status !== 'failed') return [];
+  const failed = Object.entries(phase.steps).find(([, step]) => step.status === 'failed');
+  const [id, step] = failed ?? ['?', undefined];
+  const what = phase.direction === 'lock' ? 'LOCKDOWN' : 'UNLOCK';
+  const attempts = step && step.attempts > 1 ? ` after ${step.attempts} attempts` : '';
+  const lines = [
+    `${paint.red(`${what} FAILED`)} at step ${paint.bold(id)}${attempts}: ${step?.error ?? 'no cause recorded'}`,
+  ];
+  if (step?.log) lines.push(`        log: ${step.log}`);
+  lines.push(
+    phase.direction === 'lock'
+      ? `        the units are applied but the platform is NOT locked down: step ${id} and the ones after it are ` +
+          `not in effect; platctl ${state.command} --resume continues at this step (or platctl lockdown)`
+      : `        nothing was destroyed; fix the cause, then platctl ${state.command} --resume (or platctl lockdown ` +
+          `--undo, then ${state.command})`,
+  );
+  return lines;
+}
+
 /** Why an excluded unit was not run, in the words of the verb's Terraform command. */
 function exclusionCause(state: Readonly<RunState>, unit: UnitState): string {
   const command = state.command === 'bootstrap' ? 'apply (treated as applied)' : 'destroy (not destroyed)';
@@ -120,6 +147,8 @@ export function renderStatus(state: Readonly<RunState>, paint: Paint, options: {
   lines.push(
     `${paint.bold(`${state.command} ${state.run_id}`)}: ${status} (started ${state.started_at}${ended}${resumes})`,
   );
+  const phase = phaseHeadline(state, paint);
+  if (phase.length > 0) lines.push('', ...phase);
   lines.push('');
   lines.push(paint.dim(`${pad('UNIT', width)}  ${pad('STATUS', 11)}  ${pad('DURATION', 8)}  DETAIL`));
   for (const [id, unit] of units) {

@@ -57,12 +57,12 @@ export async function useS3State(configPath: string, bucket: string, heartbeat?:
 
 /** The holder of `env`'s lock, or undefined when it is free. */
 export async function lockHolder(store: ObjectStore, env: string): Promise<EnvLockRecord | undefined> {
-  const found = await readEnvLock(store, env, Date.now());
+  const found = await readEnvLock(store, env);
   return found.ok && found.value.type === 'held' ? found.value.holder : undefined;
 }
 
 /** True when `env`'s lock is held and stale. */
 export async function lockIsStale(store: ObjectStore, env: string): Promise<boolean> {
-  const found = await readEnvLock(store, env, Date.now());
+  const found = await readEnvLock(store, env);
   return found.ok && found.value.type === 'held' && found.value.stale;
 }

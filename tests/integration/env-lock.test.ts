@@ -46,7 +46,7 @@ describe('the S3 environment lock', () => {
     });
     if (a.type !== 'acquired') throw new Error(JSON.stringify(a));
     expect(a.locks.envs).toEqual(['a', 'b']);
-    const held = await readEnvLock(s, 'b', now());
+    const held = await readEnvLock(s, 'b');
     expect(held.ok && held.value.type === 'held' && held.value.holder).toMatchObject({
       run_id: 'run-a',
       verb: 'bootstrap',
@@ -106,7 +106,7 @@ describe('the S3 environment lock', () => {
     });
     expect(fresh).toMatchObject({ type: 'held', stale: false });
     await until(async () => {
-      const found = await readEnvLock(s, 'prod', now());
+      const found = await readEnvLock(s, 'prod');
       return found.ok && found.value.type === 'held' && found.value.stale;
     }, 15_000);
     const refused = await acquireEnvLocks(['prod'], owner('run-2'), {
@@ -136,7 +136,7 @@ describe('the S3 environment lock', () => {
     expect(await first.locks.release()).toEqual([
       "the lock of environment prod is no longer this run's; left it to its new holder",
     ]);
-    const now2 = await readEnvLock(s, 'prod', now());
+    const now2 = await readEnvLock(s, 'prod');
     expect(now2.ok && now2.value.type === 'held' && now2.value.holder.run_id).toBe('run-2');
     await broke.locks.release();
   });
@@ -177,6 +177,86 @@ describe('the S3 environment lock', () => {
     expect(await got.locks.ensureFresh()).toBe(false);
     await got.locks.release();
   });
+});
+
+describe('clock skew between runners', () => {
+  const SKEW_MS = 120_000;
+
+  it('a breaker whose clock is 120 s ahead does not judge a live lock stale, and cannot break it', async () => {
+    const s = store();
+    const beat = 1000;
+    const holder = await acquireEnvLocks(['prod'], owner('run-live'), {
+      store: s,
+      now: () => Date.now(),
+      heartbeatMs: beat,
+      breakLock: false,
+    });
+    if (holder.type !== 'acquired') throw new Error(JSON.stringify(holder));
+    holder.locks.start();
+    try {
+      const ahead = (): number => Date.now() + SKEW_MS;
+      const seen = await readEnvLock(s, 'prod');
+      expect(seen.ok && seen.value.type === 'held' && seen.value.stale).toBe(false);
+      const broke = await acquireEnvLocks(['prod'], owner('run-skewed'), {
+        store: s,
+        now: ahead,
+        heartbeatMs: beat,
+        breakLock: true,
+      });
+      expect(broke).toMatchObject({ type: 'held', stale: false, holder: { run_id: 'run-live' } });
+      expect(broke.type === 'held' && broke.ageMs).toBeLessThan(3 * beat + 1000);
+      expect(holder.locks.fenced.aborted).toBe(false);
+      expect(await holder.locks.ensureFresh()).toBe(true);
+    } finally {
+      await holder.locks.release();
+    }
+  });
+
+  it.each([
+    ['behind the breaker', -SKEW_MS],
+    ['ahead of the breaker', SKEW_MS],
+  ])(
+    'a dead holder whose clock was %s goes stale by the bucket clock and --break-lock takes it',
+    async (_, holderSkew) => {
+      const s = store();
+      const beat = 500;
+      // The holder writes heartbeat_at from its own (skewed) clock and is then killed: it never renews.
+      const dead = await acquireEnvLocks(['prod'], owner('run-dead'), {
+        store: s,
+        now: () => Date.now() + holderSkew,
+        heartbeatMs: beat,
+        breakLock: false,
+      });
+      if (dead.type !== 'acquired') throw new Error(JSON.stringify(dead));
+      const fresh = await acquireEnvLocks(['prod'], owner('run-new'), {
+        store: s,
+        now: () => Date.now(),
+        heartbeatMs: beat,
+        breakLock: true,
+      });
+      expect(fresh).toMatchObject({ type: 'held', stale: false });
+      await until(
+        async () => {
+          const found = await readEnvLock(s, 'prod');
+          return found.ok && found.value.type === 'held' && found.value.stale;
+        },
+        20_000,
+        'the dead lock to go stale',
+      );
+      const broke = await acquireEnvLocks(['prod'], owner('run-new'), {
+        store: s,
+        now: () => Date.now(),
+        heartbeatMs: beat,
+        breakLock: true,
+      });
+      if (broke.type !== 'acquired') throw new Error(JSON.stringify(broke));
+      expect(broke.tookOver.map((f) => f.holder.run_id)).toEqual(['run-dead']);
+      // The old holder, back, learns it lost the lock before it writes anything.
+      expect(await dead.locks.ensureFresh()).toBe(false);
+      await dead.locks.release();
+      await broke.locks.release();
+    },
+  );
 });
 
 /** A separate process taking locks through the built modules: one request per stdin line, one answer per line. */
@@ -256,7 +336,7 @@ describe('processes racing for environment locks', () => {
       const winners = results.filter((r) => r.type === 'acquired');
       expect(winners, `round ${round}: ${JSON.stringify(results)}`).toHaveLength(1);
       expect(results.find((r) => r.type !== 'acquired')).toMatchObject({ type: 'held', env: 'prod' });
-      const lock = await readEnvLock(store(prefix), 'prod', Date.now());
+      const lock = await readEnvLock(store(prefix), 'prod');
       expect(lock.ok && lock.value.type === 'held' && lock.value.holder.pid).toBe(winners[0]?.pid);
       await Promise.all(racers.map((r) => r.ask({ release: prefix })));
       expect(await store(prefix).get(lockKey('prod'))).toEqual({ ok: true, value: undefined });

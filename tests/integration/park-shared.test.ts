@@ -146,7 +146,7 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
     expect(await lockHolder(bucket(), 'platform')).toBeUndefined();
   });
 
-  it('a failed renewal stops down before its next step: exit 3, why in the journal, nothing lost locally', async () => {
+  it('a failed renewal stops down before its next change to AWS, even inside a step: exit 3, why in the journal', async () => {
     // A PodDisruptionBudget that never allows eviction holds the node-groups step for drain_grace.
     const parker = await checkout({ config: parkConfig().replace('drain_grace: 1s', 'drain_grace: 6s') });
     kube.objects(KEYS.pdbs).push(fixturePdb('apps', 'api', { app: 'api' }, 0));
@@ -167,11 +167,14 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
     expect(out).toMatch(/warning: cannot renew the lock of environment platform: .*: starting no more steps/);
     expect(out).toMatch(/platform: down stopped: cannot renew the lock of environment platform/);
     expect(out).toContain('Resume with: platctl down --resume --yes');
-    // The step running at the fence finished; none started after it.
+    // The step running at the fence made no change to AWS after it (its drain was under way: no group was scaled),
+    // and no step started after it.
     const last = journal(parker).last;
     expect(last?.status).toBe('failed');
     expect(last?.stopped_because).toMatch(/^cannot renew the lock of environment platform/);
-    expect(last?.steps['node-groups']?.status).toBe('completed');
+    expect(last?.steps['node-groups']?.status).toBe('failed');
+    expect(out).toMatch(/did not scale node group \S+, and changed nothing after that/);
+    expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
     expect(last?.steps.bastion?.status).toBe('pending');
     expect(last?.steps['verify-cost-zero']?.status).toBe('pending');
     expect(await instanceState(moto.endpoint, bastionId)).toBe('running');

@@ -60,7 +60,18 @@ describe('bootstrap and teardown phases (built CLI, fake terragrunt)', () => {
     await box.control({ 'platform/eks': { when_args: { '-var=public=false': { fail: true } } } });
     const failed = await box.run(['bootstrap']);
     expect(failed.exitCode).toBe(1);
-    expect(failed.stdout).toMatch(/lockdown step private-endpoint \(platform\/eks\) failed: exit code 1/);
+    expect(failed.stdout).toMatch(/FAILED +lockdown step private-endpoint: exit code 1/);
+    // The failed lockdown is the run's headline, with its step, cause, log and how to go on; not a warning.
+    expect(failed.stdout).toMatch(/: failed in \S+\n\nLOCKDOWN FAILED at step private-endpoint: exit code 1/);
+    expect(failed.stdout).toMatch(
+      /the platform is NOT locked down: .*platctl bootstrap --resume continues at this step/,
+    );
+    expect(failed.stdout).not.toMatch(/warning: lockdown step/);
+    const status = await box.run(['status']);
+    expect(status.exitCode).not.toBe(0);
+    expect(status.stdout).toMatch(/\nLOCKDOWN FAILED at step private-endpoint: exit code 1/);
+    expect(status.stdout).toMatch(/log: \S+private-endpoint/);
+    expect(status.stdout).toMatch(/Resume with: platctl bootstrap --resume/);
     expect((await box.state()).lockdown).toMatchObject({
       status: 'failed',
       steps: { 'split-dns': { status: 'completed' } },

@@ -3,6 +3,8 @@
  * are two clones of the repository (another directory, another HOME) sharing one bucket.
  */
 import { appendFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { lockKey } from '../../engine/env-lock.js';
@@ -114,6 +116,45 @@ describe('state.backend s3', () => {
     );
   }, 240_000);
 
+  it('a damaged summary.json: history and --resume rebuild it from a whole state.json, or name what is damaged', async () => {
+    const one = await clone();
+    const two = await clone();
+    await one.control({ 'platform/eks': { fail: true } });
+    // No USER (a cron job): the run is by the OS account, never "unknown".
+    const failed = await one.run(['bootstrap'], moto.env);
+    expect(failed.exitCode, failed.stderr).toBe(1);
+    const runId = (await one.state()).run_id;
+    const me = userInfo().username;
+    const listed = await one.run(['history'], moto.env);
+    expect(listed.stdout).toMatch(new RegExp(`${runId}\\s+bootstrap\\s+${me}@\\S+`));
+    expect(listed.stdout).not.toMatch(/unknown@/);
+
+    const summaryKey = `runs/${runId}/summary.json`;
+    const broken = await bucket().put(summaryKey, '{"version": 1, "run_id": ', { always: true });
+    expect(broken.ok).toBe(true);
+    const history = await two.run(['history'], as('bob'));
+    expect(history.exitCode, history.stderr).toBe(0);
+    expect(history.stdout).not.toMatch(/no runs recorded/);
+    expect(history.stdout).toMatch(new RegExp(`${runId}\\s+bootstrap\\s+.*failed\\s+platform`));
+    expect(history.stderr).toContain(
+      `warning: run ${runId}: s3://platctl-shared/platctl/${summaryKey} is not a platctl run summary (damaged); ` +
+        'rebuilt from its state.json',
+    );
+    await two.control({});
+    const resumed = await two.run(['bootstrap', '--resume'], as('bob'));
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(await remoteState()).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
+
+    // Both objects damaged: named, with what to do, and never "no runs recorded".
+    await bucket().put(summaryKey, 'not json', { always: true });
+    await bucket().put(`runs/${runId}/state.json`, '{}', { always: true });
+    const lost = await two.run(['history'], as('bob'));
+    expect(lost.exitCode).toBe(1);
+    expect(lost.stdout).not.toMatch(/no runs recorded/);
+    expect(lost.stderr).toMatch(new RegExp(`run ${runId} cannot be read: s3://platctl-shared/platctl/${summaryKey}`));
+    expect(lost.stderr).toMatch(/hint: .*platctl state push from there restores it; otherwise delete s3:\/\//);
+  }, 240_000);
+
   it('lockdown and unlock apply logs are uploaded beside the unit logs', async () => {
     const box = await clone();
     await appendFile(join(box.root, '.platctl.yaml'), lockdownBlock());
@@ -207,6 +248,12 @@ describe('state.backend s3', () => {
     expect(held.stderr).toMatch(/by alice@\S+, pid \d+, started /);
     expect(held.stderr).toMatch(/last heartbeat \d+ s ago/);
 
+    // A new run refused for the lock says nothing about replacing the killed run's state: it replaces nothing.
+    const fresh = await two.run(['bootstrap'], as('bob'));
+    expect(fresh.exitCode).toBe(3);
+    expect(fresh.stderr).toMatch(/environment platform is locked by another platctl run/);
+    expect(fresh.stdout + fresh.stderr).not.toMatch(/replaces its state/);
+
     await until(() => lockIsStale(bucket(), 'platform'), 10_000, 'the lock to go stale');
     const stale = await two.run(['bootstrap', '--resume'], as('bob'));
     expect(stale.exitCode).toBe(3);
@@ -220,6 +267,36 @@ describe('state.backend s3', () => {
     );
     expect(await remoteState()).toMatchObject({ run_id: runId, status: 'completed', resumes: 1 });
     expect(await lockHolder()).toBeUndefined();
+  }, 240_000);
+
+  it('a runner whose clock is 120 s fast does not break a live lock; one 120 s slow breaks a dead one', async () => {
+    const one = await clone('1s');
+    const two = await clone('1s');
+    const skewed = (ms: number): Record<string, string> => ({
+      ...as('bob'),
+      NODE_OPTIONS: `--import=${pathToFileURL(join(import.meta.dirname, '..', 'fixtures', 'engine', 'skew-clock.mjs')).href}`,
+      PLATCTL_TEST_CLOCK_SKEW_MS: String(ms),
+    });
+    await one.control({}, { sleep_ms: 1500 });
+    const child = one.start(['bootstrap', '--parallelism', '1'], as('alice'));
+    await until(async () => (await lockHolder()) !== undefined, 30_000, 'the lock');
+    const runId = await lockHolder();
+    // Its heartbeat_at reads 120 s old to the fast runner: still live by the bucket's clock.
+    const fast = await two.run(['bootstrap', '--break-lock'], skewed(120_000));
+    expect(fast.exitCode, fast.stdout + fast.stderr).toBe(3);
+    expect(fast.stderr).toMatch(/environment platform is locked by another platctl run/);
+    expect(fast.stdout + fast.stderr).not.toMatch(/breaking the stale lock/);
+    expect(await two.calls()).toEqual([]);
+    child.kill('SIGKILL');
+    await child;
+    // Dead now; its heartbeat reads 120 s in the future to the slow runner, and still goes stale.
+    await until(() => lockIsStale(bucket(), 'platform'), 15_000, 'the lock to go stale');
+    await two.control({});
+    const slow = await two.run(['bootstrap', '--resume', '--break-lock'], skewed(-120_000));
+    expect(slow.exitCode, slow.stdout + slow.stderr).toBe(0);
+    expect(slow.stdout + slow.stderr).toMatch(
+      new RegExp(`breaking the stale lock of environment platform: run ${runId}`),
+    );
   }, 240_000);
 
   it('a holder that was only paused and comes back after the takeover is fenced and writes nothing', async () => {

@@ -45,12 +45,12 @@ describe('runs started in the same second', () => {
 
   it('history lists the later one first', async () => {
     const runs = await listRuns(memoryStore([older, earlier, later]), { limit: 10 });
-    expect(runs.ok && runs.value.map((r) => r.run_id)).toEqual([later.run_id, earlier.run_id, older.run_id]);
+    expect(runs.ok && runs.value.runs.map((r) => r.run_id)).toEqual([later.run_id, earlier.run_id, older.run_id]);
   });
 
   it('a limit that falls inside that second still keeps the later one', async () => {
     const runs = await listRuns(memoryStore([older, earlier, later]), { limit: 1 });
-    expect(runs.ok && runs.value.map((r) => r.run_id)).toEqual([later.run_id]);
+    expect(runs.ok && runs.value.runs.map((r) => r.run_id)).toEqual([later.run_id]);
   });
 
   it('--resume picks the later one', async () => {
