@@ -17,6 +17,7 @@ import type { EnvLocks } from '../engine/env-lock.js';
 import type { ObjectStore } from '../engine/object-store.js';
 import { acquireLock, lockRefusal } from '../engine/lock.js';
 import { makeRunId } from '../engine/run.js';
+import { systemClock } from '../engine/waits.js';
 import { lockShared } from '../engine/shared-run.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { makePaint } from '../engine/reporters/paint.js';
@@ -25,7 +26,7 @@ import { formatDuration } from '../park/context.js';
 import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
-import { runPark } from '../park/run.js';
+import { PREFLIGHT, runPark } from '../park/run.js';
 import { parkUnitApplier } from './park-units.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
@@ -120,7 +121,7 @@ function parkAccess(context: {
     const cloud = cloudOf(env);
     const settings = config.environments[env];
     let kube: Promise<CloudResult<KubeWriter>> | undefined;
-    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env);
+    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env, io.signal);
     const envBucket = settings?.aws?.state_bucket;
     return {
       cloud,
@@ -231,7 +232,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       access,
       emit: render,
       now: () => Date.now(),
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      clock: systemClock,
       signal: io.signal,
       fence: locks && {
         stillOurs: () => locks.ensureFresh(),
@@ -257,8 +258,10 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       `${JSON.stringify({ type: 'summary', op, dry_run: dryRun, exit_code: exitCode, envs: outcomes })}\n`,
     );
   }
-  if (outcomes.some((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced'))
-    human.write(`Resume with: ${resume}\n`);
+  const stopped = outcomes.filter((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced');
+  if (stopped.some((o) => o.failed_step !== PREFLIGHT)) human.write(`Resume with: ${resume}\n`);
+  else if (stopped.length > 0)
+    human.write(`Nothing was changed; run it again: ${formatCommandLine(invocationArgs(op, args))}\n`);
   return exitCode;
 }
 
@@ -279,15 +282,20 @@ function safeUser(): string {
   }
 }
 
-function invocation(op: ParkOp, args: ParkArgs & GlobalOptions): string {
-  return formatCommandLine([
+function invocationArgs(op: ParkOp, args: ParkArgs & GlobalOptions, withConfig = true): string[] {
+  return [
     'platctl',
     op,
     ...(args.env ?? []).flatMap((e) => ['--env', e]),
+    ...(withConfig && args.config ? ['--config', args.config] : []),
     ...(args.resume ? ['--resume'] : []),
     ...(args.yes ? ['--yes'] : []),
     ...(args['break-lock'] ? ['--break-lock'] : []),
-  ]);
+  ];
+}
+
+function invocation(op: ParkOp, args: ParkArgs & GlobalOptions): string {
+  return formatCommandLine(invocationArgs(op, args, false));
 }
 
 /**
@@ -400,6 +408,9 @@ function verdict(o: EnvOutcome, paint: Paint): string {
     case 'failed':
     case 'interrupted':
     case 'fenced': {
+      if (o.status === 'interrupted' && o.failed_step === PREFLIGHT) {
+        return `${paint.red(`${o.env}: ${o.op} ${o.message ?? 'interrupted'}`)}\n`;
+      }
       const head =
         o.status === 'failed'
           ? `failed at step ${o.failed_step ?? '?'}`

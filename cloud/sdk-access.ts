@@ -6,7 +6,7 @@
 import { describeAwsError, isAuthError, loginHint } from './auth-errors.js';
 import type { CredentialProvider } from './credentials.js';
 import type { EnvVars } from './env.js';
-import { endpointFor } from './env.js';
+import { NO_ANSWER_HINT, endpointFor, sdkTimeouts } from './env.js';
 import type { EnvCloud } from './environment.js';
 import type { CloudFailure, CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
@@ -50,7 +50,7 @@ export function sdkConfig(access: AwsAccess, serviceId: string) {
   return {
     region: access.region,
     credentials: access.credentials,
-    maxAttempts: access.maxAttempts ?? 3,
+    ...sdkTimeouts(access.env, access.maxAttempts ?? 3),
     ...(endpoint ? { endpoint } : {}),
   };
 }
@@ -64,7 +64,7 @@ export function sdkFailure(error: unknown, what: string, profile: string | undef
   if (isAuthError(error)) {
     return failure('auth', `AWS rejected the credentials ${what}: ${describeAwsError(error)}`, loginHint(profile));
   }
-  if (isAbortError(error)) return failure('timeout', `no answer from AWS ${what}`);
+  if (isAbortError(error)) return failure('timeout', `no answer from AWS ${what}`, NO_ANSWER_HINT);
   const name = error instanceof Error ? error.name : '';
   if (NOT_FOUND.has(name) || name.endsWith('.NotFound'))
     return failure('not-found', `${what}: ${describeAwsError(error)}`);
