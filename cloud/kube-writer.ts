@@ -114,7 +114,7 @@ export function makeKubeWriter(
     // The run's signal (the first Ctrl-C) and the call's own both end the request.
     const signals = [limits.signal, signal].filter((s): s is AbortSignal => s !== undefined);
     const abort = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-    abort?.throwIfAborted();
+    if (abort?.aborted) throw Object.assign(new Error('the run was interrupted'), { name: 'AbortError' });
     return new Promise((resolve, reject) => {
       const req = send(
         url,
