@@ -9,16 +9,11 @@
  * nodes cordoned, compute still running) for no reason the operator chose.
  */
 
-/** Error codes that mean the reader of a pipe has gone. */
-const CLOSED = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
-
 /**
- * Makes writes to `stream` after its reader went away harmless: they are dropped. Any other write error is still a
- * bug, and is rethrown to the uncaught-exception handler (exit 70).
+ * Makes writes to `stream` after its reader went away harmless: they are dropped. That is every write error of the
+ * process's own output: EPIPE (a pipe's reader closed it), EIO (the terminal was hung up: SIGHUP then stops the run
+ * gracefully), ERR_STREAM_DESTROYED. Output is the one thing platctl can do without; state and journal are files.
  */
 export function tolerateClosedPipe(stream: NodeJS.WritableStream): void {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== undefined && CLOSED.has(error.code)) return;
-    throw error;
-  });
+  stream.on('error', () => undefined);
 }
