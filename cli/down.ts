@@ -18,6 +18,7 @@ import type { EnvLocks } from '../engine/env-lock.js';
 import type { ObjectStore } from '../engine/object-store.js';
 import { acquireLock, lockRefusal } from '../engine/lock.js';
 import { makeRunId } from '../engine/run.js';
+import { systemClock } from '../engine/waits.js';
 import { lockShared } from '../engine/shared-run.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { makePaint } from '../engine/reporters/paint.js';
@@ -26,7 +27,7 @@ import { formatDuration } from '../park/context.js';
 import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
-import { runPark } from '../park/run.js';
+import { PREFLIGHT, runPark } from '../park/run.js';
 import { parseRestoreSize } from '../park/restore-sizes.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
@@ -36,7 +37,6 @@ import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.
 import type { CliIo, GlobalOptions } from './verb.js';
 import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
-import { setTimer } from '../engine/timers.js';
 
 export interface ParkArgs {
   'dry-run'?: boolean | undefined;
@@ -142,7 +142,7 @@ function parkAccess(context: {
     const cloud = cloudOf(env);
     const settings = config.environments[env];
     let kube: Promise<CloudResult<KubeWriter>> | undefined;
-    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env);
+    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env, io.signal);
     const envBucket = settings?.aws?.state_bucket;
     return {
       cloud,
@@ -263,7 +263,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       access,
       emit: render,
       now: () => Date.now(),
-      sleep: (ms) => new Promise((resolve) => setTimer(resolve, ms)),
+      clock: systemClock,
       signal: io.signal,
       ...(restoreSizes.sizes ? { restoreSizes: restoreSizes.sizes } : {}),
       fence: locks && {
@@ -291,8 +291,10 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
       `${JSON.stringify({ type: 'summary', op, dry_run: dryRun, exit_code: exitCode, envs: outcomes })}\n`,
     );
   }
-  if (outcomes.some((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced'))
-    human.write(`Resume with: ${resume}\n`);
+  const stopped = outcomes.filter((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced');
+  if (stopped.some((o) => o.failed_step !== PREFLIGHT)) human.write(`Resume with: ${resume}\n`);
+  else if (stopped.length > 0)
+    human.write(`Nothing was changed; run it again: ${formatCommandLine(invocationArgs(op, args))}\n`);
   return exitCode;
 }
 
@@ -335,15 +337,20 @@ function safeUser(): string {
   }
 }
 
-function invocation(op: ParkOp, args: ParkArgs & GlobalOptions): string {
-  return formatCommandLine([
+function invocationArgs(op: ParkOp, args: ParkArgs & GlobalOptions, withConfig = true): string[] {
+  return [
     'platctl',
     op,
     ...(args.env ?? []).flatMap((e) => ['--env', e]),
+    ...(withConfig && args.config ? ['--config', args.config] : []),
     ...(args.resume ? ['--resume'] : []),
     ...(args.yes ? ['--yes'] : []),
     ...(args['break-lock'] ? ['--break-lock'] : []),
-  ]);
+  ];
+}
+
+function invocation(op: ParkOp, args: ParkArgs & GlobalOptions): string {
+  return formatCommandLine(invocationArgs(op, args, false));
 }
 
 /**
@@ -458,6 +465,9 @@ function verdict(o: EnvOutcome, paint: Paint): string {
     case 'failed':
     case 'interrupted':
     case 'fenced': {
+      if (o.status === 'interrupted' && o.failed_step === PREFLIGHT) {
+        return `${paint.red(`${o.env}: ${o.op} ${o.message ?? 'interrupted'}`)}\n`;
+      }
       const head =
         o.status === 'failed'
           ? `failed at step ${o.failed_step ?? '?'}`

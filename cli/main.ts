@@ -13,7 +13,9 @@ import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 import type { VerbEntry } from './verbs.js';
 import { VERBS } from './verbs.js';
+import { tolerateClosedPipe } from './output.js';
 import { platctlVersion } from './version.js';
+import { parseRequestTimeout } from '../cloud/env.js';
 
 /** Colour is on for a TTY unless NO_COLOR or --no-color; FORCE_COLOR turns it on anywhere. */
 export function colorEnabled(
@@ -54,6 +56,9 @@ export function bugContext(argv: readonly string[]): Parameters<typeof bugReport
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
+  // Once, for the process's own streams: `platctl ... | head -1` is not a bug (cli/output.ts).
+  if (stdout === process.stdout) tolerateClosedPipe(stdout);
+  if (stderr === process.stderr) tolerateClosedPipe(stderr);
   const verbs = options.verbs ?? VERBS;
   const width = Math.min(120, (stdout as { columns?: number }).columns ?? 100);
 
@@ -87,6 +92,11 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     }
     const { args } = parsed;
     const env = options.env ?? process.env;
+    const timeout = parseRequestTimeout(env.PLATCTL_REQUEST_TIMEOUT);
+    if ('error' in timeout) {
+      stderr.write(`platctl: ${timeout.error}; unset it for the default (30s). Nothing was run.\n`);
+      return EXIT.usage;
+    }
     const isTTY = Boolean((args.json === true ? stderr : stdout).isTTY);
     const io: CliIo = {
       stdout,

@@ -61,12 +61,12 @@ export function createEksAccess(access: AwsAccess, cluster: string): EksAccess {
     async list(signal) {
       const m = await sdk();
       const eks = await getClient();
-      const paging = { client: eks, ...(signal ? { abortSignal: signal } : {}) };
+      const paging = { client: eks };
       const entries: AccessEntry[] = [];
       let principal = '';
       try {
         const arns: string[] = [];
-        for await (const page of m.paginateListAccessEntries(paging, { clusterName: cluster })) {
+        for await (const page of m.paginateListAccessEntries(paging, { clusterName: cluster }, callOptions(signal))) {
           arns.push(...(page.accessEntries ?? []));
         }
         for (principal of arns.sort()) {
@@ -76,7 +76,7 @@ export function createEksAccess(access: AwsAccess, cluster: string): EksAccess {
           );
           const policies: AssociatedPolicy[] = [];
           const input = { clusterName: cluster, principalArn: principal };
-          for await (const page of m.paginateListAssociatedAccessPolicies(paging, input)) {
+          for await (const page of m.paginateListAssociatedAccessPolicies(paging, input, callOptions(signal))) {
             for (const policy of page.associatedAccessPolicies ?? []) {
               const namespaces = policy.accessScope?.namespaces ?? [];
               policies.push({

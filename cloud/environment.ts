@@ -10,9 +10,14 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import type { EnvironmentConfig } from '../config/schema.js';
 import { describeAwsError, isAuthError, loginHint } from './auth-errors.js';
 import type { CallerIdentity, CredentialProvider, PreflightResult, ProviderCallLimits } from './credentials.js';
-import { createCredentialProvider, effectiveProfile, preflightCredentials } from './credentials.js';
+import {
+  PROVIDER_REQUEST_TIMEOUT_MS,
+  createCredentialProvider,
+  effectiveProfile,
+  preflightCredentials,
+} from './credentials.js';
 import type { EnvVars } from './env.js';
-import { endpointFor } from './env.js';
+import { NO_ANSWER_HINT, endpointFor, requestTimeoutMs, sdkTimeouts, serviceAt } from './env.js';
 import type { KubeReader } from './kube.js';
 import { kubeReaderForEks, kubeReaderFromContext } from './kube.js';
 import type { CloudFailure, CloudResult } from './result.js';
@@ -175,7 +180,7 @@ class AwsEnvCloud implements EnvCloud {
       );
       return ok({ arn: answer.AssumedRoleUser?.Arn ?? roleArn });
     } catch (error) {
-      return this.#awsFailure(error, `assuming ${roleArn}`);
+      return this.#awsFailure(error, `assuming ${roleArn}`, 'STS');
     }
   }
 
@@ -190,7 +195,7 @@ class AwsEnvCloud implements EnvCloud {
       await s3.send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1 }), options);
       return ok(head.BucketRegion ? { region: head.BucketRegion } : {});
     } catch (error) {
-      const result = this.#awsFailure(error, `bucket ${bucket}`);
+      const result = this.#awsFailure(error, `bucket ${bucket}`, 'S3');
       if (result.reason === 'not-found') return failure('not-found', `bucket ${bucket} does not exist`);
       if (result.reason === 'forbidden') {
         return failure(
@@ -218,7 +223,7 @@ class AwsEnvCloud implements EnvCloud {
       );
       body = (await answer.Body?.transformToString('utf8')) ?? '';
     } catch (error) {
-      const result = this.#awsFailure(error, `s3://${bucket}/${key}`);
+      const result = this.#awsFailure(error, `s3://${bucket}/${key}`, 'S3');
       if (result.reason === 'not-found') return failure('not-found', `no state at s3://${bucket}/${key}`);
       if (result.reason === 'forbidden') {
         // Without s3:ListBucket S3 answers 403 for a missing key too.
@@ -260,7 +265,7 @@ class AwsEnvCloud implements EnvCloud {
         ...(cluster?.version ? { version: cluster.version } : {}),
       });
     } catch (error) {
-      const result = this.#awsFailure(error, `cluster ${name}`);
+      const result = this.#awsFailure(error, `describing cluster ${name}`, 'EKS');
       if (result.reason === 'not-found')
         return failure('not-found', `EKS cluster ${name} does not exist in ${this.region ?? 'the region'}`);
       return result;
@@ -308,13 +313,16 @@ class AwsEnvCloud implements EnvCloud {
         region: this.region,
         credentials: provider.value,
         now: this.#now,
+        requestTimeoutMs: requestTimeoutMs(this.#options.env),
       }),
     );
   }
 
   #providerLimits(): ProviderCallLimits {
     return {
-      requestTimeoutMs: this.#options.providerRequestTimeoutMs,
+      requestTimeoutMs:
+        this.#options.providerRequestTimeoutMs ??
+        Math.min(PROVIDER_REQUEST_TIMEOUT_MS, requestTimeoutMs(this.#options.env)),
       maxAttempts: this.#options.maxAttempts,
     };
   }
@@ -329,7 +337,7 @@ class AwsEnvCloud implements EnvCloud {
     return {
       region: resolvedRegion,
       credentials: provider.value,
-      maxAttempts: this.#options.maxAttempts ?? 2,
+      ...sdkTimeouts(this.#options.env, this.#options.maxAttempts ?? 2),
       ...(endpoint ? { endpoint } : {}),
     };
   }
@@ -382,7 +390,7 @@ class AwsEnvCloud implements EnvCloud {
     return client;
   }
 
-  #awsFailure(error: unknown, what: string): CloudFailure {
+  #awsFailure(error: unknown, what: string, serviceId?: string): CloudFailure {
     if (error instanceof CredentialsUnavailable) return error.result;
     if (isAuthError(error)) {
       return failure(
@@ -391,7 +399,13 @@ class AwsEnvCloud implements EnvCloud {
         loginHint(this.profile),
       );
     }
-    if (isAbortError(error)) return failure('timeout', `no answer from AWS ${what}`);
+    if (isAbortError(error)) {
+      return failure(
+        'timeout',
+        `no answer from ${serviceId ? serviceAt(serviceId, this.#options.env) : 'AWS'} ${what}`,
+        NO_ANSWER_HINT,
+      );
+    }
     const name = error instanceof Error ? error.name : '';
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     if (['NotFound', 'NoSuchBucket', 'NoSuchKey', 'ResourceNotFoundException'].includes(name) || status === 404) {

@@ -8,14 +8,12 @@ import { request as httpsRequest } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { EnvironmentConfig } from '../config/schema.js';
 import type { EnvVars } from './env.js';
+import { REQUEST_TIMEOUT_MS, formatSeconds, requestTimeoutMs } from './env.js';
 import type { EnvCloud } from './environment.js';
 import type { CustomResourceRef } from './kube.js';
 import { errorText, kubeConfigForEks, kubeConfigFromContext } from './kube.js';
 import type { CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
-
-/** One request may take this long before it counts as a timeout. */
-const REQUEST_TIMEOUT_MS = 30_000;
 
 /** Any Kubernetes object as JSON. */
 export type KubeJson = Record<string, unknown> & {
@@ -86,7 +84,12 @@ export const KINDS = {
  * A writer over `kc`. Requests go through client-node's own HTTP machinery (TLS, CA, authenticators) with a path
  * built from the ref, so one code path serves core, apps and custom resources alike.
  */
-export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
+export function makeKubeWriter(
+  kc: KubeConfig,
+  server: string,
+  limits: { readonly signal?: AbortSignal | undefined; readonly requestTimeoutMs?: number } = {},
+): KubeWriter {
+  const timeoutMs = limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const cluster = kc.getCurrentCluster();
   const base = (cluster?.server ?? server).replace(/\/$/, '');
 
@@ -108,6 +111,10 @@ export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    // The run's signal (the first Ctrl-C) and the call's own both end the request.
+    const signals = [limits.signal, signal].filter((s): s is AbortSignal => s !== undefined);
+    const abort = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    if (abort?.aborted) throw Object.assign(new Error('the run was interrupted'), { name: 'AbortError' });
     return new Promise((resolve, reject) => {
       const req = send(
         url,
@@ -116,8 +123,8 @@ export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
           headers,
           ...(options.agent ? { agent: options.agent as never } : {}),
           ...(options.auth ? { auth: options.auth } : {}),
-          ...(signal ? { signal } : {}),
-          timeout: REQUEST_TIMEOUT_MS,
+          ...(abort ? { signal: abort } : {}),
+          timeout: timeoutMs,
         },
         (response) => {
           const chunks: Buffer[] = [];
@@ -135,7 +142,12 @@ export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
           });
         },
       );
-      req.on('timeout', () => req.destroy(Object.assign(new Error('request timed out'), { name: 'TimeoutError' })));
+      // Also bounds the whole answer, not only the silence between two packets of it.
+      const whole = setTimeout(() => req.emit('timeout'), timeoutMs);
+      req.on('close', () => clearTimeout(whole));
+      req.on('timeout', () =>
+        req.destroy(Object.assign(new Error(`no answer within ${formatSeconds(timeoutMs)}`), { name: 'TimeoutError' })),
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -150,7 +162,11 @@ export function makeKubeWriter(kc: KubeConfig, server: string): KubeWriter {
     try {
       answer = await run();
     } catch (error) {
-      if (isAbortError(error)) return failure('timeout', `no answer from ${base} ${what}`);
+      if (isAbortError(error)) {
+        const within =
+          error instanceof Error && error.name === 'TimeoutError' ? ` within ${formatSeconds(timeoutMs)}` : '';
+        return failure('timeout', `no answer from the API server ${base}${within} ${what}`);
+      }
       const code = networkErrorCode(error);
       if (code) return failure('unreachable', `cannot reach the API server ${base} (${code}) ${what}`);
       return failure('error', `${what} failed: ${errorText(error)}`);
@@ -283,10 +299,11 @@ export async function kubeWriterForEnv(
   env: EnvVars,
   signal?: AbortSignal,
 ): Promise<CloudResult<KubeWriter>> {
+  const limits = { signal, requestTimeoutMs: requestTimeoutMs(env) };
   const context = settings.cluster?.kubeconfig_context;
   if (context) {
     const loaded = await kubeConfigFromContext(context, env);
-    return loaded.ok ? ok(makeKubeWriter(loaded.value.kc, loaded.value.server)) : loaded;
+    return loaded.ok ? ok(makeKubeWriter(loaded.value.kc, loaded.value.server, limits)) : loaded;
   }
   const described = await cloud.describeCluster(signal);
   if (!described.ok) return described;
@@ -296,5 +313,5 @@ export async function kubeWriterForEnv(
   if (!provider.ok) return provider;
   if (cloud.region === undefined) return failure('not-configured', `environment ${cloud.envName} has no AWS region`);
   const kc = await kubeConfigForEks({ name, endpoint, caData, region: cloud.region, credentials: provider.value });
-  return ok(makeKubeWriter(kc, endpoint));
+  return ok(makeKubeWriter(kc, endpoint, limits));
 }

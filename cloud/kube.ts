@@ -10,7 +10,7 @@ import type { CredentialProvider } from './credentials.js';
 import type { EksToken } from './eks-token.js';
 import { eksToken } from './eks-token.js';
 import type { EnvVars } from './env.js';
-import { homeDir } from './env.js';
+import { REQUEST_TIMEOUT_MS, homeDir, requestTimeoutMs } from './env.js';
 import type { CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
 
@@ -78,7 +78,7 @@ export function kubeconfigFiles(env: EnvVars): string[] {
  */
 export async function kubeReaderFromContext(context: string, env: EnvVars): Promise<CloudResult<KubeReader>> {
   const loaded = await kubeConfigFromContext(context, env);
-  return loaded.ok ? ok(await makeReader(loaded.value.kc, loaded.value.server)) : loaded;
+  return loaded.ok ? ok(await makeReader(loaded.value.kc, loaded.value.server, requestTimeoutMs(env))) : loaded;
 }
 
 /** The KubeConfig of `context` (see {@link kubeReaderFromContext}); park's writer is built on it too. */
@@ -124,6 +124,8 @@ export interface EksClusterAccess {
   readonly region: string;
   readonly credentials: CredentialProvider;
   readonly now?: () => number;
+  /** How long one request may go unanswered (default `REQUEST_TIMEOUT_MS`). */
+  readonly requestTimeoutMs?: number;
 }
 
 /** Re-sign a token this long before the cluster would stop accepting it. */
@@ -135,7 +137,7 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
  * minute before it lapses, so a long run never meets a 401 at minute 15.
  */
 export async function kubeReaderForEks(access: EksClusterAccess): Promise<KubeReader> {
-  return makeReader(await kubeConfigForEks(access), access.endpoint);
+  return makeReader(await kubeConfigForEks(access), access.endpoint, access.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
 }
 
 /** The KubeConfig {@link kubeReaderForEks} reads through; park's writer is built on it too. */
@@ -163,30 +165,31 @@ export async function kubeConfigForEks(access: EksClusterAccess): Promise<KubeCo
   return kc;
 }
 
-async function makeReader(kc: KubeConfig, server: string): Promise<KubeReader> {
+async function makeReader(kc: KubeConfig, server: string, timeoutMs: number): Promise<KubeReader> {
   const k8s = await import('@kubernetes/client-node');
   const core = kc.makeApiClient(k8s.CoreV1Api);
   const apps = kc.makeApiClient(k8s.AppsV1Api);
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);
   const versionApi = kc.makeApiClient(k8s.VersionApi);
 
-  // client-node has no per-call signal parameter; a request middleware puts one on the request context.
-  const withSignal = (signal: AbortSignal | undefined) =>
-    signal
-      ? {
-          middleware: [
-            {
-              pre: (context: InstanceType<typeof k8s.RequestContext>) => {
-                context.setSignal(signal);
-                return new k8s.Observable(Promise.resolve(context));
-              },
-              post: (response: InstanceType<typeof k8s.ResponseContext>) =>
-                new k8s.Observable(Promise.resolve(response)),
-            },
-          ],
-          middlewareMergeStrategy: 'append' as const,
-        }
-      : undefined;
+  // client-node has no per-call signal parameter; a request middleware puts one on the request context. Every call
+  // gets one: the caller's, if any, and the request timeout, so an API server that never answers cannot hang a run.
+  const withSignal = (callerSignal: AbortSignal | undefined) => {
+    const limit = AbortSignal.timeout(timeoutMs);
+    const signal = callerSignal ? AbortSignal.any([callerSignal, limit]) : limit;
+    return {
+      middleware: [
+        {
+          pre: (context: InstanceType<typeof k8s.RequestContext>) => {
+            context.setSignal(signal);
+            return new k8s.Observable(Promise.resolve(context));
+          },
+          post: (response: InstanceType<typeof k8s.ResponseContext>) => new k8s.Observable(Promise.resolve(response)),
+        },
+      ],
+      middlewareMergeStrategy: 'append' as const,
+    };
+  };
 
   const call = async <T>(what: string, run: () => Promise<T>): Promise<CloudResult<T>> => {
     try {
@@ -292,7 +295,7 @@ function kubeFailure(
     if (code === 403) return failure('forbidden', `not allowed to read ${what} (403)${suffix}`);
     return failure('error', `reading ${what} failed with HTTP ${code}${suffix}`);
   }
-  if (isAbortError(error)) return failure('timeout', `no answer from ${server} reading ${what}`);
+  if (isAbortError(error)) return failure('timeout', `no answer from the API server ${server} reading ${what}`);
   const code = networkErrorCode(error);
   if (code) return failure('unreachable', `cannot reach the API server ${server} (${code})`);
   return failure('error', `reading ${what} failed: ${errorText(error)}`);

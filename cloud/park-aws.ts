@@ -7,7 +7,7 @@ import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { EKSClient } from '@aws-sdk/client-eks';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { EnvVars } from './env.js';
-import { endpointFor } from './env.js';
+import { endpointFor, sdkTimeouts, serviceAt } from './env.js';
 import type { EnvCloud } from './environment.js';
 import type { CloudFailure, CloudResult } from './result.js';
 import { failure, ok } from './result.js';
@@ -50,8 +50,10 @@ export interface InstanceFilter {
 export interface WaitOptions {
   readonly timeoutMs: number;
   readonly pollMs: number;
-  readonly sleep: (ms: number) => Promise<void>;
-  readonly now: () => number;
+  /** Structurally the `Clock` of `engine/waits.ts`: its sleep ends early when the signal aborts. */
+  readonly clock: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<void> };
+  /** The run's signal: once aborted, no more polling (the update itself goes on in AWS). */
+  readonly signal: AbortSignal;
 }
 
 /** States an instance costs money in (or is about to). */
@@ -73,8 +75,12 @@ export interface ParkAws {
   stateBucketRecords(bucket: string): S3Store;
 }
 
-export function createParkAws(cloud: EnvCloud, env: EnvVars, clusterName: string): ParkAws {
-  return new SdkParkAws(cloud, env, clusterName);
+/**
+ * The park writes of `cloud`'s environment. `signal` (the run's: the first Ctrl-C) aborts every EKS and EC2 call in
+ * flight; the park record's S3 calls are only bounded in time, so a record or journal write is never cut in half.
+ */
+export function createParkAws(cloud: EnvCloud, env: EnvVars, clusterName: string, signal?: AbortSignal): ParkAws {
+  return new SdkParkAws(cloud, env, clusterName, signal);
 }
 
 class SdkParkAws implements ParkAws {
@@ -85,7 +91,10 @@ class SdkParkAws implements ParkAws {
   #ec2: Promise<EC2Client> | undefined;
   #s3: Promise<S3Client> | undefined;
 
-  constructor(cloud: EnvCloud, env: EnvVars, cluster: string) {
+  readonly #send: { abortSignal?: AbortSignal };
+
+  constructor(cloud: EnvCloud, env: EnvVars, cluster: string, signal: AbortSignal | undefined) {
+    this.#send = signal ? { abortSignal: signal } : {};
     this.#cloud = cloud;
     this.#env = env;
     this.#cluster = cluster;
@@ -99,6 +108,7 @@ class SdkParkAws implements ParkAws {
       do {
         const page = await eks.send(
           new ListNodegroupsCommand({ clusterName: this.#cluster, ...(nextToken ? { nextToken } : {}) }),
+          this.#send,
         );
         names.push(...(page.nodegroups ?? []));
         nextToken = page.nextToken;
@@ -110,7 +120,10 @@ class SdkParkAws implements ParkAws {
   async describeNodeGroup(name: string): Promise<CloudResult<NodeGroupInfo>> {
     return this.#call(`node group ${name} of cluster ${this.#cluster}`, async () => {
       const [{ DescribeNodegroupCommand }, eks] = await Promise.all([import('@aws-sdk/client-eks'), this.#eksClient()]);
-      const answer = await eks.send(new DescribeNodegroupCommand({ clusterName: this.#cluster, nodegroupName: name }));
+      const answer = await eks.send(
+        new DescribeNodegroupCommand({ clusterName: this.#cluster, nodegroupName: name }),
+        this.#send,
+      );
       const group = answer.nodegroup;
       const scaling = group?.scalingConfig;
       return {
@@ -141,22 +154,28 @@ class SdkParkAws implements ParkAws {
             ...(scaling.desired === undefined ? {} : { desiredSize: scaling.desired }),
           },
         }),
+        this.#send,
       );
       return { id: answer.update?.id ?? '', status: answer.update?.status ?? 'Successful' };
     });
     if (!started.ok) return started;
     let { status } = started.value;
-    const deadline = wait.now() + wait.timeoutMs;
+    const deadline = wait.clock.now() + wait.timeoutMs;
     // An update already terminal needs no polling (emulators answer Successful at once and have no DescribeUpdate).
     while (status === 'InProgress') {
-      if (wait.now() >= deadline) {
+      if (wait.signal.aborted) {
+        return failure('timeout', `${what}: interrupted while update ${started.value.id} was in progress`);
+      }
+      if (wait.clock.now() >= deadline) {
         return failure('timeout', `${what}: update ${started.value.id} still in progress after the time allowed`);
       }
-      await wait.sleep(wait.pollMs);
+      await wait.clock.sleep(Math.min(wait.pollMs, Math.max(0, deadline - wait.clock.now())), wait.signal);
+      if (wait.signal.aborted) continue;
       const polled = await this.#call(`${what} (update ${started.value.id})`, async () => {
         const [{ DescribeUpdateCommand }, eks] = await Promise.all([import('@aws-sdk/client-eks'), this.#eksClient()]);
         const answer = await eks.send(
           new DescribeUpdateCommand({ name: this.#cluster, nodegroupName: name, updateId: started.value.id }),
+          this.#send,
         );
         const errors = (answer.update?.errors ?? []).map((e) => `${e.errorCode ?? ''}: ${e.errorMessage ?? ''}`);
         return { status: answer.update?.status ?? 'InProgress', errors };
@@ -178,53 +197,73 @@ class SdkParkAws implements ParkAws {
       ...(filter.asgs ? [{ Name: 'tag:aws:autoscaling:groupName', Values: [...filter.asgs] }] : []),
     ];
     if ((filter.asgs && filter.asgs.length === 0) || (filter.ids && filter.ids.length === 0)) return ok([]);
-    return this.#call('listing EC2 instances', async () => {
-      const [{ DescribeInstancesCommand }, ec2] = await Promise.all([import('@aws-sdk/client-ec2'), this.#ec2Client()]);
-      const out: InstanceInfo[] = [];
-      let NextToken: string | undefined;
-      do {
-        const page = await ec2.send(
-          new DescribeInstancesCommand({
-            Filters: filters,
-            ...(filter.ids ? { InstanceIds: [...filter.ids] } : {}),
-            ...(NextToken ? { NextToken } : {}),
-          }),
-        );
-        for (const reservation of page.Reservations ?? []) {
-          for (const instance of reservation.Instances ?? []) {
-            const tags: Record<string, string> = {};
-            for (const tag of instance.Tags ?? []) if (tag.Key) tags[tag.Key] = tag.Value ?? '';
-            out.push({ id: instance.InstanceId ?? '', state: instance.State?.Name ?? 'unknown', tags });
+    return this.#call(
+      'listing EC2 instances',
+      async () => {
+        const [{ DescribeInstancesCommand }, ec2] = await Promise.all([
+          import('@aws-sdk/client-ec2'),
+          this.#ec2Client(),
+        ]);
+        const out: InstanceInfo[] = [];
+        let NextToken: string | undefined;
+        do {
+          const page = await ec2.send(
+            new DescribeInstancesCommand({
+              Filters: filters,
+              ...(filter.ids ? { InstanceIds: [...filter.ids] } : {}),
+              ...(NextToken ? { NextToken } : {}),
+            }),
+            this.#send,
+          );
+          for (const reservation of page.Reservations ?? []) {
+            for (const instance of reservation.Instances ?? []) {
+              const tags: Record<string, string> = {};
+              for (const tag of instance.Tags ?? []) if (tag.Key) tags[tag.Key] = tag.Value ?? '';
+              out.push({ id: instance.InstanceId ?? '', state: instance.State?.Name ?? 'unknown', tags });
+            }
           }
-        }
-        NextToken = page.NextToken;
-      } while (NextToken);
-      return out.sort((a, b) => a.id.localeCompare(b.id));
-    });
+          NextToken = page.NextToken;
+        } while (NextToken);
+        return out.sort((a, b) => a.id.localeCompare(b.id));
+      },
+      'EC2',
+    );
   }
 
   async stopInstances(ids: readonly string[]): Promise<CloudResult<void>> {
-    return this.#call(`stopping ${ids.join(', ')}`, async () => {
-      const [{ StopInstancesCommand }, ec2] = await Promise.all([import('@aws-sdk/client-ec2'), this.#ec2Client()]);
-      await ec2.send(new StopInstancesCommand({ InstanceIds: [...ids] }));
-    });
+    return this.#call(
+      `stopping ${ids.join(', ')}`,
+      async () => {
+        const [{ StopInstancesCommand }, ec2] = await Promise.all([import('@aws-sdk/client-ec2'), this.#ec2Client()]);
+        await ec2.send(new StopInstancesCommand({ InstanceIds: [...ids] }), this.#send);
+      },
+      'EC2',
+    );
   }
 
   async startInstances(ids: readonly string[]): Promise<CloudResult<void>> {
-    return this.#call(`starting ${ids.join(', ')}`, async () => {
-      const [{ StartInstancesCommand }, ec2] = await Promise.all([import('@aws-sdk/client-ec2'), this.#ec2Client()]);
-      await ec2.send(new StartInstancesCommand({ InstanceIds: [...ids] }));
-    });
+    return this.#call(
+      `starting ${ids.join(', ')}`,
+      async () => {
+        const [{ StartInstancesCommand }, ec2] = await Promise.all([import('@aws-sdk/client-ec2'), this.#ec2Client()]);
+        await ec2.send(new StartInstancesCommand({ InstanceIds: [...ids] }), this.#send);
+      },
+      'EC2',
+    );
   }
 
   async terminateInstances(ids: readonly string[]): Promise<CloudResult<void>> {
-    return this.#call(`terminating ${ids.join(', ')}`, async () => {
-      const [{ TerminateInstancesCommand }, ec2] = await Promise.all([
-        import('@aws-sdk/client-ec2'),
-        this.#ec2Client(),
-      ]);
-      await ec2.send(new TerminateInstancesCommand({ InstanceIds: [...ids] }));
-    });
+    return this.#call(
+      `terminating ${ids.join(', ')}`,
+      async () => {
+        const [{ TerminateInstancesCommand }, ec2] = await Promise.all([
+          import('@aws-sdk/client-ec2'),
+          this.#ec2Client(),
+        ]);
+        await ec2.send(new TerminateInstancesCommand({ InstanceIds: [...ids] }), this.#send);
+      },
+      'EC2',
+    );
   }
 
   stateBucketRecords(bucket: string): S3Store {
@@ -237,16 +276,16 @@ class SdkParkAws implements ParkAws {
     });
   }
 
-  async #call<T>(what: string, run: () => Promise<T>): Promise<CloudResult<T>> {
+  async #call<T>(what: string, run: () => Promise<T>, serviceId: 'EKS' | 'EC2' = 'EKS'): Promise<CloudResult<T>> {
     try {
       return ok(await run());
     } catch (error) {
-      return this.#failure(error, what);
+      return this.#failure(error, what, serviceId);
     }
   }
 
-  #failure(error: unknown, what: string): CloudFailure {
-    return awsFailure(error, what, { service: 'AWS', profile: this.#cloud.profile });
+  #failure(error: unknown, what: string, serviceId: string): CloudFailure {
+    return awsFailure(error, what, { service: serviceAt(serviceId, this.#env), profile: this.#cloud.profile });
   }
 
   async #config(serviceId: string) {
@@ -255,7 +294,7 @@ class SdkParkAws implements ParkAws {
     const region = this.#cloud.region;
     if (region === undefined) throw new Unavailable(failure('not-configured', 'no AWS region'));
     const endpoint = endpointFor(serviceId, this.#env);
-    return { region, credentials: provider.value, maxAttempts: 3, ...(endpoint ? { endpoint } : {}) };
+    return { region, credentials: provider.value, ...sdkTimeouts(this.#env, 3), ...(endpoint ? { endpoint } : {}) };
   }
 
   #eksClient(): Promise<EKSClient> {

@@ -9,6 +9,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { describeAwsError, isAuthError, loginHint } from './auth-errors.js';
+import { NO_ANSWER_HINT } from './env.js';
 import type { CloudFailure, CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
 
@@ -223,7 +224,7 @@ export function awsFailure(
       loginHint(options.profile),
     );
   }
-  if (isAbortError(error)) return failure('timeout', `no answer from ${options.service} ${what}`);
+  if (isAbortError(error)) return failure('timeout', `no answer from ${options.service} ${what}`, NO_ANSWER_HINT);
   const name = error instanceof Error ? error.name : '';
   const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   if (NOT_FOUND_NAMES.has(name) || status === 404) return failure('not-found', `${what}: ${describeAwsError(error)}`);

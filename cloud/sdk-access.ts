@@ -6,7 +6,7 @@
 import { describeAwsError, isAuthError, loginHint } from './auth-errors.js';
 import type { CredentialProvider } from './credentials.js';
 import type { EnvVars } from './env.js';
-import { endpointFor } from './env.js';
+import { NO_ANSWER_HINT, endpointFor, sdkTimeouts } from './env.js';
 import { describeNonJson, sdkNonJsonAnswer } from './non-json.js';
 import type { EnvCloud } from './environment.js';
 import type { CloudFailure, CloudResult } from './result.js';
@@ -51,7 +51,7 @@ export function sdkConfig(access: AwsAccess, serviceId: string) {
   return {
     region: access.region,
     credentials: access.credentials,
-    maxAttempts: access.maxAttempts ?? 3,
+    ...sdkTimeouts(access.env, access.maxAttempts ?? 3),
     ...(endpoint ? { endpoint } : {}),
   };
 }
@@ -83,7 +83,7 @@ export function sdkFailure(
   if (isAuthError(error)) {
     return failure('auth', `AWS rejected the credentials ${what}: ${describeAwsError(error)}`, loginHint(profile));
   }
-  if (isAbortError(error)) return failure('timeout', `no answer from AWS ${what}`);
+  if (isAbortError(error)) return failure('timeout', `no answer from AWS ${what}`, NO_ANSWER_HINT);
   const name = error instanceof Error ? error.name : '';
   if (NOT_FOUND.has(name) || name.endsWith('.NotFound'))
     return failure('not-found', `${what}: ${describeAwsError(error)}`);

@@ -61,12 +61,14 @@ export function createSecretsManager(access: AwsAccess): SecretsManager {
         const [{ paginateListSecrets }, sm] = await Promise.all([sdk(), getClient()]);
         // The name filter matches by prefix and ignores case: it narrows the listing, the exact test is ours.
         for (let at = 0; at < values.length; at += FILTER_VALUES_MAX) {
+          // A paginator's own config has no signal: the third argument is what each page's send() gets.
           const pages = paginateListSecrets(
-            { client: sm, ...(signal ? { abortSignal: signal } : {}) },
+            { client: sm },
             {
               IncludePlannedDeletion: true,
               Filters: [{ Key: 'name', Values: values.slice(at, at + FILTER_VALUES_MAX) }],
             },
+            callOptions(signal),
           );
           for await (const page of pages) {
             for (const secret of page.SecretList ?? []) {

@@ -1,7 +1,7 @@
 /** EC2 subnets and their free addresses, for the `eni_ip_validation` hook. */
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { AwsAccess } from './sdk-access.js';
-import { sdkConfig, sdkFailure } from './sdk-access.js';
+import { callOptions, sdkConfig, sdkFailure } from './sdk-access.js';
 import type { CloudResult } from './result.js';
 import { failure, ok } from './result.js';
 
@@ -40,7 +40,8 @@ export function createSubnetReader(access: AwsAccess): SubnetReader {
       const [{ paginateDescribeSubnets }, ec2] = await Promise.all([sdk(), getClient()]);
       const read = async (input: { SubnetIds?: string[]; Filters?: { Name: string; Values: string[] }[] }) => {
         const found: SubnetInfo[] = [];
-        const pages = paginateDescribeSubnets({ client: ec2, ...(signal ? { abortSignal: signal } : {}) }, input);
+        // A paginator's own config has no signal: the third argument is what each page's send() gets.
+        const pages = paginateDescribeSubnets({ client: ec2 }, input, callOptions(signal));
         for await (const page of pages) {
           for (const subnet of page.Subnets ?? []) {
             const name = subnet.Tags?.find((tag) => tag.Key === 'Name')?.Value;

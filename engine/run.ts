@@ -179,6 +179,8 @@ export async function executeRun(request: RunRequest, deps: RunDeps): Promise<Ru
       signal: deps.signal,
       now: deps.now,
     })) ?? { ok: true as const };
+    // A check or question the first Ctrl-C cut short is an interruption (130), not a refusal: nothing was run.
+    if (!preflight.ok && deps.signal.aborted) return { type: 'cancelled' };
     if (!preflight.ok) {
       const { reason, message, details, hint } = preflight;
       return {

@@ -60,6 +60,8 @@ export async function checkManualSteps(
   const unsatisfied: string[] = [];
   const at = (): string => new Date(ctx.now()).toISOString();
   for (const step of steps) {
+    // Interrupted: no further check or question (the caller turns this into exit 130).
+    if (ctx.signal.aborted) return interruptedSteps();
     const earlier = ctx.resumed?.manual_steps?.[step.id];
     if (step.check === undefined) {
       if (earlier && earlier.how !== 'check') {
@@ -76,6 +78,7 @@ export async function checkManualSteps(
       continue;
     }
     const first = await deps.runCheck(step.check, step.check_timeout, ctx.signal);
+    if (ctx.signal.aborted) return interruptedSteps();
     if (first.passed) {
       records[step.id] = { how: 'check', at: at() };
       continue;
@@ -104,6 +107,14 @@ export async function checkManualSteps(
     message: `${unsatisfied.length === 1 ? 'a manual step is' : `${unsatisfied.length} manual steps are`} not done; nothing was run`,
     details: unsatisfied,
     hint: 'do them and run platctl bootstrap again (manual_steps in .platctl.yaml says what each one needs)',
+  };
+}
+
+function interruptedSteps(): BeforeRunResult {
+  return {
+    ok: false,
+    reason: 'interrupted',
+    message: 'interrupted while checking the manual steps; nothing was run',
   };
 }
 

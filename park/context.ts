@@ -8,6 +8,8 @@ import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import type { NodeGroupSize, ParkAws, WaitOptions } from '../cloud/park-aws.js';
 import type { CloudFailureReason, CloudResult } from '../cloud/result.js';
+import type { Clock } from '../engine/waits.js';
+import { poll } from '../engine/waits.js';
 import type { ParkOp, ParkRecord, RecordStore } from './record.js';
 
 export interface ParkContext {
@@ -26,8 +28,10 @@ export interface ParkContext {
   /** The record this run works from: set by `down`'s record step, read by `up` before its first step. */
   record: ParkRecord | undefined;
   readonly who: { readonly host: string; readonly user: string; arn?: string };
+  /** Time; every wait goes through it (see `engine/waits.ts`) and ends on the run's signal. */
+  readonly clock: Clock;
   readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
+  /** Aborted on the first SIGINT/SIGTERM: no step starts, no wait goes on, nothing more is changed. */
   readonly signal: AbortSignal;
   /** `down --restore-size`: the sizes to record for node groups already at 0 when there is no parked record. */
   readonly restoreSizes?: Readonly<Record<string, NodeGroupSize>> | undefined;
@@ -108,7 +112,17 @@ export function pollInterval(timeoutMs: number): number {
 }
 
 export function waitOptions(ctx: ParkContext, timeoutMs: number): WaitOptions {
-  return { timeoutMs, pollMs: pollInterval(timeoutMs), sleep: ctx.sleep, now: ctx.now };
+  return { timeoutMs, pollMs: pollInterval(timeoutMs), clock: ctx.clock, signal: ctx.signal };
+}
+
+/** The failure of a step the run's signal stopped: `where` says what it was doing, `state` what it left. */
+export function interrupted(ctx: ParkContext, where: string, state?: string): StepFailure {
+  const signal = typeof ctx.signal.reason === 'string' ? ctx.signal.reason : 'a signal';
+  return failed(
+    'interrupted',
+    `interrupted (${signal}) ${where}${state ? `: ${state}` : ''}`,
+    `nothing more was changed; platctl ${ctx.op} --resume continues from this step`,
+  );
 }
 
 /**
@@ -121,15 +135,25 @@ export async function pollUntil<T>(
   check: () => Promise<CloudResult<{ done: boolean; value: T }>>,
   onTimeout: (last: T) => StepFailure,
 ): Promise<StepFailure | { ok: true; value: T }> {
-  const deadline = ctx.now() + timeoutMs;
-  const interval = pollInterval(timeoutMs);
-  for (;;) {
-    const answer = await check();
-    if (!answer.ok) return fromCloud(answer);
-    if (answer.value.done) return { ok: true, value: answer.value.value };
-    if (ctx.signal.aborted) return failed('interrupted', 'interrupted while waiting');
-    if (ctx.now() >= deadline) return onTimeout(answer.value.value);
-    await ctx.sleep(interval);
+  const outcome = await poll<T, StepFailure>({
+    clock: ctx.clock,
+    signal: ctx.signal,
+    timeoutMs,
+    intervalMs: pollInterval(timeoutMs),
+    check: async () => {
+      const answer = await check();
+      return answer.ok ? answer.value : { failure: fromCloud(answer) };
+    },
+  });
+  switch (outcome.type) {
+    case 'done':
+      return { ok: true, value: outcome.value };
+    case 'failed':
+      return ctx.signal.aborted ? interrupted(ctx, 'while waiting') : outcome.failure;
+    case 'aborted':
+      return interrupted(ctx, 'while waiting');
+    case 'timeout':
+      return onTimeout(outcome.last);
   }
 }
 

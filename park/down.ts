@@ -7,10 +7,21 @@ import type { KubeJson } from '../cloud/kube-writer.js';
 import { KINDS } from '../cloud/kube-writer.js';
 import type { InstanceInfo, NodeGroupInfo, NodeGroupSize } from '../cloud/park-aws.js';
 import { LIVE_STATES } from '../cloud/park-aws.js';
-import type { CloudResult } from '../cloud/result.js';
+import type { CloudFailure, CloudResult } from '../cloud/result.js';
 import { ok } from '../cloud/result.js';
+import { poll } from '../engine/waits.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult } from './context.js';
-import { done, failed, formatDuration, fromCloud, listSome, lostLock, pollInterval, waitOptions } from './context.js';
+import {
+  done,
+  failed,
+  formatDuration,
+  fromCloud,
+  interrupted,
+  listSome,
+  lostLock,
+  pollInterval,
+  waitOptions,
+} from './context.js';
 import {
   DO_NOT_DISRUPT,
   drainNodes,
@@ -305,25 +316,33 @@ const karpenterStep: ParkStep = {
     const ours = (claim: KubeJson): boolean =>
       karpenter.nodepools === 'all' || recorded.has(claim.metadata?.labels?.['karpenter.sh/nodepool'] ?? '');
     const started = ctx.now();
-    const deadline = started + karpenter.nodeclaim_timeout;
-    let left: KubeJson[] = [];
-    for (;;) {
-      const claims = await kube.value.list(KINDS.nodeclaims);
-      if (!claims.ok) return fromCloud(claims);
-      left = claims.value.filter(ours);
-      if (left.length === 0) break;
-      if (ctx.now() >= deadline || ctx.signal.aborted) {
-        const stuck = left.map(
-          (c) => `${nameOf(c)} (finalizers: ${(c.metadata?.finalizers ?? []).join(', ') || 'none'})`,
-        );
-        return failed(
-          'stuck',
-          `${left.length} NodeClaim${left.length === 1 ? '' : 's'} still there ${formatDuration(ctx.now() - started)} after their NodePools were deleted: ${stuck.join('; ')}`,
-          'the Karpenter controller clears these finalizers once the instance is gone: check that it runs (its logs say why it waits), ' +
-            'then run platctl down --resume; raise park.<env>.karpenter.nodeclaim_timeout if it is only slow',
-        );
-      }
-      await ctx.sleep(pollInterval(karpenter.nodeclaim_timeout));
+    const waited = await poll<KubeJson[], CloudFailure>({
+      clock: ctx.clock,
+      signal: ctx.signal,
+      timeoutMs: karpenter.nodeclaim_timeout,
+      intervalMs: pollInterval(karpenter.nodeclaim_timeout),
+      check: async () => {
+        const claims = await kube.value.list(KINDS.nodeclaims);
+        if (!claims.ok) return { failure: claims };
+        const left = claims.value.filter(ours);
+        return { done: left.length === 0, value: left };
+      },
+    });
+    if (waited.type === 'aborted' || (waited.type === 'failed' && ctx.signal.aborted)) {
+      return interrupted(ctx, 'waiting for the NodeClaims to go', 'the NodePools and EC2NodeClasses were deleted');
+    }
+    if (waited.type === 'failed') return fromCloud(waited.failure);
+    if (waited.type === 'timeout') {
+      const left = waited.last;
+      const stuck = left.map(
+        (c) => `${nameOf(c)} (finalizers: ${(c.metadata?.finalizers ?? []).join(', ') || 'none'})`,
+      );
+      return failed(
+        'stuck',
+        `${left.length} NodeClaim${left.length === 1 ? '' : 's'} still there ${formatDuration(ctx.now() - started)} after their NodePools were deleted: ${stuck.join('; ')}`,
+        'the Karpenter controller clears these finalizers once the instance is gone: check that it runs (its logs say why it waits), ' +
+          'then run platctl down --resume; raise park.<env>.karpenter.nodeclaim_timeout if it is only slow',
+      );
     }
     return done(
       `deleted NodePools ${listSome(pools) || '(none left)'} and EC2NodeClasses ${listSome(objects.value.classes.map(nameOf)) || '(none left)'}; no NodeClaim left after ${formatDuration(ctx.now() - started)}`,
@@ -350,14 +369,39 @@ const nodeGroupsStep: ParkStep = {
     if (!kube.ok) return fromCloud(kube);
     const notes: string[] = [];
     for (const group of groups.value) {
+      const before = notes.length > 0 ? `; done before it: ${notes.join('; ')}` : '';
+      if (ctx.signal.aborted)
+        return interrupted(ctx, `before node group ${group.name}`, `nothing of it changed${before}`);
       const nodes = await nodeGroupNodes(kube.value, group.name);
       if (!nodes.ok) return fromCloud(nodes);
       const drained = await drainNodes(ctx, kube.value, nodes.value, ctx.park.drain_grace);
-      if (!drained.ok) return fromCloud(drained);
+      if (!drained.ok)
+        return ctx.signal.aborted ? interrupted(ctx, `draining node group ${group.name}`) : fromCloud(drained);
+      if (drained.value.interruptedWith) {
+        const left = drained.value.interruptedWith;
+        return interrupted(
+          ctx,
+          `draining node group ${group.name}`,
+          `its nodes stay cordoned; evicted ${listSome(drained.value.evicted) || 'nothing'}, still there ${listSome(left) || 'nothing'}; ` +
+            `nothing was forced and the group was not scaled${before}`,
+        );
+      }
+      if (ctx.signal.aborted)
+        return interrupted(ctx, `after draining node group ${group.name}`, `the group was not scaled${before}`);
       if (group.min !== 0 || group.desired !== 0) {
         const scaled = await ctx.aws.scaleNodeGroup(group.name, { min: 0, desired: 0 }, waitOptions(ctx, AWS_WAIT_MS));
-        if (!scaled.ok) return fromCloud(scaled);
+        if (!scaled.ok) {
+          return ctx.signal.aborted
+            ? interrupted(
+                ctx,
+                `scaling node group ${group.name}`,
+                `the scaling was asked of EKS; nothing was terminated${before}`,
+              )
+            : fromCloud(scaled);
+        }
       }
+      if (ctx.signal.aborted)
+        return interrupted(ctx, `after scaling node group ${group.name}`, `nothing was terminated${before}`);
       // Drained nodes the Auto Scaling group has not terminated yet go now: nothing should run on them.
       const stragglers = await ctx.aws.instances({ asgs: group.asgs, states: LIVE_STATES });
       if (!stragglers.ok) return fromCloud(stragglers);
@@ -417,20 +461,38 @@ const bastionStep: ParkStep = {
 
 /** Polls until every instance of `ids` is in `state`. */
 export async function waitForState(ctx: ParkContext, ids: readonly string[], state: string): Promise<StepResult> {
-  const deadline = ctx.now() + AWS_WAIT_MS;
-  for (;;) {
-    const now = await ctx.aws.instances({
-      ids,
-      states: ['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated'],
-    });
-    if (!now.ok) return fromCloud(now);
-    const mine = now.value.filter((i) => ids.includes(i.id));
-    const other = mine.filter((i) => i.state !== state);
-    if (other.length === 0) return done('');
-    if (ctx.now() >= deadline || ctx.signal.aborted) {
-      return failed('not-ready', `still not ${state}: ${other.map((i) => `${i.id} (${i.state})`).join(', ')}`);
-    }
-    await ctx.sleep(pollInterval(AWS_WAIT_MS));
+  const waited = await poll<InstanceInfo[], CloudFailure>({
+    clock: ctx.clock,
+    signal: ctx.signal,
+    timeoutMs: AWS_WAIT_MS,
+    intervalMs: pollInterval(AWS_WAIT_MS),
+    check: async () => {
+      const now = await ctx.aws.instances({
+        ids,
+        states: ['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated'],
+      });
+      if (!now.ok) return { failure: now };
+      const other = now.value.filter((i) => ids.includes(i.id) && i.state !== state);
+      return { done: other.length === 0, value: other };
+    },
+  });
+  const still = (other: readonly InstanceInfo[] | undefined): string =>
+    (other ?? []).map((i) => `${i.id} (${i.state})`).join(', ');
+  switch (waited.type) {
+    case 'done':
+      return done('');
+    case 'failed':
+      return ctx.signal.aborted
+        ? interrupted(ctx, `waiting for ${ids.join(', ')} to be ${state}`)
+        : fromCloud(waited.failure);
+    case 'aborted':
+      return interrupted(
+        ctx,
+        `waiting for ${ids.join(', ')} to be ${state}`,
+        `still not ${state}: ${still(waited.last)}`,
+      );
+    case 'timeout':
+      return failed('not-ready', `still not ${state}: ${still(waited.last)}`);
   }
 }
 

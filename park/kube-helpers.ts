@@ -4,8 +4,10 @@
  */
 import type { KubeJson, KubeWriter } from '../cloud/kube-writer.js';
 import { KINDS } from '../cloud/kube-writer.js';
-import type { CloudResult } from '../cloud/result.js';
+import type { CloudFailure, CloudResult } from '../cloud/result.js';
 import { ok } from '../cloud/result.js';
+import type { PollAnswer } from '../engine/waits.js';
+import { poll } from '../engine/waits.js';
 import type { ParkContext } from './context.js';
 import { pollInterval } from './context.js';
 
@@ -87,11 +89,16 @@ export interface DrainOutcome {
   readonly evicted: string[];
   /** Deleted after the grace: a PodDisruptionBudget kept refusing their eviction. */
   readonly forced: string[];
+  /**
+   * Set when the run's signal stopped the drain: no eviction was asked after it and nothing was forced; these pods
+   * were still on the nodes (cordoned).
+   */
+  readonly interruptedWith?: string[];
 }
 
 /**
  * Cordons `nodes`, evicts their pods through the Eviction API (a 429 from a PodDisruptionBudget is retried), and
- * deletes whatever is still there after `graceMs`.
+ * deletes whatever is still there after `graceMs`. An interrupt stops it where it is: no new eviction, no force.
  */
 export async function drainNodes(
   ctx: ParkContext,
@@ -101,6 +108,7 @@ export async function drainNodes(
 ): Promise<CloudResult<DrainOutcome>> {
   const pending = new Map<string, { namespace: string; name: string }>();
   for (const node of nodes) {
+    if (ctx.signal.aborted) return ok({ evicted: [], forced: [], interruptedWith: [] });
     const cordon = await kube.mergePatch(KINDS.nodes, node, { spec: { unschedulable: true } });
     if (!cordon.ok && cordon.reason !== 'not-found') return cordon;
     const pods = await kube.list(KINDS.pods, { fieldSelector: `spec.nodeName=${node}` });
@@ -111,22 +119,32 @@ export async function drainNodes(
     }
   }
   const evicted: string[] = [];
-  const deadline = ctx.now() + graceMs;
-  const interval = Math.min(5_000, pollInterval(graceMs));
-  for (;;) {
+  const evictPending = async (): Promise<PollAnswer<number, CloudFailure>> => {
     for (const [key, pod] of [...pending]) {
+      if (ctx.signal.aborted) break;
       const answer = await kube.evict(pod.namespace, pod.name);
-      if (!answer.ok) return answer;
+      if (!answer.ok) return { failure: answer };
       if (answer.value !== 'blocked') {
         pending.delete(key);
         if (answer.value === 'evicted') evicted.push(key);
       }
     }
-    if (pending.size === 0 || ctx.now() >= deadline || ctx.signal.aborted) break;
-    await ctx.sleep(interval);
-  }
+    return { done: pending.size === 0, value: pending.size };
+  };
+  const waited = await poll({
+    clock: ctx.clock,
+    signal: ctx.signal,
+    timeoutMs: graceMs,
+    intervalMs: Math.min(5_000, pollInterval(graceMs)),
+    check: evictPending,
+  });
+  if (waited.type === 'failed') return waited.failure;
+  if (waited.type === 'aborted') return ok({ evicted, forced: [], interruptedWith: [...pending.keys()] });
   const forced: string[] = [];
   for (const [key, pod] of pending) {
+    // Forcing is the destructive end of a drain: never after an interrupt.
+    if (ctx.signal.aborted)
+      return ok({ evicted, forced, interruptedWith: [...pending.keys()].filter((k) => !forced.includes(k)) });
     const deleted = await kube.delete({ ...KINDS.pods, namespace: pod.namespace }, pod.name, { gracePeriodSeconds: 0 });
     if (!deleted.ok) return deleted;
     forced.push(key);

@@ -8,6 +8,7 @@ import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import type { NodeGroupSize, ParkAws } from '../cloud/park-aws.js';
 import type { CloudFailure, CloudResult } from '../cloud/result.js';
+import type { Clock } from '../engine/waits.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult, UnitApplier } from './context.js';
 import { failed } from './context.js';
 import { downSteps } from './down.js';
@@ -15,6 +16,9 @@ import { downRefusal } from './restore-sizes.js';
 import type { Operation, ParkFile, ParkOp, RecordPlaces } from './record.js';
 import { PARK_RECORD_VERSION, RecordStore, loadParkFile, parkFilePath, saveJournal } from './record.js';
 import { upSteps } from './up.js';
+
+/** The `failed_step` of an outcome stopped in the preflight, before any step (and any journal) began. */
+export const PREFLIGHT = 'preflight';
 
 /** How long the credentials must last: a `down` takes minutes, an `up` waits on databases too. */
 export const BUDGET_MS: Record<ParkOp, number> = { down: 30 * 60_000, up: 45 * 60_000 };
@@ -133,7 +137,8 @@ export interface ParkRunOptions {
   readonly access: (env: string) => EnvAccess;
   readonly emit: (event: ParkEvent) => void;
   readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
+  /** Every wait of a step goes through it; its sleeps end on `signal`. */
+  readonly clock: Clock;
   readonly signal: AbortSignal;
   /** With `state.backend: s3`: no step starts once the environment locks are lost. */
   readonly fence?: ParkFence | undefined;
@@ -160,6 +165,10 @@ export async function runPark(options: ParkRunOptions): Promise<EnvOutcome[]> {
   return outcomes;
 }
 
+function signalName(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'a signal';
+}
+
 function iso(now: () => number): string {
   return new Date(now()).toISOString();
 }
@@ -184,8 +193,8 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
     units: access.units,
     record: undefined,
     who: { ...options.who },
+    clock: options.clock,
     now: options.now,
-    sleep: options.sleep,
     signal: options.signal,
     restoreSizes: options.restoreSizes,
   };
@@ -204,6 +213,19 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
   });
 
   const preflight = await runPreflight(ctx, access);
+  if (!preflight.ok && options.signal.aborted) {
+    // Stopped before any step: nothing was changed and there is nothing to resume.
+    return {
+      env,
+      op,
+      status: 'interrupted',
+      reason: 'interrupted',
+      message: `interrupted (${signalName(options.signal)}) during the preflight: nothing was changed`,
+      failed_step: PREFLIGHT,
+      done_steps: [],
+      pending_steps: [],
+    };
+  }
   if (!preflight.ok) return refuse(preflight);
 
   if (op === 'down') {
@@ -374,7 +396,9 @@ async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readon
   const finish = async (status: EnvStatus, failure?: StepFailure, failedStep?: string): Promise<EnvOutcome> => {
     operation.status = status === 'completed' ? 'completed' : 'failed';
     operation.ended_at = iso(options.now);
-    if (status === 'fenced' && failure) operation.stopped_because = failure.message;
+    if ((status === 'fenced' || status === 'interrupted') && failure) operation.stopped_because = failure.message;
+    else if (status === 'interrupted')
+      operation.stopped_because = `interrupted (${signalName(options.signal)}) between steps`;
     await saveJournal(options.root, file);
     return {
       env: ctx.env,
@@ -456,7 +480,9 @@ async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readon
       ...(result.hint ? { hint: result.hint } : {}),
     });
     const lost = result.reason === 'fenced' || options.fence?.reason !== undefined;
-    const status = result.reason === 'interrupted' ? 'interrupted' : lost ? 'fenced' : 'failed';
+    // A call the signal cut short fails as a timeout or an unreachable endpoint: it is still the interrupt.
+    const status =
+      result.reason === 'interrupted' || options.signal.aborted ? 'interrupted' : lost ? 'fenced' : 'failed';
     return finish(status, result, step.name);
   }
   return finish('completed');

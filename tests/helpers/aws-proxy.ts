@@ -26,6 +26,8 @@ export interface AwsProxy {
   /** Calls that change something: not a GET/HEAD, not a Describe/Get/List action. */
   writes(): AwsCall[];
   inject: ((call: AwsCall) => InjectedAnswer | undefined) | undefined;
+  /** Calls it matches are black-holed: read, never forwarded, never answered (until the proxy closes). */
+  hang: ((call: AwsCall) => boolean) | undefined;
   close(): Promise<void>;
 }
 
@@ -46,7 +48,7 @@ export function expiredTokenJson(): InjectedAnswer {
 
 export async function startAwsProxy(target: string): Promise<AwsProxy> {
   const calls: AwsCall[] = [];
-  const state: { inject: AwsProxy['inject'] } = { inject: undefined };
+  const state: { inject: AwsProxy['inject']; hang: AwsProxy['hang'] } = { inject: undefined, hang: undefined };
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -60,6 +62,7 @@ export async function startAwsProxy(target: string): Promise<AwsProxy> {
       ...(action ? { action } : {}),
     };
     calls.push(call);
+    if (state.hang?.(call)) return;
     const injected = state.inject?.(call);
     if (injected) {
       response.writeHead(injected.status, injected.headers ?? {});
@@ -102,6 +105,12 @@ export async function startAwsProxy(target: string): Promise<AwsProxy> {
     set inject(value) {
       state.inject = value;
     },
+    get hang() {
+      return state.hang;
+    },
+    set hang(value) {
+      state.hang = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -136,6 +145,12 @@ export function useAwsProxy(moto: { readonly endpoint: string }): AwsProxy {
     },
     set inject(value) {
       get().inject = value;
+    },
+    get hang() {
+      return get().hang;
+    },
+    set hang(value) {
+      get().hang = value;
     },
     close: () => get().close(),
   };

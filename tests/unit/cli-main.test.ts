@@ -62,6 +62,25 @@ async function verbLines(): Promise<{ entry: VerbEntry; verb: Verb; words: strin
 const GLOBALS = Object.keys(GLOBAL_OPTIONS).filter((name) => name !== 'help' && name !== 'version');
 
 describe('platctl refuses a command line it does not fully understand, before any verb runs', () => {
+  it('a PLATCTL_REQUEST_TIMEOUT that is not a sane number of seconds exits 2 and the verb never runs', async () => {
+    for (const value of ['abc', '0', '-5', '86400', '30s']) {
+      const spied = spiedRegistry();
+      const result = await runCli(['status'], {
+        env: { PLATCTL_REQUEST_TIMEOUT: value },
+        cwd: '/nonexistent',
+        verbs: spied.verbs,
+      });
+      expect(result.code, value).toBe(2);
+      expect(result.stderr, value).toContain(
+        `platctl: PLATCTL_REQUEST_TIMEOUT="${value}" is not a number of seconds between 0.1 and 3600`,
+      );
+      expect(spied.runs).not.toHaveBeenCalled();
+    }
+    const fine = spiedRegistry();
+    expect((await runCli(['status'], { env: { PLATCTL_REQUEST_TIMEOUT: '2.5' }, verbs: fine.verbs })).code).toBe(0);
+    expect(fine.runs).toHaveBeenCalledTimes(1);
+  });
+
   it('a misspelt option of every verb (and action) exits 2 with a did-you-mean, and the verb never runs', async () => {
     const { verbs, runs } = spiedRegistry();
     const lines = await verbLines();
