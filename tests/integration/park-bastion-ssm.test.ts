@@ -95,6 +95,25 @@ describe('platctl up: the bastion is ready when its SSM agent is Online', { time
     expect(resumed.stdout).toMatch(new RegExp(`already running: ${bastionId}; SSM agent Online after`));
   });
 
+  it('validate --check bastion: parked after down (healthy), running and Online after up', async () => {
+    expect((await cli(['down', '--yes'])).code).toBe(0);
+    const parked = await cli(['validate', '--check', 'bastion', '--json']);
+    expect(parked.code).toBe(0);
+    const parkedChecks = (JSON.parse(parked.stdout) as { checks: { id: string; status: string; message: string }[] })
+      .checks;
+    expect(parkedChecks.find((c) => c.id === 'bastion/ready:platform')).toMatchObject({
+      status: 'skip',
+      message: expect.stringMatching(
+        new RegExp(`^parked: platform is parked \\(since .*\\), bastion ${bastionId} stopped`),
+      ),
+    });
+
+    expect((await cli(['up'])).code).toBe(0);
+    const ready = await cli(['validate', '--check', 'bastion']);
+    expect(ready.code).toBe(0);
+    expect(ready.stdout).toContain(`${bastionId} running, SSM agent Online`);
+  });
+
   it('up --dry-run says it will wait for the agent, and asks SSM nothing', async () => {
     expect((await cli(['down', '--yes'])).code).toBe(0);
     proxy.calls.length = 0;
