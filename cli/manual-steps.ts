@@ -4,11 +4,57 @@
  */
 import { createInterface } from 'node:readline';
 import { userInfo } from 'node:os';
+import type { CloudResult } from '../cloud/result.js';
+import type { SsmReader } from '../cloud/ssm.js';
+import type { PlatctlConfig } from '../config/schema.js';
 import { runChild } from '../engine/child.js';
 import type { Paint } from '../engine/reporters/paint.js';
-import type { CheckResult, ManualStep } from '../hooks/manual-steps.js';
+import type { CheckResult, CheckedStep, ManualStep } from '../hooks/manual-steps.js';
 import { childGroups } from './signals.js';
 import type { CliIo } from './verb.js';
+
+/**
+ * Runs a step's check: a command (argument list) in the repository root, or an SSM parameter read with the
+ * credentials of the check's environment (the AWS SDK is loaded only when a step has such a check).
+ */
+export function manualCheckRunner(
+  root: string,
+  env: Readonly<Record<string, string | undefined>>,
+  config: Pick<PlatctlConfig, 'environments'>,
+): (step: CheckedStep, signal: AbortSignal) => Promise<CheckResult> {
+  const command = checkRunner(root, env);
+  const readers = new Map<string, Promise<CloudResult<SsmReader>>>();
+  const ssm = (envName: string): Promise<CloudResult<SsmReader>> => {
+    let reader = readers.get(envName);
+    if (!reader) {
+      reader = ssmReaderOf(envName, config, env);
+      readers.set(envName, reader);
+    }
+    return reader;
+  };
+  return async (step, signal) => {
+    if (Array.isArray(step.check)) return command(step.check, step.check_timeout, signal);
+    const { checkSsmParameter } = await import('../hooks/ssm-parameter-check.js');
+    return checkSsmParameter(step, signal, { envNames: Object.keys(config.environments), ssm });
+  };
+}
+
+async function ssmReaderOf(
+  envName: string,
+  config: Pick<PlatctlConfig, 'environments'>,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<CloudResult<SsmReader>> {
+  const [{ createEnvCloud }, { awsAccessOf }, { createSsmReader }] = await Promise.all([
+    import('../cloud/environment.js'),
+    import('../cloud/sdk-access.js'),
+    import('../cloud/ssm.js'),
+  ]);
+  const settings = config.environments[envName];
+  // A bug if it happens: loading the configuration checked that the environment is declared.
+  if (!settings) throw new Error(`manual steps: environment ${envName} is not declared`);
+  const access = await awsAccessOf(createEnvCloud({ envName, settings, env }), env);
+  return access.ok ? { ok: true, value: createSsmReader(access.value) } : access;
+}
 
 /** Runs a check; its output is not shown, only its last line explains a failure. */
 export function checkRunner(root: string, env: Readonly<Record<string, string | undefined>>) {

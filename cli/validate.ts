@@ -3,9 +3,11 @@
  * 2 configuration or usage error. The checks and their order live in validate/; this file loads the project,
  * wires the real clients and renders the report.
  */
+import { dirname } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { UnitInfo } from '../discover/types.js';
-import type { ValidateDeps } from '../validate/deps.js';
+import type { ParkView } from '../park/status.js';
+import type { ParkState, ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
 import { loadCheckedConfig, loadProject } from './project.js';
 import { exitCodeForSignal, handleInterruptions } from './signals.js';
@@ -38,6 +40,8 @@ export type ValidateArgs = ArgsOf<typeof VALIDATE_OPTIONS>;
 export interface ValidateProject {
   readonly config: PlatctlConfig;
   readonly units: ReadonlyMap<string, UnitInfo>;
+  /** The repository root, where the park records' local copies live (the bastion check asks if an env is parked). */
+  readonly root?: string;
 }
 
 type Loaded = { ok: true; project: ValidateProject } | { ok: false; exitCode: number };
@@ -50,7 +54,8 @@ async function loadForValidate(args: ValidateArgs & GlobalOptions, io: CliIo, ne
   if (needsUnits) {
     const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'], withRemoteState: true }, io);
     if (!loaded.ok) return loaded;
-    return { ok: true, project: { config: loaded.project.config, units: loaded.project.discovery.units } };
+    const { config, discovery, root } = loaded.project;
+    return { ok: true, project: { config, units: discovery.units, root } };
   }
   return loadConfigOnly(args, io);
 }
@@ -63,7 +68,7 @@ export async function loadConfigOnly(
   const checked = await loadCheckedConfig(args, io);
   if (!checked.ok) return checked;
   const { config, path } = checked.loaded;
-  return { ok: true, project: { config, units: new Map(), configPath: path } };
+  return { ok: true, project: { config, units: new Map(), configPath: path, root: dirname(path) } };
 }
 
 /** Writes the report: the table and verdict on stdout, or JSON on stdout and the verdict on stderr. */
@@ -129,6 +134,7 @@ export async function runValidate(
         config: project.config,
         env: io.env,
         ...(dnsServers.length > 0 ? { dnsServers } : {}),
+        ...(project.root === undefined ? {} : { parkState: parkStates(project.root, project.config, io.env) }),
       }),
   );
   if (!outcome.ok) {
@@ -138,6 +144,21 @@ export async function runValidate(
   await printReport(outcome.report, args.json === true, io);
   if (io.signal.aborted) return exitCodeForSignal(io.signal.reason);
   return outcome.report.healthy ? EXIT.ok : EXIT.failed;
+}
+
+/** Each environment's park state from its park record, read once, where it lives (shared or local), when asked. */
+function parkStates(root: string, config: PlatctlConfig, env: CliIo['env']): (envName: string) => Promise<ParkState> {
+  let views: Promise<Map<string, ParkView>> | undefined;
+  return async (envName) => {
+    views ??= import('./park-status.js').then(async ({ readParkStatus }) => {
+      const read = await readParkStatus(root, config, env);
+      return new Map(read.map((view) => [view.env, view]));
+    });
+    const view = (await views).get(envName);
+    if (view?.unreadable) return { state: 'unknown', message: view.unreadable.message };
+    if (view?.record?.status === 'parked') return { state: 'parked', since: view.record.parked_at };
+    return { state: 'not-parked' };
+  };
 }
 
 export const validateVerb = defineVerb({

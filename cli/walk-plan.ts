@@ -6,7 +6,7 @@
  *
  * Checks are run (they only look: a check is how platctl learns whether a step is done); nothing else is.
  */
-import type { PlatctlConfig } from '../config/schema.js';
+import type { ManualStepCheck, PlatctlConfig } from '../config/schema.js';
 import type { HookPoint } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
 import type { LockdownConfig } from '../engine/lockdown.js';
@@ -18,8 +18,8 @@ import type { Paint } from '../engine/reporters/paint.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
 import type { UnitHook } from '../engine/walk.js';
-import type { CheckResult, ManualStep } from '../hooks/manual-steps.js';
-import { stepsForRun } from '../hooks/manual-steps.js';
+import type { CheckResult, CheckedStep, ManualStep } from '../hooks/manual-steps.js';
+import { formatCheck, stepsForRun } from '../hooks/manual-steps.js';
 
 export interface PlannedHook {
   readonly name: string;
@@ -40,9 +40,12 @@ export interface PlannedUnit {
 export interface PlannedManualStep {
   readonly id: string;
   readonly description: string;
-  readonly check?: readonly string[];
-  /** `passed`: silent in the run; `not-done`: the run asks (terminal) or refuses; `confirm`: no check, asked or --yes. */
-  readonly status: 'passed' | 'not-done' | 'confirm';
+  readonly check?: ManualStepCheck;
+  /**
+   * `passed`: silent in the run; `not-done`: the run asks (terminal) or refuses; `confirm`: no check, asked or --yes;
+   * `cannot-check`: the check could not look (credentials, permission, no answer): the run would refuse.
+   */
+  readonly status: 'passed' | 'not-done' | 'confirm' | 'cannot-check';
   readonly detail?: string;
 }
 
@@ -85,7 +88,7 @@ export interface WalkPlanInput {
   /** The named hooks of a unit (bootstrap). */
   readonly hooks?: (unit: UnitId) => readonly UnitHook[];
   /** Runs a manual step's check (bootstrap). */
-  readonly runCheck?: (argv: readonly string[], timeoutMs: number, signal: AbortSignal) => Promise<CheckResult>;
+  readonly runCheck?: (step: CheckedStep, signal: AbortSignal) => Promise<CheckResult>;
   readonly signal: AbortSignal;
 }
 
@@ -152,11 +155,11 @@ async function checkSteps(
       out.push({ ...base, status: 'confirm', detail: 'no check: confirmed on the terminal, or by --yes' });
       continue;
     }
-    const result = await runCheck(step.check, step.check_timeout, signal);
+    const result = await runCheck({ ...step, check: step.check }, signal);
     out.push({
       ...base,
       check: step.check,
-      status: result.passed ? 'passed' : 'not-done',
+      status: result.passed ? 'passed' : result.cannotRun === true ? 'cannot-check' : 'not-done',
       ...(result.passed ? {} : { detail: result.detail }),
     });
   }
@@ -198,15 +201,14 @@ export function renderWalkPlan(view: WalkPlanView, paint: Paint): string {
   if (view.manual_steps.length > 0) {
     out.push(`manual steps (checked before anything runs):`);
     for (const step of view.manual_steps) {
-      const mark =
-        step.status === 'passed'
-          ? paint.green('done    ')
-          : step.status === 'not-done'
-            ? paint.red('NOT DONE')
-            : paint.yellow('confirm ');
-      const check = step.check
-        ? ` (check ${formatCommandLine(step.check)}${step.detail ? `: ${step.detail}` : ''})`
-        : '';
+      const mark = {
+        passed: paint.green('done    '),
+        'not-done': paint.red('NOT DONE'),
+        'cannot-check': paint.red('CANNOT CHECK'),
+        confirm: paint.yellow('confirm '),
+      }[step.status];
+      const shown = step.check && (Array.isArray(step.check) ? formatCommandLine(step.check) : formatCheck(step.check));
+      const check = step.check ? ` (check ${shown}${step.detail ? `: ${step.detail}` : ''})` : '';
       out.push(`  ${mark} ${step.id}: ${step.description}${step.check ? check : ` (${step.detail ?? ''})`}`);
     }
   }

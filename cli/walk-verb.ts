@@ -25,7 +25,7 @@ import { tfCommandFor } from '../engine/unit-status.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
 import type { WalkVerbArgs } from './bootstrap.js';
 import { productionHooks, unitHooks } from './hooks.js';
-import { checkRunner, terminalAsk, whoAmI } from './manual-steps.js';
+import { manualCheckRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import { parkedRefusal } from './park-status.js';
 import { walkPhases } from './phases.js';
 import type { Project } from './project.js';
@@ -194,7 +194,7 @@ async function printDryRun(
     ...(command === 'bootstrap'
       ? {
           hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
-          runCheck: checkRunner(root, io.env),
+          runCheck: manualCheckRunner(root, io.env, config),
         }
       : {}),
     signal: io.signal,
@@ -297,7 +297,7 @@ async function runDeps(
 function manualSteps(root: string, config: PlatctlConfig, args: Args, io: CliIo, paint: Paint) {
   const ask = terminalAsk(io, paint);
   return manualStepsPhase(config.manual_steps, {
-    runCheck: checkRunner(root, io.env),
+    runCheck: manualCheckRunner(root, io.env, config),
     ...(ask ? { ask } : {}),
     yes: args.yes === true,
     who: whoAmI(io.env),

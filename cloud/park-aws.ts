@@ -13,6 +13,9 @@ import type { CloudFailure, CloudResult } from './result.js';
 import { failure, ok } from './result.js';
 import type { S3Store } from './s3-store.js';
 import { Unavailable, awsFailure, createS3Store } from './s3-store.js';
+import { awsAccessOf } from './sdk-access.js';
+import type { AgentInfo, SsmReader } from './ssm.js';
+import { createSsmReader } from './ssm.js';
 
 /** The key prefix of park records in an environment's `aws.state_bucket`. */
 export const STATE_BUCKET_PREFIX = 'platctl';
@@ -68,6 +71,8 @@ export interface ParkAws {
   stopInstances(ids: readonly string[]): Promise<CloudResult<void>>;
   startInstances(ids: readonly string[]): Promise<CloudResult<void>>;
   terminateInstances(ids: readonly string[]): Promise<CloudResult<void>>;
+  /** The SSM agents of `ids` (DescribeInstanceInformation): the bastion is ready when its agent is `Online`. */
+  ssmAgents(ids: readonly string[], signal?: AbortSignal): Promise<CloudResult<AgentInfo[]>>;
   /**
    * `s3://<bucket>/platctl/` (the environment's `aws.state_bucket`) with the environment's credentials: where the
    * park record is shared with the local state backend, and its old place, read once to migrate, with the s3 one.
@@ -90,6 +95,7 @@ class SdkParkAws implements ParkAws {
   #eks: Promise<EKSClient> | undefined;
   #ec2: Promise<EC2Client> | undefined;
   #s3: Promise<S3Client> | undefined;
+  #ssm: Promise<CloudResult<SsmReader>> | undefined;
 
   readonly #send: { abortSignal?: AbortSignal };
 
@@ -264,6 +270,18 @@ class SdkParkAws implements ParkAws {
       },
       'EC2',
     );
+  }
+
+  async ssmAgents(ids: readonly string[], signal?: AbortSignal): Promise<CloudResult<AgentInfo[]>> {
+    this.#ssm ??= awsAccessOf(this.#cloud, this.#env).then((access) =>
+      access.ok ? ok(createSsmReader(access.value)) : access,
+    );
+    const ssm = await this.#ssm;
+    if (!ssm.ok) {
+      this.#ssm = undefined;
+      return ssm;
+    }
+    return ssm.value.agents(ids, signal);
   }
 
   stateBucketRecords(bucket: string): S3Store {

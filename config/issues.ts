@@ -231,9 +231,12 @@ function unionErrors(
     ];
   }
 
-  // When exactly one alternative got past the value's own type (its issues are all deeper), the user meant that
-  // one: report its issues, e.g. `node_groups: [1]` is a list with a wrong item, not "neither all nor a list".
-  const deeper = issue.errors.filter((alternative) => alternative.every((inner) => inner.path.length > 0));
+  // When exactly one alternative got past the value's own type (its issues are all deeper, or keys it does not
+  // know), the user meant that one: report its issues, e.g. `node_groups: [1]` is a list with a wrong item, not
+  // "neither all nor a list"; `check: {ssm_paramter: x}` is a misspelt key of the map form.
+  const deeper = issue.errors.filter((alternative) =>
+    alternative.every((inner) => inner.path.length > 0 || inner.code === 'unrecognized_keys'),
+  );
   if (deeper.length === 1 && deeper[0]) {
     return deeper[0].flatMap((inner) => issueToErrors(inner, [...keyPath, ...toKeyPath(inner.path)], source, data));
   }

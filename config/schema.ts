@@ -129,14 +129,34 @@ const unitSettings = z.strictObject({
   timeout: duration(UNIT_TIMEOUT('timeout')).describe("This unit's timeout, instead of unit_timeout").optional(),
 });
 
+/** An SSM Parameter Store name: `/a/b/c` (a hierarchy starts with `/`) or a flat `name`; letters, digits, `_.-`. */
+const SSM_PARAMETER_NAME_RE = /^(?:(?:\/[A-Za-z0-9_.-]+)+|[A-Za-z0-9_.-]+)$/;
+
+const ssmParameterCheck = z.strictObject({
+  ssm_parameter: z
+    .string()
+    .regex(SSM_PARAMETER_NAME_RE, 'an SSM parameter name such as /platform/tailscale/authkey')
+    .describe('The SSM parameter that must exist and hold a real value (not a placeholder)'),
+  env: envName
+    .describe(
+      "The environment whose AWS account, region and profile hold the parameter (default: the environment of the step's before units, or the only environment)",
+    )
+    .optional(),
+});
+
 const manualStep = z.strictObject({
   id: z.string().min(1).describe('A short name, unique among manual_steps'),
   description: z.string().min(1).describe('What a person has to do, shown when the check fails'),
   check: z
-    .array(z.string())
-    .min(1, 'check is a command as an argument list, e.g. ["sh", "-c", "test -n \\"$X\\""]')
+    .union([
+      z
+        .array(z.string())
+        .min(1, 'check is a command as an argument list, e.g. ["sh", "-c", "test -n \\"$X\\""]')
+        .describe('A command (argument list, no shell) that exits 0 when the step is done'),
+      ssmParameterCheck.describe('An SSM parameter that must exist and hold a real value'),
+    ])
     .describe(
-      'A command (argument list, no shell) that exits 0 when the step is done; without one, a person confirms it',
+      'How to tell the step is done: a command (argument list, no shell) that exits 0, or {ssm_parameter: NAME}; without one, a person confirms it',
     )
     .optional(),
   // prefault, not default: the default goes through the transform, so it is 30 s and not 30 ms.
@@ -305,6 +325,11 @@ const parkEnv = z.strictObject({
     .strictObject({ tags: z.record(z.string(), z.string()).describe('Tags that find the instance') })
     .describe('A bastion EC2 instance stopped on down and started on up')
     .optional(),
+  // prefault, not default: the default goes through the transform, so it is 5 min and not 300 ms.
+  // At most an hour: an agent not Online within an hour will not come by waiting.
+  bastion_ready_timeout: duration({ key: 'bastion_ready_timeout', min: '1s', max: '1h' })
+    .prefault('5m')
+    .describe("How long up waits for the bastion's SSM agent to report Online once it runs (at most 1h)"),
   karpenter: z
     .strictObject({
       nodepools: namesOrAll('Karpenter NodePools deleted on down and recreated on up'),
@@ -494,6 +519,7 @@ export type UnitSettings = PlatctlConfig['units'][string];
 export type HookConfig = PlatctlConfig['hooks'][number];
 export type ValidateConfig = PlatctlConfig['validate'];
 export type ParkConfig = PlatctlConfig['park'][string];
+export type ManualStepCheck = NonNullable<PlatctlConfig['manual_steps'][number]['check']>;
 export type StateConfig = PlatctlConfig['state'];
 
 /**

@@ -93,7 +93,11 @@ export function semanticErrors(source: ConfigSource): ConfigError[] {
     ...envDirShapeErrors(source, data),
     // References to environments are only meaningful once there are declared environments to compare with.
     ...(envNames.length > 0
-      ? [...envReferenceErrors(source, data, envNames), ...unitIdErrors(source, data, envNames)]
+      ? [
+          ...envReferenceErrors(source, data, envNames),
+          ...unitIdErrors(source, data, envNames),
+          ...ssmCheckErrors(source, data, envNames),
+        ]
       : []),
     ...duplicateIdErrors(source, data),
   ];
@@ -170,6 +174,11 @@ function envReferenceErrors(source: ConfigSource, data: Json, envNames: readonly
     if (isMap(entry)) checkEnv(entry.env, ['validate', 'dns_delegation', index, 'env'], 'value', 'this names');
   });
   if (isMap(validate?.gateway)) checkEnv(validate.gateway.env, ['validate', 'gateway', 'env'], 'value', 'this names');
+  items(data.manual_steps).forEach((step, index) => {
+    if (isMap(step) && isMap(step.check)) {
+      checkEnv(step.check.env, ['manual_steps', index, 'check', 'env'], 'value', 'this names');
+    }
+  });
   return out;
 }
 
@@ -184,6 +193,62 @@ function unitIdErrors(source: ConfigSource, data: Json, envNames: readonly strin
       out.push(unknownEnv(source, env, keyPath, isKey ? 'key' : 'value', `unit id ${id} names`, envNames));
     }
   }
+  return out;
+}
+
+/**
+ * The environment whose AWS account, region and profile a manual step's `ssm_parameter` check reads: its own `env`,
+ * else the one environment of the step's `before` units, else the only environment declared. Undefined when none of
+ * these decides (`before` spans environments, or there are several and no `before`).
+ */
+export function manualStepEnv(
+  check: { readonly env?: string | undefined },
+  before: readonly string[] | undefined,
+  envNames: readonly string[],
+): string | undefined {
+  if (check.env !== undefined) return check.env;
+  if (before !== undefined && before.length > 0) {
+    const envs = new Set(before.map((unit) => unit.slice(0, unit.indexOf('/'))));
+    return envs.size === 1 ? [...envs][0] : undefined;
+  }
+  return envNames.length === 1 ? envNames[0] : undefined;
+}
+
+/** Each `ssm_parameter` check reads one environment's AWS account: it must be decided and have `aws` settings. */
+function ssmCheckErrors(source: ConfigSource, data: Json, envNames: readonly string[]): ConfigError[] {
+  const out: ConfigError[] = [];
+  items(data.manual_steps).forEach((step, index) => {
+    if (!isMap(step) || !isMap(step.check) || typeof step.check.ssm_parameter !== 'string') return;
+    const keyPath: KeyPath = ['manual_steps', index, 'check'];
+    const written = typeof step.check.env === 'string' ? step.check.env : undefined;
+    const before = items(step.before).filter((unit): unit is string => typeof unit === 'string' && unit.includes('/'));
+    const env = manualStepEnv({ env: written }, before.length > 0 ? before : undefined, envNames);
+    if (env === undefined) {
+      out.push(
+        error(
+          source,
+          'missing-key',
+          keyPath,
+          `manual step ${String(step.id)}: which environment's AWS account holds SSM parameter ${step.check.ssm_parameter} is not clear (${before.length > 0 ? 'its before units are in several environments' : 'several environments are declared'})`,
+          `add env: <one of ${envNames.join(', ')}> to the check`,
+        ),
+      );
+      return;
+    }
+    if (!envNames.includes(env)) return; // an unknown env is reported by envReferenceErrors
+    const settings = isMap(data.environments) ? data.environments[env] : undefined;
+    if (!isMap(settings) || !isMap(settings.aws)) {
+      out.push(
+        error(
+          source,
+          'missing-key',
+          written === undefined ? keyPath : [...keyPath, 'env'],
+          `manual step ${String(step.id)}: its SSM parameter is read in environment ${env}, which has no aws settings`,
+          `add environments.${env}.aws (region, profile, account_id), or name another environment in the check's env`,
+        ),
+      );
+    }
+  });
   return out;
 }
 

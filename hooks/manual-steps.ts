@@ -11,19 +11,27 @@
  *
  * Each satisfied step is recorded in the state: how (check, confirmed, yes), by whom, and when.
  */
-import type { PlatctlConfig } from '../config/schema.js';
+import type { ManualStepCheck, PlatctlConfig } from '../config/schema.js';
 import type { UnitId } from '../engine/graph.js';
 import type { BeforeRunContext, BeforeRunResult } from '../engine/phases.js';
 import type { ManualStepRecord } from '../engine/state.js';
 
 export type ManualStep = PlatctlConfig['manual_steps'][number];
+/** A step with a check. */
+export type CheckedStep = ManualStep & { readonly check: ManualStepCheck };
 
-/** How a check went: `detail` is one line (the exit code, a timeout, the last line of output). */
-export type CheckResult = { readonly passed: true } | { readonly passed: false; readonly detail: string };
+/**
+ * How a check went: `detail` is one line (the exit code, a timeout, the last line of output, why a parameter does
+ * not count). `cannotRun`: the check could not look at all (credentials rejected, no permission, no answer): the
+ * step's state is unknown, so the run refuses at once and nobody is asked whether it is done; `hint` says what to do.
+ */
+export type CheckResult =
+  | { readonly passed: true }
+  | { readonly passed: false; readonly detail: string; readonly cannotRun?: boolean; readonly hint?: string };
 
 export interface ManualStepDeps {
-  /** Runs a check (argument list, no shell) with a time limit. */
-  readonly runCheck: (argv: readonly string[], timeoutMs: number, signal: AbortSignal) => Promise<CheckResult>;
+  /** Runs a step's check with its time limit (`check_timeout`): a command (argument list, no shell), or an SSM read. */
+  readonly runCheck: (step: CheckedStep, signal: AbortSignal) => Promise<CheckResult>;
   /** On a terminal: shows the step (and why its check failed) and asks whether it is done. Absent without one. */
   readonly ask?: (step: ManualStep, failedCheck: string | undefined) => Promise<boolean>;
   /** `--yes`: confirms steps without a check; never a failing check. */
@@ -77,24 +85,28 @@ export async function checkManualSteps(
       }
       continue;
     }
-    const first = await deps.runCheck(step.check, step.check_timeout, ctx.signal);
+    const checked: CheckedStep = { ...step, check: step.check };
+    const first = await deps.runCheck(checked, ctx.signal);
     if (ctx.signal.aborted) return interruptedSteps();
     if (first.passed) {
       records[step.id] = { how: 'check', at: at() };
       continue;
     }
+    if (first.cannotRun === true) return cannotRun(checked, first);
     if (!deps.ask) {
-      unsatisfied.push(`${step.id}: ${step.description} (check ${formatArgv(step.check)}: ${first.detail})`);
+      unsatisfied.push(`${step.id}: ${step.description} (check ${formatCheck(step.check)}: ${first.detail})`);
       continue;
     }
     if (!(await deps.ask(step, first.detail))) {
       unsatisfied.push(`${step.id}: ${step.description} (not done)`);
       break;
     }
-    const again = await deps.runCheck(step.check, step.check_timeout, ctx.signal);
+    const again = await deps.runCheck(checked, ctx.signal);
+    if (ctx.signal.aborted) return interruptedSteps();
+    if (!again.passed && again.cannotRun === true) return cannotRun(checked, again);
     if (!again.passed) {
       unsatisfied.push(
-        `${step.id}: its check still fails after it was confirmed done (check ${formatArgv(step.check)}: ${again.detail})`,
+        `${step.id}: its check still fails after it was confirmed done (check ${formatCheck(step.check)}: ${again.detail})`,
       );
       break;
     }
@@ -118,6 +130,18 @@ function interruptedSteps(): BeforeRunResult {
   };
 }
 
-function formatArgv(argv: readonly string[]): string {
-  return JSON.stringify(argv);
+/** A check that could not look: the whole preflight refuses, naming the step, what was checked and why. */
+function cannotRun(step: CheckedStep, result: Extract<CheckResult, { passed: false }>): BeforeRunResult {
+  return {
+    ok: false,
+    reason: 'manual-step-check-failed',
+    message: `the check of manual step ${step.id} could not run; a check that cannot run never counts as done, so nothing was run`,
+    details: [`${step.id}: check ${formatCheck(step.check)}: ${result.detail}`],
+    hint: result.hint ?? 'fix what stops the check, then run platctl bootstrap again',
+  };
+}
+
+/** A check for messages: an argument list as JSON, `ssm_parameter NAME`. */
+export function formatCheck(check: ManualStepCheck): string {
+  return Array.isArray(check) ? JSON.stringify(check) : `ssm_parameter ${check.ssm_parameter}`;
 }

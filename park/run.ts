@@ -507,6 +507,7 @@ function fencedAws(aws: ParkAws, fence: ParkFence): ParkAws {
     describeNodeGroup: (name) => aws.describeNodeGroup(name),
     instances: (filter) => aws.instances(filter),
     stateBucketRecords: (bucket) => aws.stateBucketRecords(bucket),
+    ssmAgents: (ids, signal) => aws.ssmAgents(ids, signal),
     scaleNodeGroup: async (name, scaling, wait) =>
       (await refused(`scale node group ${name}`)) ?? aws.scaleNodeGroup(name, scaling, wait),
     stopInstances: async (ids) => (await refused(`stop ${ids.join(', ')}`)) ?? aws.stopInstances(ids),

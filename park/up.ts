@@ -20,6 +20,7 @@ import {
   pollUntil,
   waitOptions,
 } from './context.js';
+import { waitForBastionOnline } from './bastion-ready.js';
 import { waitForState } from './down.js';
 import { RESTARTED_AT, condition, isReady, nameOf, podPhase, qualified } from './kube-helpers.js';
 import type { ParkRecord } from './record.js';
@@ -126,7 +127,16 @@ const bastionStep: ParkStep = {
   title: 'Start the bastion',
   describe: (ctx) => {
     const wanted = need(ctx).bastions.filter((b) => b.state === 'running');
-    return Promise.resolve(ok(wanted.length > 0 ? wanted.map((b) => `start ${b.id}`) : ['no bastion was running']));
+    return Promise.resolve(
+      ok(
+        wanted.length > 0
+          ? [
+              ...wanted.map((b) => `start ${b.id}`),
+              `then wait for its SSM agent to report Online (at most ${formatDuration(ctx.park.bastion_ready_timeout)})`,
+            ]
+          : ['no bastion was running'],
+      ),
+    );
   },
   run: async (ctx) => {
     const ids = need(ctx)
@@ -148,7 +158,11 @@ const bastionStep: ParkStep = {
     }
     const running = await waitForState(ctx, ids, 'running');
     if (!running.ok) return running;
-    return done(toStart.length > 0 ? `started ${toStart.join(', ')}` : `already running: ${ids.join(', ')}`);
+    const online = await waitForBastionOnline(ctx, ids);
+    if (!online.ok) return online;
+    return done(
+      `${toStart.length > 0 ? `started ${toStart.join(', ')}` : `already running: ${ids.join(', ')}`}; ${online.detail}`,
+    );
   },
 };
 

@@ -4,7 +4,9 @@
  * Kubernetes API of the tests, seeds a parkable environment (two node groups, a bastion, a Karpenter NodePool with
  * its NodeClaim, a do-not-disrupt pod, an Argo CD application with auto-sync), writes `.demo/park/.platctl.yaml`,
  * then runs `platctl down --dry-run`, `down`, `status`, `up` and `status` there with their output as is, and stops
- * both emulators whatever happens. Exit code: 0 when down and up both succeeded.
+ * both emulators whatever happens. Exit code: 0 when down and up both succeeded. platctl reaches moto through the
+ * tests' AWS proxy, which also answers SSM DescribeInstanceInformation (moto lacks it: up waits for the bastion's
+ * agent to be Online, which the proxy reports while the instance runs).
  *
  * `--keep` (`npm run demo:park -- --keep`): after the sequence, both emulators keep running so `down`, `up`, `status`
  * and `validate` can be tried by hand; it prints the variables to export and the commands, and stops both emulators
@@ -14,6 +16,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startAwsProxy } from '../tests/helpers/aws-proxy.js';
+import type { AwsProxy } from '../tests/helpers/aws-proxy.js';
 import { startMoto } from '../tests/helpers/moto.js';
 import type { MotoServer } from '../tests/helpers/moto.js';
 import type { KubeApiServer } from '../tests/helpers/kube-api.js';
@@ -75,6 +79,7 @@ async function keepRunning(env: Readonly<Record<string, string>>, stopped: Promi
 
 async function main(keep: boolean): Promise<number> {
   let moto: MotoServer | undefined;
+  let proxy: AwsProxy | undefined;
   let kube: KubeApiServer | undefined;
   // Ctrl-C reaches platctl too, which stops cleanly; this process only has to outlive it and clean up. With --keep,
   // a signal after the sequence ends the wait.
@@ -86,6 +91,7 @@ async function main(keep: boolean): Promise<number> {
   try {
     step('moto and the loopback Kubernetes API');
     moto = await startMoto();
+    proxy = await startAwsProxy(moto.endpoint);
     const { bastionId } = await seedParkAws(moto.endpoint);
     kube = await startParkKube();
     console.log(`moto on ${moto.endpoint}: EKS cluster platform, node groups system (2/4/3) and workers (1/6/2),`);
@@ -98,7 +104,7 @@ async function main(keep: boolean): Promise<number> {
     writeFileSync(join(DEMO, '.platctl.yaml'), parkConfig('    ready_namespaces: [kube-system]\n'));
     const env: Record<string, string> = {
       ...moto.childEnv(process.env),
-      AWS_ENDPOINT_URL: moto.endpoint,
+      AWS_ENDPOINT_URL: proxy.endpoint,
       KUBECONFIG: kube.writeKubeconfig(DEMO, 'fixture'),
     };
     console.log(`working in ${DEMO} (.platctl.yaml: park.platform)`);
@@ -119,6 +125,7 @@ async function main(keep: boolean): Promise<number> {
   } finally {
     step('cleaning up');
     await kube?.close();
+    await proxy?.close();
     await moto?.stop();
     console.log('stopped moto and the Kubernetes API');
     process.off('SIGINT', onSignal);

@@ -4,7 +4,15 @@
  */
 import { execFile } from 'node:child_process';
 import { Resolver } from 'node:dns/promises';
+import type { BastionReader } from '../cloud/bastion.js';
 import type { EnvCloud } from '../cloud/environment.js';
+import type { CloudResult } from '../cloud/result.js';
+
+/** An environment's park state, for the checks that expect a parked environment to be down. */
+export type ParkState =
+  | { readonly state: 'parked'; readonly since: string }
+  | { readonly state: 'not-parked' }
+  | { readonly state: 'unknown'; readonly message: string };
 
 export type CommandResult =
   | { readonly type: 'exited'; readonly exitCode: number; readonly stdout: string; readonly stderr: string }
@@ -19,6 +27,10 @@ export interface ValidateDeps {
   /** Runs a program with an argument list (never a shell); killed when `signal` aborts. */
   readonly runCommand: (file: string, args: readonly string[], signal: AbortSignal) => Promise<CommandResult>;
   readonly now: () => number;
+  /** The EC2 and SSM reads of the bastion check; absent, that check errors. */
+  readonly bastion?: (env: string) => Promise<CloudResult<BastionReader>>;
+  /** Whether `env` is parked (its park record); absent: not parked. */
+  readonly parkState?: (env: string) => Promise<ParkState>;
   /** Starts loading client modules the run will need, so imports overlap with phase 1's network waits. */
   readonly preload?: (needs: { readonly aws: boolean; readonly kube: boolean }) => void;
 }

@@ -2,6 +2,7 @@
  * `platctl validate` as a library: plan the checks from configuration and units, run them, return the report.
  * Pure of process: configuration, units, environment variables, clock and clients all come in as parameters.
  */
+import type { EnvCloud } from '../cloud/environment.js';
 import { createEnvCloud } from '../cloud/environment.js';
 import { preloadCloudModules } from '../cloud/preload.js';
 import type { EnvVars } from '../cloud/env.js';
@@ -54,19 +55,37 @@ export interface DefaultDepsOptions {
   /** Resolvers for the DNS fallback of the delegation check (`ip` or `ip:port`); the system's when absent. */
   readonly dnsServers?: readonly string[];
   readonly fetch?: typeof fetch;
+  /** Whether an environment is parked (its park record, read where it lives); absent: never parked. */
+  readonly parkState?: ValidateDeps['parkState'];
 }
 
 /** The real dependencies: AWS and cluster access per environment, fetch, node's DNS resolver, child processes. */
 export function createValidateDeps(options: DefaultDepsOptions): ValidateDeps {
   const now = options.now ?? Date.now;
-  return {
-    cloud: (envName) => {
+  const clouds = new Map<string, EnvCloud>();
+  const cloud = (envName: string): EnvCloud => {
+    let found = clouds.get(envName);
+    if (!found) {
       const settings = options.config.environments[envName];
       if (!settings) throw new Error(`validate: unknown environment ${envName}`);
       // Calls made while resolving credentials cannot be aborted: they must not outlive a check's timeout.
       const providerRequestTimeoutMs = options.config.validate.timeout ?? DEFAULT_CHECK_TIMEOUT_MS;
-      return createEnvCloud({ envName, settings, env: options.env, now, providerRequestTimeoutMs });
+      found = createEnvCloud({ envName, settings, env: options.env, now, providerRequestTimeoutMs });
+      clouds.set(envName, found);
+    }
+    return found;
+  };
+  return {
+    cloud,
+    bastion: async (envName) => {
+      const [{ awsAccessOf }, { createBastionReader }] = await Promise.all([
+        import('../cloud/sdk-access.js'),
+        import('../cloud/bastion.js'),
+      ]);
+      const access = await awsAccessOf(cloud(envName), options.env);
+      return access.ok ? { ok: true, value: createBastionReader(access.value) } : access;
     },
+    ...(options.parkState ? { parkState: options.parkState } : {}),
     fetch: options.fetch ?? fetch,
     resolveNs: dnsResolver(options.dnsServers),
     runCommand: commandRunner(options.env),

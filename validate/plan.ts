@@ -39,7 +39,8 @@ export type CheckSpec =
   | { readonly kind: 'dns-delegation'; readonly env: string; readonly zone: string }
   | { readonly kind: 'gateway'; readonly env: string; readonly namespace: string; readonly name: string }
   | { readonly kind: 'tailscale-status'; readonly binary: string; readonly peers: readonly string[] }
-  | { readonly kind: 'tailscale-url'; readonly url: string };
+  | { readonly kind: 'tailscale-url'; readonly url: string }
+  | { readonly kind: 'bastion'; readonly env: string; readonly tags: Readonly<Record<string, string>> };
 
 export interface PlannedCheck {
   readonly id: string;
@@ -277,7 +278,10 @@ function addUnitChecks(list: CheckList, scope: Scope): void {
   }
 }
 
-/** Phase 3: endpoints, DNS delegations, the gateway and tailscale, each after the gates of its environment. */
+/**
+ * Phase 3: endpoints, DNS delegations, the gateway, each parked environment's bastion (`park.<env>.bastion`) and
+ * tailscale, each after the gates of its environment.
+ */
 function addCrossChecks(list: CheckList, scope: Scope): void {
   const { config, selectedEnvs, gatewayEnv } = scope;
   for (const endpoint of config.validate.endpoints) {
@@ -300,6 +304,12 @@ function addCrossChecks(list: CheckList, scope: Scope): void {
     const spec = { kind: 'gateway', env: gatewayEnv, namespace: gateway.namespace, name: gateway.name } as const;
     const options = { env: gatewayEnv, requires: list.gates(gatewayEnv, true) };
     list.add('gateway/status', `${gateway.namespace}/${gateway.name}`, 'cross', spec, options);
+  }
+  for (const env of selectedEnvs) {
+    const bastion = config.park[env]?.bastion;
+    if (!bastion) continue;
+    const spec = { kind: 'bastion', env, tags: bastion.tags } as const;
+    list.add('bastion/ready', env, 'cross', spec, { env, requires: list.gates(env, false) });
   }
   const tailscale = config.validate.tailscale;
   if (tailscale) {

@@ -12,6 +12,7 @@ import {
   checkStateBucket,
   checkUnitState,
 } from './checks/aws.js';
+import { checkBastion } from './checks/bastion.js';
 import type { CheckContext } from './checks/context.js';
 import { error } from './checks/context.js';
 import { checkArgocdApps, checkCiliumAgent, checkClusterApi, checkEksCluster, checkGateway } from './checks/kube.js';
@@ -206,6 +207,8 @@ function dispatch(spec: CheckSpec, ctx: CheckContext): Promise<CheckOutcome> {
       return checkTailscale(spec.binary, spec.peers, ctx);
     case 'tailscale-url':
       return checkTailscaleUrl(spec.url, ctx);
+    case 'bastion':
+      return checkBastion(spec.env, spec.tags, ctx);
     default:
       return unreachable(spec);
   }

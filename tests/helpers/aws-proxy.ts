@@ -2,10 +2,17 @@
  * A recording proxy in front of moto: every AWS call a test makes through it is recorded (method, path, the query
  * protocol's Action), so a test can count write calls (`--dry-run` must make none) and inject an answer for one
  * call (an expired token in the middle of a run).
+ *
+ * It answers one call itself, because moto does not implement it: SSM DescribeInstanceInformation, by the loopback
+ * stub of tests/helpers/ssm-agents.ts (AWS's documented JSON). An instance's agent is `Online` while moto says the
+ * instance is running and `ConnectionLost` otherwise, unless the test sets `agents` (undefined: not registered).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll } from 'vitest';
+import type { PingStatus } from './ssm-agents.js';
+import { DESCRIBE_INSTANCE_INFORMATION, describeInstanceInformation } from './ssm-agents.js';
 
 export interface AwsCall {
   readonly method: string;
@@ -28,6 +35,8 @@ export interface AwsProxy {
   inject: ((call: AwsCall) => InjectedAnswer | undefined) | undefined;
   /** Calls it matches are black-holed: read, never forwarded, never answered (until the proxy closes). */
   hang: ((call: AwsCall) => boolean) | undefined;
+  /** The SSM agents' PingStatus by instance id, instead of moto's instance states (see the module comment). */
+  agents: ((instanceId: string) => PingStatus | undefined) | undefined;
   close(): Promise<void>;
 }
 
@@ -48,14 +57,33 @@ export function expiredTokenJson(): InjectedAnswer {
 
 export async function startAwsProxy(target: string): Promise<AwsProxy> {
   const calls: AwsCall[] = [];
-  const state: { inject: AwsProxy['inject']; hang: AwsProxy['hang'] } = { inject: undefined, hang: undefined };
+  const state: { inject: AwsProxy['inject']; hang: AwsProxy['hang']; agents: AwsProxy['agents'] } = {
+    inject: undefined,
+    hang: undefined,
+    agents: undefined,
+  };
+  const ec2 = new EC2Client({
+    region: 'eu-west-1',
+    endpoint: target,
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+  });
+  const pingStatus = async (instanceId: string): Promise<PingStatus | undefined> => {
+    if (state.agents) return state.agents(instanceId);
+    const answer = await ec2.send(new DescribeInstancesCommand({ InstanceIds: [instanceId] }));
+    const instance = answer.Reservations?.[0]?.Instances?.[0];
+    if (!instance) return undefined;
+    return instance.State?.Name === 'running' ? 'Online' : 'ConnectionLost';
+  };
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     const url = request.url ?? '/';
+    const amzTarget = request.headers['x-amz-target'];
     const action =
-      /(?:^|&)Action=([A-Za-z]+)/.exec(body.toString('utf8'))?.[1] ?? /[?&]Action=([A-Za-z]+)/.exec(url)?.[1];
+      /(?:^|&)Action=([A-Za-z]+)/.exec(body.toString('utf8'))?.[1] ??
+      /[?&]Action=([A-Za-z]+)/.exec(url)?.[1] ??
+      (typeof amzTarget === 'string' ? amzTarget.slice(amzTarget.indexOf('.') + 1) : undefined);
     const call: AwsCall = {
       method: request.method ?? 'GET',
       path: url.split('?')[0] ?? url,
@@ -67,6 +95,12 @@ export async function startAwsProxy(target: string): Promise<AwsProxy> {
     if (injected) {
       response.writeHead(injected.status, injected.headers ?? {});
       response.end(injected.body);
+      return;
+    }
+    if (amzTarget === DESCRIBE_INSTANCE_INFORMATION) {
+      const answer = await describeInstanceInformation(body.toString('utf8'), pingStatus);
+      response.writeHead(answer.status, answer.headers);
+      response.end(answer.body);
       return;
     }
     const headers = { ...request.headers };
@@ -111,6 +145,12 @@ export async function startAwsProxy(target: string): Promise<AwsProxy> {
     set hang(value) {
       state.hang = value;
     },
+    get agents() {
+      return state.agents;
+    },
+    set agents(value) {
+      state.agents = value;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -151,6 +191,12 @@ export function useAwsProxy(moto: { readonly endpoint: string }): AwsProxy {
     },
     set hang(value) {
       get().hang = value;
+    },
+    get agents() {
+      return get().agents;
+    },
+    set agents(value) {
+      get().agents = value;
     },
     close: () => get().close(),
   };

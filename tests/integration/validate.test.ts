@@ -47,8 +47,16 @@ interface ConfigOptions {
   profile?: string;
   stateBucket?: string;
   endpoints?: string;
+  /** `validate.timeout` (default 20s). */
+  timeout?: string;
 }
 
+/**
+ * The fixture platform's `.platctl.yaml`. Its check timeout is generous: the first AWS check of a run also loads the
+ * SDK in the child process, which took more than 3 s on Node 22 on a loaded 2-core machine (the test then failed with
+ * "no answer within 3s" for a moto that answers in milliseconds). Tests of timeouts set their own, shorter ones (the
+ * hung-API test: 3 s).
+ */
 function writeConfig(options: ConfigOptions = {}): void {
   const endpoints =
     options.endpoints ?? `    - url: ${httpBase}/ok\n    - url: ${httpBase}/login\n      expect: [200, 302]\n`;
@@ -76,7 +84,7 @@ ${endpoints}  dns_delegation:
   tailscale:
     binary: ${FAKE_TAILSCALE}
     peers: [platform-bastion]
-  timeout: 3s
+  timeout: ${options.timeout ?? '20s'}
 `,
   );
 }
@@ -302,6 +310,7 @@ describe('platctl validate', () => {
   });
 
   it('a hung Kubernetes API times out the cluster gate instead of hanging', async () => {
+    writeConfig({ timeout: '3s' });
     await seed();
     kube.hang = () => true;
     const started = Date.now();

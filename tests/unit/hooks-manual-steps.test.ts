@@ -15,8 +15,8 @@ const zone: ManualStep = { id: 'zone', description: 'delegate the zone', check_t
 function deps(checks: boolean[], overrides: Partial<ManualStepDeps> = {}) {
   const ran: string[][] = [];
   const d: ManualStepDeps = {
-    runCheck: (argv): Promise<CheckResult> => {
-      ran.push([...argv]);
+    runCheck: (step): Promise<CheckResult> => {
+      ran.push(Array.isArray(step.check) ? [...step.check] : [step.check.ssm_parameter]);
       return Promise.resolve(checks.shift() ? { passed: true } : { passed: false, detail: 'exit code 1' });
     },
     yes: false,
