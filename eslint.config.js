@@ -1,6 +1,85 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { dirname, relative, resolve } from 'node:path';
+
+/**
+ * The layers (docs/architecture.md, "may import"): what each top-level folder may import from the others. An entry
+ * is a folder (`config`) or one file (`engine/graph.ts`). A folder always imports itself; cli/ imports everything.
+ */
+const LAYERS = {
+  config: [],
+  cloud: [],
+  engine: ['config'],
+  discover: ['config', 'engine/graph.ts', 'engine/timers.ts'],
+  hooks: ['config', 'engine', 'cloud'],
+  validate: ['config', 'engine/graph.ts', 'engine/timers.ts', 'cloud'],
+  park: ['config', 'engine', 'cloud'],
+};
+
+/**
+ * Back arrows that remain, each named: `importer -> imported`, and why it stays. Anything not listed here that
+ * crosses the table above fails lint. Remove an entry when its import goes (a stale entry is harmless but untidy).
+ */
+const LAYER_EXCEPTIONS = {
+  // cloud/ is given its settings by its callers; these three still name the configuration's type for an
+  // environment (type-only: no code is loaded). Replace with a cloud-owned input type when cloud/ is next reworked.
+  'cloud/environment.ts -> config/schema.ts': 'type-only: EnvironmentConfig',
+  'cloud/hook-clients.ts -> config/schema.ts': 'type-only: EnvironmentConfig',
+  'cloud/kube-writer.ts -> config/schema.ts': 'type-only: EnvironmentConfig',
+  // The one timer guard (engine/timers.ts, a leaf that imports nothing); it goes when the one abortable wait helper
+  // of issue 25 lands in a module cloud/ may import.
+  'cloud/argocd.ts -> engine/timers.ts': 'timerDelay, the guard on Node timers',
+  // Validate plans its checks over the discovered units (type-only).
+  'validate/plan.ts -> discover/types.ts': 'type-only: UnitInfo',
+};
+
+/** Every layer: the folders above, and cli/ (which may import everything, so it has no entry). */
+const LAYER_NAMES = new Set([...Object.keys(LAYERS), 'cli']);
+
+/** The top-level folder of a repository-relative path, when it is a restricted layer. */
+const layerOf = (path) => (path.split('/')[0] in LAYERS ? path.split('/')[0] : undefined);
+
+/** Repository-relative path of a relative import, `.js` spelled as the `.ts` source it compiles from. */
+function target(file, spec) {
+  return relative(import.meta.dirname, resolve(dirname(file), spec)).replace(/\.js$/, '.ts');
+}
+
+const layersRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Imports follow the layers of docs/architecture.md' },
+    schema: [],
+    messages: {
+      backArrow:
+        '{{from}} imports {{to}}: {{layer}}/ may import only {{allowed}} (docs/architecture.md, "may import"). ' +
+        'Move what both need down a layer, or pass it in.',
+    },
+  },
+  create(context) {
+    const from = relative(import.meta.dirname, context.filename);
+    const layer = layerOf(from);
+    if (layer === undefined) return {};
+    const allowed = LAYERS[layer];
+    function check(node, source) {
+      if (typeof source?.value !== 'string' || !source.value.startsWith('.')) return;
+      const to = target(context.filename, source.value);
+      const toLayer = to.split('/')[0];
+      if (toLayer === layer || !LAYER_NAMES.has(toLayer)) return;
+      if (allowed.some((a) => a === toLayer || a === to)) return;
+      if (`${from} -> ${to}` in LAYER_EXCEPTIONS) return;
+      const data = { from, to, layer, allowed: allowed.length ? allowed.join(', ') : 'itself' };
+      context.report({ node, messageId: 'backArrow', data });
+    }
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+      TSImportType: (node) => check(node, node.argument?.literal ?? node.argument),
+    };
+  },
+};
 
 export default tseslint.config(
   {
@@ -15,6 +94,11 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
+  {
+    files: ['{config,cloud,engine,discover,hooks,validate,park}/**/*.ts'],
+    plugins: { platctl: { rules: { layers: layersRule } } },
+    rules: { 'platctl/layers': 'error' },
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {

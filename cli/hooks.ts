@@ -14,7 +14,7 @@ import { argocdAccountTokenHook } from '../hooks/argocd-account-token.js';
 import { crdTwoStage } from '../hooks/crd-two-stage.js';
 import { eniIpValidationHook } from '../hooks/eni-ip-validation.js';
 import { secretCleanupHook } from '../hooks/secret-cleanup.js';
-import type { HookFactory, HookName, HookRegistry, HookSettings, NamedHook } from '../hooks/types.js';
+import type { HookFactory, HookName, HookRegistry, HookSettings, NamedHook } from '../engine/hooks.js';
 
 /** A registry with a factory for every hook type: what production runs with. */
 export type CompleteHookRegistry = { readonly [N in HookName]: HookFactory<N> };

@@ -10,7 +10,7 @@ import { runLockdown } from '../engine/lockdown.js';
 import type { LockdownConfig } from '../engine/lockdown.js';
 import type { PhaseContext, PhaseResult, RunPhases } from '../engine/phases.js';
 import type { RunCommand } from '../engine/unit-status.js';
-import type { HookRegistry } from '../hooks/types.js';
+import type { HookRegistry } from '../engine/hooks.js';
 import { unitHooks } from './hooks.js';
 
 export interface PhaseOptions {

@@ -83,6 +83,9 @@ async function envDirsExist(root: string, config: PlatctlConfig): Promise<boolea
 
 async function readCache(file: string, key: string): Promise<CacheFile | undefined> {
   try {
+    // Checked by structure, not by the schema library: the cache is keyed by the exact text, version and code stamp
+    // this build wrote, always safe to delete, and anything that does not match (or throws) is a miss that validates
+    // .platctl.yaml afresh. Loading zod here would cost the warm path the very start-up the cache exists to save.
     const cached = JSON.parse(await readFile(file, 'utf8')) as Partial<CacheFile> | null;
     if (cached?.key !== key || typeof cached.config !== 'object' || typeof cached.locations !== 'object') {
       return undefined;

@@ -6,89 +6,19 @@
  * one file read. Only when that cannot answer is the full discovery (full.ts: the walk, the parser, the evaluator and
  * their caches) loaded and run.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { codeFiles, codeStamp } from '../config/code-stamp.js';
-import type { EdgeOrigin, SourceLocation, UnitId } from '../engine/graph.js';
-import type { HclParserPool } from './hcl2json.js';
+import { join, resolve } from 'node:path';
 import { readSnapshot, snapshotKey } from './snapshot.js';
 import type { SnapshotHit } from './snapshot.js';
-import type { DiscoverOptions, DiscoveryResult } from './types.js';
+import type { DiscoverOptions } from './types.js';
+import type { DiscoverExtras, Discovery } from './discovery.js';
+import { discoveryCodeStamp } from './code-hash.js';
 
 export type { DiscoverOptions, DiscoveryResult, Problem, UnitInfo } from './types.js';
 export type { SnapshotHit } from './snapshot.js';
+export type { DiscoverExtras, Discovery, ExternalDependency } from './discovery.js';
+export { discoveryCodeHash } from './code-hash.js';
 
-const CODE_DIR = dirname(fileURLToPath(import.meta.url));
 export { isUsable } from './types.js';
-
-let codeHash: string | undefined;
-let codeStampMemo: string | undefined;
-let codeFilesMemo: string[] | undefined;
-
-/** Discovery's own code files (this directory, as they run), listed once for the hash and the stamp. */
-function discoveryCodeFiles(): string[] {
-  return (codeFilesMemo ??= codeFiles(CODE_DIR, { recursive: true }));
-}
-
-/**
- * A hash of discovery's own code (the files of this directory, as they run), so a cache written by another build
- * of platctl, even one with the same version number, is never trusted. It keys the unit cache, which a rebuild of the
- * same code keeps.
- */
-export function discoveryCodeHash(): string {
-  if (codeHash !== undefined) return codeHash;
-  const hash = createHash('sha256');
-  for (const file of discoveryCodeFiles()) {
-    hash.update(relative(CODE_DIR, file));
-    hash.update(readFileSync(file));
-  }
-  return (codeHash = hash.digest('base64url').slice(0, 16));
-}
-
-/** The same files' stamp (config/code-stamp.ts): what the snapshot is keyed on, as every warm run computes it. */
-function discoveryCodeStamp(): string {
-  return (codeStampMemo ??= codeStamp(discoveryCodeFiles()));
-}
-
-export interface DiscoverExtras {
-  /** Where a config key is written, for problems about `implicit_deps` and `units`. */
-  readonly locate?: (keyPath: (string | number)[]) => SourceLocation | undefined;
-  /** platctl's version, part of the parse cache key. */
-  readonly version?: string;
-  /** The parser pool to use instead of a new one (a test seam: tests inject parsers that crash or hang). */
-  readonly parserPool?: HclParserPool;
-  /**
-   * A test seam: how long before the run an input must have last changed for the snapshot to be kept (default
-   * RACY_WINDOW_MS). Tests set it below zero to keep snapshots of files they have just written.
-   */
-  readonly snapshotRacyWindowMs?: number;
-  /** The snapshot {@link probeSnapshot} found for the same options and extras: not looked up (nor stat'ed) again. */
-  readonly snapshot?: SnapshotHit;
-}
-
-/** A unit's edges that point outside every environment (or at an excluded unit): satisfied, never walked. */
-export interface ExternalDependency {
-  readonly unit: UnitId;
-  readonly dir: string;
-  readonly origin: EdgeOrigin;
-}
-
-export interface Discovery extends DiscoveryResult {
-  readonly externals: readonly ExternalDependency[];
-  /** How many files the parser saw in this run (the rest came from the cache). */
-  readonly stats: {
-    readonly units: number;
-    /** Files the parser saw in this run (the rest came from the parse cache). */
-    readonly filesParsed: number;
-    /** Units whose cached evaluation was still valid. */
-    readonly unitsReused: number;
-    readonly retries: number;
-    /** The whole discovery came from the snapshot of an unchanged repository (see snapshot.ts). */
-    readonly fromSnapshot: boolean;
-  };
-}
 
 /**
  * The snapshot of the last discovery, when it answers these options now (every input unchanged); undefined when a

@@ -363,6 +363,9 @@ export class ParsedFiles {
     this.#cache = new Map();
     if (this.#options.cacheDir === false) return this.#cache;
     try {
+      // Checked by structure, not by the schema library: the cache is keyed by content hash, parser and platctl version
+      // this build wrote, always safe to delete, and anything that does not match (or throws) is a miss that parses the
+      // files afresh. Loading zod here would cost the warm path the very start-up the cache exists to save.
       const raw = JSON.parse(await readFile(this.#cachePath(), 'utf8')) as CacheFile;
       if (raw.format === CACHE_FORMAT && raw.parser === PARSER_ID && raw.platctl === this.#options.version) {
         for (const [hash, entry] of Object.entries(raw.entries)) this.#cache.set(hash, entry);

@@ -274,6 +274,9 @@ function readHead(file: string): Head | undefined {
       split = bytes.indexOf(0x0a);
     }
     if (split < 0) return undefined;
+    // Checked by structure, not by the schema library: the cache is keyed by the inputs' stats and the code stamp this
+    // build wrote, always safe to delete, and anything that does not match (or throws) is a miss that runs the
+    // discovery afresh. Loading zod here would cost the warm path the very start-up the cache exists to save.
     const header = JSON.parse(bytes.toString('utf8', 0, split)) as Header;
     if (header.format !== FORMAT || !Number.isSafeInteger(header.pathBytes) || header.pathBytes < 0) return undefined;
     const end = split + 1 + header.pathBytes;

@@ -255,6 +255,10 @@ export class UnitCache {
   async load(): Promise<void> {
     if (this.#dir === false) return;
     try {
+      // Checked by structure, not by the schema library: the cache is keyed by the platctl version, code hash and
+      // parser this build wrote, always safe to delete, and anything that does not match (or throws) is a miss that
+      // evaluates the units afresh. Loading zod here would cost the warm path the very start-up the cache exists to
+      // save.
       const raw = JSON.parse(await readFile(join(this.#dir, 'units.json'), 'utf8')) as CacheFile;
       if (raw.key === this.#key && Array.isArray(raw.units)) this.#stored = new Map(pairs<CachedUnit>(raw.units));
     } catch {

@@ -17,7 +17,7 @@
  *   first, and learns it lost the lock instead of writing.
  * - Release is a conditional delete (`If-Match` on our ETag): a run never deletes a lock that is not its own.
  */
-import * as v from 'valibot';
+import * as z from '../config/zod.js';
 import type { ObjectStore, StoreResult, StoredObject } from './object-store.js';
 import { setTimer } from './timers.js';
 
@@ -80,19 +80,19 @@ export type AcquireResult =
   | { readonly type: 'unreadable'; readonly env: string; readonly location: string; readonly message: string }
   | { readonly type: 'error'; readonly env: string; readonly message: string; readonly hint?: string };
 
-const text = v.pipe(v.string(), v.minLength(1));
-const lockSchema = v.looseObject({
-  version: v.literal(LOCK_VERSION),
+const text = z.string().min(1);
+const lockSchema = z.looseObject({
+  version: z.literal(LOCK_VERSION),
   env: text,
   run_id: text,
   verb: text,
-  command: v.string(),
-  host: v.string(),
-  user: v.string(),
-  pid: v.pipe(v.number(), v.safeInteger()),
-  started_at: v.string(),
-  heartbeat_at: v.string(),
-  heartbeat_ms: v.pipe(v.number(), v.finite(), v.minValue(1)),
+  command: z.string(),
+  host: z.string(),
+  user: z.string(),
+  pid: z.number().int(),
+  started_at: z.string(),
+  heartbeat_at: z.string(),
+  heartbeat_ms: z.number().min(1),
 });
 
 /** Parses a lock object; undefined when it is not one. */
@@ -103,8 +103,8 @@ export function parseLockRecord(body: string): EnvLockRecord | undefined {
   } catch {
     return undefined;
   }
-  const parsed = v.safeParse(lockSchema, raw);
-  return parsed.success ? parsed.output : undefined;
+  const parsed = lockSchema.safeParse(raw);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**

@@ -17,6 +17,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FsError } from './fs-errors.js';
+import * as z from '../config/zod.js';
 
 export const LOCK_FILE = '.platctl.lock';
 
@@ -111,31 +112,43 @@ async function readLock(path: string): Promise<ReadLock> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { type: 'missing' };
     return { type: 'unreadable', message: (error as Error).message };
   }
-  const info = parseLock(text);
-  return info ? { type: 'ok', info, text } : { type: 'unreadable', message: 'not a platctl lock file' };
+  const parsed = parseLock(text);
+  return typeof parsed === 'string' ? { type: 'unreadable', message: parsed } : { type: 'ok', info: parsed, text };
 }
 
-function parseLock(text: string): LockInfo | undefined {
-  let raw: Record<string, unknown>;
+/** What a lock file holds; unknown fields (a newer platctl's) are ignored. Fields of the wrong kind are refused. */
+const lockSchema = z.object({
+  pid: z.number().int().min(1),
+  host: z.string().min(1),
+  command: z.string().optional(),
+  started_at: z.string().optional(),
+  pid_start: z.string().optional(),
+  boot_id: z.string().optional(),
+  token: z.string().optional(),
+});
+
+/** The lock in `text`, or why it is not a platctl lock file. */
+function parseLock(text: string): LockInfo | string {
+  let raw: unknown;
   try {
-    raw = JSON.parse(text) as Record<string, unknown>;
+    raw = JSON.parse(text);
   } catch {
-    return undefined;
+    return 'not a platctl lock file (not JSON)';
   }
-  if (typeof raw !== 'object' || raw === null || typeof raw.pid !== 'number' || typeof raw.host !== 'string') {
-    return undefined;
+  const parsed = lockSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? `${issue.path.map(String).join('.')}: ` : '';
+    return `not a platctl lock file (${where}${issue.message})`;
   }
-  const str = (key: string): string | undefined => (typeof raw[key] === 'string' ? raw[key] : undefined);
-  const pidStart = str('pid_start');
-  const bootId = str('boot_id');
-  const token = str('token');
+  const { pid, host, command, started_at, pid_start, boot_id, token } = parsed.data;
   return {
-    pid: raw.pid,
-    host: raw.host,
-    command: str('command') ?? '(unknown)',
-    started_at: str('started_at') ?? '(unknown)',
-    ...(pidStart === undefined ? {} : { pid_start: pidStart }),
-    ...(bootId === undefined ? {} : { boot_id: bootId }),
+    pid,
+    host,
+    command: command ?? '(unknown)',
+    started_at: started_at ?? '(unknown)',
+    ...(pid_start === undefined ? {} : { pid_start }),
+    ...(boot_id === undefined ? {} : { boot_id }),
     ...(token === undefined ? {} : { token }),
   };
 }

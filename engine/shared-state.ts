@@ -11,7 +11,7 @@
  * waits for the last one.
  */
 import { readFile } from 'node:fs/promises';
-import * as v from 'valibot';
+import * as z from '../config/zod.js';
 import { join } from 'node:path';
 import type { EnvLocks } from './env-lock.js';
 import type { ObjectStore, StoreResult } from './object-store.js';
@@ -74,22 +74,23 @@ export function summarize(state: RunState, envs: readonly string[], by: RunAutho
   };
 }
 
-const text = v.string();
-const summarySchema = v.looseObject({
-  version: v.literal(SUMMARY_VERSION),
-  run_id: v.pipe(text, v.minLength(1)),
-  command: v.picklist(VERBS),
-  envs: v.array(text),
-  by: v.looseObject({ user: text, host: text }),
+const text = z.string();
+const count = z.number().int().min(0);
+const summarySchema = z.looseObject({
+  version: z.literal(SUMMARY_VERSION),
+  run_id: text.min(1),
+  command: z.enum(VERBS),
+  envs: z.array(text),
+  by: z.looseObject({ user: text, host: text }),
   started_at: text,
   updated_at: text,
-  ended_at: v.optional(text),
-  status: v.picklist(['running', 'completed', 'failed', 'interrupted']),
-  duration_ms: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0))),
-  counts: v.record(text, v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
-  resumes: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
-  stopped_because: v.optional(text),
-  selection_env: v.optional(v.array(text)),
+  ended_at: text.optional(),
+  status: z.enum(['running', 'completed', 'failed', 'interrupted']),
+  duration_ms: z.number().min(0).optional(),
+  counts: z.record(text, count),
+  resumes: count,
+  stopped_because: text.optional(),
+  selection_env: z.array(text).optional(),
 });
 
 /** A summary object's text, checked field by field; undefined when it is not one this platctl reads. */
@@ -100,8 +101,8 @@ export function parseSummary(body: string): RunSummary | undefined {
   } catch {
     return undefined;
   }
-  const parsed = v.safeParse(summarySchema, raw);
-  return parsed.success ? (parsed.output as RunSummary) : undefined;
+  const parsed = summarySchema.safeParse(raw);
+  return parsed.success ? (parsed.data as RunSummary) : undefined;
 }
 
 /** The environments a state's units belong to (`<env>/<path>` ids). */

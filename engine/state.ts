@@ -9,13 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as v from 'valibot';
 import { FsError, errorCode } from './fs-errors.js';
 import type { UnitId } from './graph.js';
 import { compareIds } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
 import { FAILURE_REASONS } from './unit-status.js';
 import { setTimer } from './timers.js';
+import * as z from '../config/zod.js';
 
 export const STATE_FILE = '.platctl-state.json';
 export const STATE_VERSION = 1;
@@ -131,81 +131,77 @@ export interface RunState {
   units: Record<UnitId, UnitState>;
 }
 
-// The schema library is valibot, not zod (which `config/` uses): every run and `platctl status` read this file, and
-// valibot loads in a fraction of zod's start-up time (bench/startup.ts measures the verbs that read state).
-const isObject = (input: unknown): boolean => typeof input === 'object' && input !== null && !Array.isArray(input);
-const anObject = v.custom<Record<string, unknown>>(isObject, 'Invalid type: Expected Object');
-/** An object whose fields are checked; unknown keys are kept for a newer platctl. (valibot's own takes arrays.) */
-function record<const E extends v.ObjectEntries>(entries: E) {
-  return v.pipe(anObject, v.looseObject(entries));
-}
+// The schema library is zod through config/zod.ts (one bundled copy of zod for everything platctl reads from disk or
+// the bucket). Objects are loose: a newer platctl may add fields; this one keeps what it knows and still refuses
+// other versions (checked before the schema, with its own message).
+const count = z.number().int().min(0);
+const text = z.string();
+const optionalText = text.optional();
 /** An object used as a map from string keys to `value`. */
-function map<const S extends v.GenericSchema>(value: S) {
-  return v.pipe(anObject, v.record(v.string(), value));
-}
-const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
-const text = v.string();
-const optionalText = v.optional(text);
+const map = <S extends z.ZodType>(value: S) => z.record(z.string(), value);
 
-// Loose objects: a newer platctl may add fields; this one keeps what it knows and still refuses other versions.
-const unitStateSchema = record({
-  status: v.picklist(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted', 'excluded']),
+const unitStateSchema = z.looseObject({
+  status: z.enum(['pending', 'running', 'completed', 'failed', 'skipped', 'interrupted', 'excluded']),
   attempts: count,
   wave: count,
-  dependencies: v.array(text),
+  dependencies: z.array(text),
   started_at: optionalText,
   ended_at: optionalText,
-  duration_ms: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0))),
-  exit_code: v.optional(v.pipe(v.number(), v.safeInteger())),
+  duration_ms: z.number().min(0).optional(),
+  exit_code: z.number().int().optional(),
   error: optionalText,
-  reason: v.optional(v.picklist(FAILURE_REASONS)),
+  reason: z.enum(FAILURE_REASONS).optional(),
   skipped_because: optionalText,
-  skip_reason: v.optional(v.picklist(['dependency-failed', 'fail-fast'])),
+  skip_reason: z.enum(['dependency-failed', 'fail-fast']).optional(),
   log: optionalText,
-  pid: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
-  kept: v.optional(v.boolean()),
+  pid: z.number().int().min(1).optional(),
+  kept: z.boolean().optional(),
   excluded_by: optionalText,
-  hooks: v.optional(map(record({ status: v.picklist(['completed', 'failed']), ended_at: text, detail: optionalText }))),
+  hooks: map(
+    z.looseObject({ status: z.enum(['completed', 'failed']), ended_at: text, detail: optionalText }),
+  ).optional(),
 });
 
-const durations = v.optional(map(v.pipe(v.number(), v.finite())));
+const durations = map(z.number()).optional();
 
-const runStateSchema = record({
-  version: v.literal(STATE_VERSION),
-  run_id: v.pipe(text, v.minLength(1)),
-  command: v.picklist(['bootstrap', 'teardown']),
-  args: record({
-    env: v.array(text),
-    unit: v.array(text),
-    with_deps: v.boolean(),
-    parallelism: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
-    fail_fast: v.boolean(),
+const runStateSchema = z.looseObject({
+  version: z.literal(STATE_VERSION),
+  run_id: text.min(1),
+  command: z.enum(['bootstrap', 'teardown']),
+  args: z.looseObject({
+    env: z.array(text),
+    unit: z.array(text),
+    with_deps: z.boolean(),
+    parallelism: z.number().int().min(1),
+    fail_fast: z.boolean(),
   }),
   started_at: text,
   updated_at: text,
   ended_at: optionalText,
-  status: v.picklist(['running', 'completed', 'failed', 'interrupted']),
+  status: z.enum(['running', 'completed', 'failed', 'interrupted']),
   graph_fingerprint: text,
   platctl_version: text,
   resumes: count,
   stopped_because: optionalText,
-  known_durations_ms: record({ bootstrap: durations, teardown: durations }),
-  manual_steps: v.optional(map(record({ how: v.picklist(['check', 'confirmed', 'yes']), by: optionalText, at: text }))),
-  lockdown: v.optional(
-    record({
-      direction: v.picklist(['lock', 'unlock']),
-      status: v.picklist(['running', 'completed', 'failed', 'skipped']),
+  known_durations_ms: z.looseObject({ bootstrap: durations, teardown: durations }),
+  manual_steps: map(
+    z.looseObject({ how: z.enum(['check', 'confirmed', 'yes']), by: optionalText, at: text }),
+  ).optional(),
+  lockdown: z
+    .looseObject({
+      direction: z.enum(['lock', 'unlock']),
+      status: z.enum(['running', 'completed', 'failed', 'skipped']),
       steps: map(
-        record({
-          status: v.picklist(['running', 'completed', 'failed']),
+        z.looseObject({
+          status: z.enum(['running', 'completed', 'failed']),
           attempts: count,
           ended_at: optionalText,
           error: optionalText,
           log: optionalText,
         }),
       ),
-    }),
-  ),
+    })
+    .optional(),
   units: map(unitStateSchema),
 });
 
@@ -263,16 +259,16 @@ export function parseState(text: string, path: string = STATE_FILE): LoadedState
       message: `${path} has version ${JSON.stringify(version)}${newer}; this platctl reads version ${STATE_VERSION}`,
     };
   }
-  const parsed = v.safeParse(runStateSchema, raw);
+  const parsed = runStateSchema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.issues[0];
+    const issue = parsed.error.issues[0]!;
     return {
       type: 'invalid',
       reason: 'unparsable',
-      message: `${path} is not a platctl state file (${v.getDotPath(issue) ?? ''}: ${issue.message})`,
+      message: `${path} is not a platctl state file (${issue.path.map(String).join('.')}: ${issue.message})`,
     };
   }
-  return { type: 'ok', state: parsed.output as RunState };
+  return { type: 'ok', state: parsed.data as RunState };
 }
 
 /** `.platctl-state.json.bak-20260129T101500.123Z`: where a state file this platctl cannot read is kept. */

@@ -22,7 +22,7 @@ import { Scheduler } from './scheduler.js';
 import type { StateStore } from './state.js';
 import type { RunCommand, SkipReason } from './unit-status.js';
 import { tfCommandFor, unreachable } from './unit-status.js';
-import type { HookContext, HookResult, HookSettings, NamedHook } from '../hooks/types.js';
+import type { HookContext, HookResult, HookSettings, NamedHook } from './hooks.js';
 
 /** One attempt's log, as the walk uses it (`UnitLog` in production, memory in tests). */
 export interface AttemptLog extends UnitOutput {

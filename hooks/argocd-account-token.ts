@@ -15,7 +15,7 @@ import type { KubeReader } from '../cloud/kube.js';
 import type { CloudResult } from '../cloud/result.js';
 import type { SecretsManager } from '../cloud/secrets-manager.js';
 import { hookFailure } from './failure.js';
-import type { HookContext, HookFactory, HookResult } from './types.js';
+import type { HookContext, HookFactory, HookResult } from '../engine/hooks.js';
 
 export interface ArgocdAccountTokenDeps {
   /** The environment's cluster, where Argo CD's admin secret lives. */

@@ -5,7 +5,7 @@
  * whole unit. Both applies go into the unit's log under their own headers. Once stage 1 finished, the state records
  * it, and `bootstrap --resume` starts the unit at stage 2.
  */
-import type { HookFactory } from './types.js';
+import type { HookFactory } from '../engine/hooks.js';
 
 export const crdTwoStage: HookFactory<'crd_two_stage'> = (settings) => {
   const stageOne = settings.targets.map((address) => `-target=${address}`);

@@ -7,7 +7,7 @@
 import type { CloudResult } from '../cloud/result.js';
 import type { SubnetInfo, SubnetReader } from '../cloud/subnets.js';
 import { hookFailure } from './failure.js';
-import type { HookContext, HookFactory, HookResult } from './types.js';
+import type { HookContext, HookFactory, HookResult } from '../engine/hooks.js';
 
 export interface EniIpValidationDeps {
   /** The subnet reader of an environment (see `cloud/hook-clients.ts`). */

@@ -1,6 +1,6 @@
 /** Shared by the named hooks: a cloud failure as a hook failure that says where and what to do. */
 import type { CloudFailure } from '../cloud/result.js';
-import type { HookResult } from './types.js';
+import type { HookResult } from '../engine/hooks.js';
 
 /** `{ ok: false }` for `unit`'s hook `name`: what failed, then the failure's hint when it has one. */
 export function hookFailure(name: string, unit: string, what: string, failed: CloudFailure): HookResult {

@@ -9,7 +9,7 @@
 import type { CloudResult } from '../cloud/result.js';
 import type { SecretsManager, SecretSummary } from '../cloud/secrets-manager.js';
 import { hookFailure } from './failure.js';
-import type { HookContext, HookFactory, HookResult } from './types.js';
+import type { HookContext, HookFactory, HookResult } from '../engine/hooks.js';
 import { abortableSleep } from '../engine/timers.js';
 
 export interface SecretCleanupDeps {

@@ -62,6 +62,22 @@ describe('repository lock', () => {
     await writeFile(join(root, LOCK_FILE), 'garbage');
     expect(await acquireLock(root, request, machine(1))).toMatchObject({ type: 'unreadable' });
   });
+
+  it('refuses a lock file whose fields are of the wrong kind, naming the field, instead of guessing', async () => {
+    const root = await tempDir();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ pid: 1.5, host: 'h1', command: 'x', started_at: 'y' }, 'pid'],
+      [{ pid: 7, host: 'h1', command: 'x', started_at: 'y', pid_start: 123 }, 'pid_start'],
+      [{ pid: 7, host: 'h1', command: ['x'], started_at: 'y' }, 'command'],
+    ];
+    for (const [lock, field] of cases) {
+      await writeFile(join(root, LOCK_FILE), JSON.stringify(lock));
+      expect(await acquireLock(root, request, machine(1)), field).toMatchObject({
+        type: 'unreadable',
+        message: expect.stringMatching(new RegExp(`^not a platctl lock file \\(${field}: `)) as unknown,
+      });
+    }
+  });
 });
 
 const alive = (pid: number): boolean => {

@@ -1,5 +1,5 @@
 /**
- * The state file's schema (engine/state.ts, valibot): a full state file is accepted as it is, every field that holds
+ * The state file's schema (engine/state.ts, zod): a full state file is accepted as it is, every field that holds
  * a value of the wrong kind is refused with its path, and the words say what was expected.
  */
 import { describe, expect, it } from 'vitest';
@@ -159,17 +159,23 @@ describe('the state file schema', () => {
     const text = JSON.stringify(fullState()).replace('"duration_ms":1000', '"duration_ms":1e999');
     expect(parseState(text)).toMatchObject({ type: 'invalid', message: expect.stringContaining('duration_ms') });
     const cases: [(s: RunState) => void, string][] = [
-      [(s) => void (s.units['prod/vpc']!.attempts = -1), 'units.prod/vpc.attempts: Invalid value: Expected >=0'],
-      [(s) => void (s.units['prod/vpc']!.wave = 0.5), 'units.prod/vpc.wave: Invalid safe integer: Received 0.5'],
-      [(s) => void (s.args.parallelism = 0), 'args.parallelism: Invalid value: Expected >=1 but received 0'],
-      [(s) => void (s.run_id = ''), 'run_id: Invalid length: Expected >=1 but received 0'],
+      [
+        (s) => void (s.units['prod/vpc']!.attempts = -1),
+        'units.prod/vpc.attempts: Too small: expected number to be >=0',
+      ],
+      [
+        (s) => void (s.units['prod/vpc']!.wave = 0.5),
+        'units.prod/vpc.wave: Invalid input: expected int, received number',
+      ],
+      [(s) => void (s.args.parallelism = 0), 'args.parallelism: Too small: expected number to be >=1'],
+      [(s) => void (s.run_id = ''), 'run_id: Too small: expected string to have >=1 characters'],
       [
         (s) => void (s.units['prod/vpc']!.status = 'done' as never),
-        'units.prod/vpc.status: Invalid type: Expected ("pending" | "running"',
+        'units.prod/vpc.status: Invalid option: expected one of "pending"|"running"',
       ],
       [
         (s) => void (s.units['prod/vpc']!.dependencies = [7 as never]),
-        'units.prod/vpc.dependencies.0: Invalid type: Expected string but received 7',
+        'units.prod/vpc.dependencies.0: Invalid input: expected string, received number',
       ],
     ];
     for (const [change, message] of cases) {

@@ -8,7 +8,7 @@ import type { RunState } from '../../../engine/state.js';
 import { STATE_FILE, StateStore } from '../../../engine/state.js';
 import type { Executor } from '../../../engine/executor.js';
 import { walk } from '../../../engine/walk.js';
-import type { HookSettings, NamedHook as Hook } from '../../../hooks/types.js';
+import type { HookSettings, NamedHook as Hook } from '../../../engine/hooks.js';
 import {
   AutoExecutor,
   ControlledExecutor,

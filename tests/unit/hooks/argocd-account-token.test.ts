@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { CreateSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHookClients } from '../../../cloud/hook-clients.js';
-import type { HookResult } from '../../../hooks/types.js';
+import type { HookResult } from '../../../engine/hooks.js';
 import { argocdAccountTokenHook, tokenId } from '../../../hooks/argocd-account-token.js';
 import type { ArgoApiServer } from '../../helpers/argocd-api.js';
 import { startArgoApi } from '../../helpers/argocd-api.js';

@@ -1,6 +1,6 @@
 /** A HookContext for hook tests: the settings go through the real schema (defaults included); log lines are kept. */
 import { configSchema } from '../../../config/schema.js';
-import type { HookContext, HookName, HookSettings } from '../../../hooks/types.js';
+import type { HookContext, HookName, HookSettings } from '../../../engine/hooks.js';
 
 export interface TestContext<N extends HookName> extends HookContext<N> {
   readonly lines: string[];

@@ -1,5 +1,5 @@
 /**
- * The named hooks' contract. A named hook is configured under `hooks:` in `.platctl.yaml` (its `type` is its name)
+ * The named hooks' contract, owned by the engine that runs them: hooks/ implements it, cli/ builds the registry. A named hook is configured under `hooks:` in `.platctl.yaml` (its `type` is its name)
  * and runs around the apply of each unit it lists, in `bootstrap` only (teardown runs no unit hooks): `beforeUnit`
  * once the unit's log is open and before its apply, `afterUnit` once the apply completed. A hook that returns
  * `{ ok: false }` fails its unit with reason `hook-failed`; its dependents are skipped like after any failure.
@@ -14,8 +14,8 @@
  * the clients `cloud/` built for it (per environment, from the context's `env`). Tests pass fakes the same way.
  */
 import type { HookConfig } from '../config/schema.js';
-import type { UnitId } from '../engine/graph.js';
-import type { RunCommand } from '../engine/unit-status.js';
+import type { UnitId } from './graph.js';
+import type { RunCommand } from './unit-status.js';
 
 /** The name of a named hook: its `type` in `.platctl.yaml`. */
 export type HookName = HookConfig['type'];
