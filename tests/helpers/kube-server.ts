@@ -164,7 +164,11 @@ function spawnGuarded(file: string, args: string[]): ChildProcess {
 /** The REST path of a kind: the plural is the lower-cased kind with English plural rules (true for every kind used). */
 export function resourcePath(ref: Omit<ObjectRef, 'name'> & { name?: string }, sub?: string): string {
   const lower = ref.kind.toLowerCase();
-  const plural = lower.endsWith('s') ? `${lower}es` : lower.endsWith('y') ? `${lower.slice(0, -1)}ies` : `${lower}s`;
+  const plural = lower.endsWith('s')
+    ? `${lower}es`
+    : /[^aeiou]y$/.test(lower)
+      ? `${lower.slice(0, -1)}ies`
+      : `${lower}s`;
   const base = ref.apiVersion.includes('/') ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
   const ns = ref.namespace ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
   const name = ref.name ? `/${encodeURIComponent(ref.name)}` : '';
