@@ -2,7 +2,8 @@
  * park's drain against a real API server: cordon through a merge patch, the Eviction API with a real
  * PodDisruptionBudget (the server answers 429 while the budget allows no disruption and 201 once it allows one,
  * then counts the disruption in the budget's status), DaemonSet pods left alone, and the forced delete after the
- * grace. The test plays the kubelet (pod status) and the disruption controller (the budget's status).
+ * grace. The test plays the kubelet (pod status) and the disruption controller (the budget's status). platctl runs
+ * as a user bound to exactly the ClusterRole docs/park.md publishes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import type { KubeWriter } from '../../cloud/kube-writer.js';
 import type { ParkContext } from '../../park/context.js';
 import { drainNodes } from '../../park/kube-helpers.js';
 import { node } from '../helpers/kube-objects.js';
+import { bindClusterRole, documentedClusterRole } from '../helpers/kube-rbac.js';
 import type { KubeObject } from '../helpers/kube-server.js';
 import { kubeServerUnavailable, useKubeServer } from '../helpers/kube-server.js';
 
@@ -62,10 +64,11 @@ describe.skipIf(unavailable !== undefined)(
     let dir: string;
     let writer: KubeWriter;
 
-    beforeAll(() => {
+    beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'platctl-drain-'));
+      await bindClusterRole(kube, documentedClusterRole('park.md', 'platctl-park'));
       const kc = new KubeConfig();
-      kc.loadFromFile(kube.writeKubeconfig(dir, { context: 'park' }));
+      kc.loadFromFile(kube.writeKubeconfig(dir, { context: 'park', user: 'limited' }));
       writer = makeKubeWriter(kc, kube.url);
     });
     afterAll(() => {
