@@ -511,12 +511,17 @@ function makeServer(
           (got?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
         return conditions.some((c) => c.type === 'Established' && c.status === 'True');
       });
-      // Established is not yet served: wait until discovery lists the new resource.
+      // Established is not yet served: wait until discovery lists the new resource, then until a list answers (for a
+      // moment it is 429 "storage is (re)initializing" while the server's cache of the new kind fills).
       const version = spec.versions[0]?.name ?? 'v1';
       await waitFor(`CRD ${name} is not served`, async () => {
         const res = await server.request('GET', `/apis/${spec.group}/${version}`);
         const resources = (res.body as { resources?: { name: string }[] } | undefined)?.resources ?? [];
         return res.status === 200 && resources.some((r) => r.name === spec.names.plural);
+      });
+      await waitFor(`CRD ${name} cannot be listed`, async () => {
+        const res = await server.request('GET', `/apis/${spec.group}/${version}/${spec.names.plural}?limit=1`);
+        return res.status === 200;
       });
     },
     writeKubeconfig(target, options = {}) {
