@@ -1,7 +1,9 @@
 /**
  * `platctl validate` end to end in-process: real configuration loading and discovery of a fixture repository, AWS
- * over moto's server (STS, S3 state objects, EKS DescribeCluster, Route 53), the cluster over the loopback
- * Kubernetes API, HTTP endpoints over a loopback server, and Tailscale through a stand-in CLI.
+ * over moto's server (STS, S3 state objects, EKS DescribeCluster, Route 53), the cluster on a real Kubernetes API
+ * server (as a user bound to exactly the ClusterRole docs/validate.md publishes), HTTP endpoints over a loopback
+ * server, and Tailscale through a stand-in CLI. A TCP proxy in front of the API server counts connections and plays
+ * the hung server.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,14 +14,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ssoTokenFile } from '../../cloud/sso.js';
 import type { ValidateJson } from '../../validate/render.js';
 import { runCli } from '../helpers/run-cli.js';
-import type { KubeApiServer } from '../helpers/kube-api.js';
-import {
-  fixtureApplication,
-  fixtureDaemonSet,
-  fixtureGateway,
-  fixtureNode,
-  startKubeApi,
-} from '../helpers/kube-api.js';
+import { installCrds } from '../helpers/kube-crds.js';
+import { application, daemonSet, gateway, namespace, node } from '../helpers/kube-objects.js';
+import type { KubeProxy } from '../helpers/kube-proxy.js';
+import { startKubeProxy } from '../helpers/kube-proxy.js';
+import { bindClusterRole, documentedClusterRole } from '../helpers/kube-rbac.js';
+import type { KubeObject } from '../helpers/kube-server.js';
+import { kubeServerUnavailable, useKubeServer } from '../helpers/kube-server.js';
 import type { SeedPlatformOptions } from '../helpers/moto.js';
 import { MOTO_ACCOUNT_ID, seedPlatform, useMoto } from '../helpers/moto.js';
 
@@ -27,20 +28,16 @@ const FAKE_TAILSCALE = join(import.meta.dirname, '../fixtures/validate/fake-tail
 const UNITS = ['vpc', 'eks', 'cilium', 'argocd', 'dns', 'iam-roles'];
 const STATE_UNITS = ['vpc', 'dns', 'iam-roles'];
 
+const unavailable = kubeServerUnavailable();
+
 let root: string;
 let home: string;
-let kube: KubeApiServer;
 let http: Server;
 let httpBase: string;
 
-function healthyKubeFixtures() {
-  return {
-    nodes: [fixtureNode('ip-10-0-1-1'), fixtureNode('ip-10-0-1-2'), fixtureNode('ip-10-0-1-3')],
-    daemonSets: [fixtureDaemonSet('kube-system', 'cilium', { desired: 3 })],
-    applications: [fixtureApplication('root'), fixtureApplication('backstage'), fixtureApplication('monitoring')],
-    gateways: [fixtureGateway('gateway', 'public')],
-  };
-}
+const healthyNodes = () => [node('ip-10-0-1-1'), node('ip-10-0-1-2'), node('ip-10-0-1-3')];
+const healthyApps = () => [application('root'), application('backstage'), application('monitoring')];
+const healthyRest = () => [daemonSet('kube-system', 'cilium', { desired: 3 }), gateway('gateway', 'public')];
 
 interface ConfigOptions {
   accountId?: string;
@@ -112,7 +109,6 @@ beforeAll(async () => {
       `include "root" {\n  path = find_in_parent_folders("root.hcl")\n}\n`,
     );
   }
-  kube = await startKubeApi(healthyKubeFixtures());
   http = createServer((request, response) => {
     if (request.url === '/ok') return response.writeHead(200).end('ok');
     if (request.url === '/login') return response.writeHead(302, { location: '/sso' }).end();
@@ -125,22 +121,55 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await kube.close();
   http.closeAllConnections();
   await new Promise<void>((resolve) => http.close(() => resolve()));
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('platctl validate', () => {
+describe.skipIf(unavailable !== undefined)(`platctl validate${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
   const moto = useMoto();
+  const kube = useKubeServer();
+  let proxy: KubeProxy;
   let zones: { child: string[] };
 
-  const env = () => ({
-    ...moto.env,
-    HOME: home,
-    KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
-    PATH: process.env.PATH,
+  beforeAll(async () => {
+    await installCrds(kube, ['applications', 'gateways']);
+    await kube.create(namespace('argocd'));
+    await kube.create(namespace('gateway'));
+    await bindClusterRole(kube, documentedClusterRole('validate.md', 'platctl-validate'));
+    proxy = await startKubeProxy(kube.url);
+  }, 120_000);
+  afterAll(async () => {
+    await proxy?.close();
   });
+
+  /** platctl reaches the cluster through the proxy, as the user bound to the documented ClusterRole. */
+  /** With `token`, the kubeconfig (in a folder of its own) carries that token instead of the limited user's. */
+  const env = (token?: string) => {
+    const dir = token ? join(root, 'other-token') : root;
+    mkdirSync(dir, { recursive: true });
+    const user = token ? { token } : { user: 'limited' as const };
+    return {
+      ...moto.env,
+      HOME: home,
+      KUBECONFIG: kube.writeKubeconfig(dir, { context: 'fixture', server: proxy.url, ...user }),
+      PATH: process.env.PATH,
+    };
+  };
+
+  /** The cluster holds exactly `objects` of the kinds validate reads (status written as the kubelet would). */
+  async function setCluster(objects: KubeObject[]): Promise<void> {
+    for (const collection of [
+      '/api/v1/nodes',
+      '/apis/apps/v1/namespaces/kube-system/daemonsets',
+      '/apis/argoproj.io/v1alpha1/namespaces/argocd/applications',
+      '/apis/gateway.networking.k8s.io/v1/namespaces/gateway/gateways',
+    ]) {
+      const res = await kube.request('DELETE', collection);
+      if (res.status !== 200) throw new Error(`DELETE ${collection}: HTTP ${res.status}`);
+    }
+    for (const object of objects) await kube.apply(object);
+  }
 
   /** The platform every test starts from; `options` breaks one part of it. */
   async function seed(options: Pick<SeedPlatformOptions, 'createBucket' | 'parentNs'> = {}): Promise<void> {
@@ -148,12 +177,12 @@ describe('platctl validate', () => {
     zones = { child: seeded.child.nameServers };
   }
 
-  beforeEach(() => {
-    kube.fixtures = healthyKubeFixtures();
+  beforeEach(async () => {
+    await setCluster([...healthyNodes(), ...healthyApps(), ...healthyRest()]);
     writeConfig();
   });
   afterEach(() => {
-    kube.hang = undefined;
+    proxy.mode = 'forward';
   });
 
   async function validateJson(args: string[] = [], envOverrides: Record<string, string | undefined> = {}) {
@@ -265,20 +294,13 @@ describe('platctl validate', () => {
     writeConfig({
       endpoints: `    - url: ${httpBase}/broken\n    - url: ${httpBase}/hang\n      timeout: 400ms\n`,
     });
-    kube.fixtures = {
-      ...healthyKubeFixtures(),
-      nodes: [fixtureNode('ip-10-0-1-1'), fixtureNode('ip-10-0-1-2', false)],
-      applications: [
-        fixtureApplication('root'),
-        fixtureApplication(
-          'backstage',
-          'OutOfSync',
-          'Degraded',
-          'argocd',
-          'Deployment backstage has 0 available replicas',
-        ),
-      ],
-    };
+    await setCluster([
+      node('ip-10-0-1-1'),
+      node('ip-10-0-1-2', false),
+      application('root'),
+      application('backstage', 'OutOfSync', 'Degraded', 'argocd', 'Deployment backstage has 0 available replicas'),
+      ...healthyRest(),
+    ]);
     const started = Date.now();
     const { run, status, byId } = await validateJson();
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -312,7 +334,7 @@ describe('platctl validate', () => {
   it('a hung Kubernetes API times out the cluster gate instead of hanging', async () => {
     writeConfig({ timeout: '3s' });
     await seed();
-    kube.hang = () => true;
+    proxy.mode = 'hang';
     const started = Date.now();
     const { run, status } = await validateJson(['--check', 'unit/cilium']);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -328,38 +350,36 @@ describe('platctl validate', () => {
 
   it('a cluster that rejects the token fails the cluster gate only: S3 is still checked', async () => {
     await seed();
-    kube.fail = () => ({ code: 401, message: 'Unauthorized' });
-    try {
-      // One check at a time: the gate runs before the state checks that could be swept away with it.
-      const { run, status, byId } = await validateJson(['--concurrency', '1']);
-      expect(run.code).toBe(1);
-      expect(status).toMatchObject({
-        'cluster/api:platform': 'error',
-        'unit/eks_cluster:platform/eks': 'skip<-cluster/api:platform',
-        'unit/cilium_agent:platform/cilium': 'skip<-cluster/api:platform',
-        'gateway/status:gateway/public': 'skip<-cluster/api:platform',
-        // A 401 from the cluster says nothing about the AWS credentials, which STS just accepted.
-        'unit/state:platform/vpc': 'pass',
-        'unit/state:platform/dns': 'pass',
-        'unit/state:platform/iam-roles': 'pass',
-        'dns/delegation:platform.example.com': 'pass',
-      });
-      expect(byId.get('cluster/api:platform')?.message).toContain('401');
-      expect(byId.get('cluster/api:platform')?.hint).toMatch(/access entr/);
-    } finally {
-      kube.fail = undefined;
-    }
+    // A token the API server does not know: its own 401.
+    // One check at a time: the gate runs before the state checks that could be swept away with it.
+    const { run, status, byId } = await validateJson(['--concurrency', '1'], {
+      KUBECONFIG: env('not-a-token-this-server-knows').KUBECONFIG,
+    });
+    expect(run.code).toBe(1);
+    expect(status).toMatchObject({
+      'cluster/api:platform': 'error',
+      'unit/eks_cluster:platform/eks': 'skip<-cluster/api:platform',
+      'unit/cilium_agent:platform/cilium': 'skip<-cluster/api:platform',
+      'gateway/status:gateway/public': 'skip<-cluster/api:platform',
+      // A 401 from the cluster says nothing about the AWS credentials, which STS just accepted.
+      'unit/state:platform/vpc': 'pass',
+      'unit/state:platform/dns': 'pass',
+      'unit/state:platform/iam-roles': 'pass',
+      'dns/delegation:platform.example.com': 'pass',
+    });
+    expect(byId.get('cluster/api:platform')?.message).toContain('401');
+    expect(byId.get('cluster/api:platform')?.hint).toMatch(/access entr/);
   });
 
   it('--check tailscale touches nothing else: no AWS, no cluster, no discovery', async () => {
     rmSync(join(root, '.platctl-cache'), { recursive: true, force: true });
-    const before = kube.requests.length;
+    const before = proxy.connections;
     const started = performance.now();
     const { run, status } = await validateJson(['--check', 'tailscale'], { AWS_ENDPOINT_URL: 'http://127.0.0.1:1' });
     const elapsed = performance.now() - started;
     expect(run.code).toBe(0);
     expect(status).toEqual({ 'tailscale/status:local': 'pass' });
-    expect(kube.requests.length).toBe(before);
+    expect(proxy.connections).toBe(before);
     // No discovery: neither of its caches was written (the validated .platctl.yaml may be cached).
     expect(existsSync(join(root, '.platctl-cache', 'units.json'))).toBe(false);
     expect(existsSync(join(root, '.platctl-cache', 'hcl-parse.json'))).toBe(false);
@@ -367,7 +387,7 @@ describe('platctl validate', () => {
   });
 
   it('--dry-run lists which check each unit gets and calls nothing: no AWS, no cluster', async () => {
-    const before = kube.requests.length;
+    const before = proxy.connections;
     const text = await runCli(['validate', '--dry-run'], {
       cwd: root,
       env: { HOME: home, AWS_ENDPOINT_URL: 'http://127.0.0.1:1', PATH: process.env.PATH },
@@ -386,7 +406,7 @@ describe('platctl validate', () => {
     expect(plan.checks.find((c) => c.id === 'unit/argocd_apps:platform/argocd')?.requires).toContain(
       'cluster/api:platform',
     );
-    expect(kube.requests.length).toBe(before);
+    expect(proxy.connections).toBe(before);
   });
 
   it('usage errors exit 2', async () => {

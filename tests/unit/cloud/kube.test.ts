@@ -5,6 +5,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kubeReaderForEks, kubeReaderFromContext, kubeconfigFiles } from '../../../cloud/kube.js';
 import type { KubeReader } from '../../../cloud/kube.js';
 import type { KubeApiServer } from '../../helpers/kube-api.js';
+import { installCrds } from '../../helpers/kube-crds.js';
+import { application, daemonSet, gateway, namespace, node } from '../../helpers/kube-objects.js';
+import { bindClusterRole, documentedClusterRole } from '../../helpers/kube-rbac.js';
+import { KUBERNETES_VERSION, kubeServerUnavailable, useKubeServer } from '../../helpers/kube-server.js';
 import {
   fixtureApplication,
   fixtureDaemonSet,
@@ -22,7 +26,72 @@ async function contextReader(kube: KubeApiServer, context = 'fixture'): Promise<
   return result.value;
 }
 
-describe('kube reader from a kubeconfig context (plain HTTP fixture server)', () => {
+const unavailable = kubeServerUnavailable();
+
+describe.skipIf(unavailable !== undefined)(
+  `kube reader on a real API server, as the validate role${unavailable ? ` (skipped: ${unavailable})` : ''}`,
+  () => {
+    const kube = useKubeServer();
+    let reader: KubeReader;
+
+    beforeAll(async () => {
+      await installCrds(kube, ['applications', 'gateways']);
+      for (const ns of ['argocd', 'gateway']) await kube.create(namespace(ns));
+      for (const object of [
+        node('a'),
+        node('b', false),
+        daemonSet('kube-system', 'cilium', { desired: 3 }),
+        application('one'),
+        application('two'),
+        gateway('gateway', 'public'),
+      ]) {
+        await kube.apply(object);
+      }
+      await bindClusterRole(kube, documentedClusterRole('validate.md', 'platctl-validate'));
+      const result = await kubeReaderFromContext('real', {
+        KUBECONFIG: kube.writeKubeconfig(dir, { context: 'real', user: 'limited' }),
+        HOME: dir,
+      });
+      if (!result.ok) throw new Error(result.message);
+      reader = result.value;
+    }, 120_000);
+
+    it('reads the version, nodes, a DaemonSet, a custom list and a custom object', async () => {
+      expect(await reader.version()).toEqual({ ok: true, value: { gitVersion: KUBERNETES_VERSION } });
+      const nodes = await reader.listNodes();
+      expect(nodes.ok && nodes.value.map((n) => n.metadata?.name)).toEqual(['a', 'b']);
+      const ds = await reader.readDaemonSet('kube-system', 'cilium');
+      expect(ds.ok && ds.value.status?.desiredNumberScheduled).toBe(3);
+      const apps = await reader.listCustomObjects({
+        group: 'argoproj.io',
+        version: 'v1alpha1',
+        plural: 'applications',
+        namespace: 'argocd',
+      });
+      expect(apps.ok && apps.value.map((a) => a.metadata?.name)).toEqual(['one', 'two']);
+      const gw = await reader.getCustomObject({
+        group: 'gateway.networking.k8s.io',
+        version: 'v1',
+        plural: 'gateways',
+        namespace: 'gateway',
+        name: 'public',
+      });
+      expect(gw.ok && gw.value.status?.conditions?.map((c) => c.type)).toEqual(['Accepted', 'Programmed']);
+    });
+
+    it("turns the server's 404 and 403 into values with its message", async () => {
+      const missing = await reader.readDaemonSet('kube-system', 'nope');
+      expect(missing).toMatchObject({ ok: false, reason: 'not-found' });
+      expect(!missing.ok && missing.message).toContain('daemonsets.apps "nope" not found');
+      // The validate role reads Secrets nowhere.
+      const forbidden = await reader.readSecretKey('kube-system', 'any', 'key');
+      expect(forbidden).toMatchObject({ ok: false, reason: 'forbidden' });
+      expect(!forbidden.ok && forbidden.message).toContain('User "limited" cannot get resource "secrets"');
+    });
+  },
+);
+
+describe('kube reader from a kubeconfig context (plain HTTP fixture server paging at 2)', () => {
   let kube: KubeApiServer;
   beforeAll(async () => {
     kube = await startKubeApi(
@@ -41,7 +110,7 @@ describe('kube reader from a kubeconfig context (plain HTTP fixture server)', ()
     kube.fail = undefined;
   });
 
-  it('reads version, every node page, a DaemonSet, a custom list and a custom object', async () => {
+  it('reads version, every node page (continue tokens), a DaemonSet, a custom list and a custom object', async () => {
     const reader = await contextReader(kube);
     expect(reader.server).toBe(kube.url);
     const version = await reader.version();
@@ -77,18 +146,6 @@ describe('kube reader from a kubeconfig context (plain HTTP fixture server)', ()
       name: 'public',
     });
     expect(gateway.ok && gateway.value.status?.conditions?.map((c) => c.type)).toEqual(['Accepted', 'Programmed']);
-  });
-
-  it('turns 404 and 403 into values', async () => {
-    const reader = await contextReader(kube);
-    const missing = await reader.readDaemonSet('kube-system', 'nope');
-    expect(missing).toMatchObject({ ok: false, reason: 'not-found' });
-    expect(!missing.ok && missing.message).toContain('daemonsets "nope" not found');
-
-    kube.fail = (r) => (r.url.startsWith('/api/v1/nodes') ? { code: 403, message: 'nodes is forbidden' } : undefined);
-    const forbidden = await reader.listNodes();
-    expect(forbidden).toMatchObject({ ok: false, reason: 'forbidden' });
-    expect(!forbidden.ok && forbidden.message).toContain('nodes is forbidden');
   });
 
   it('gives up on a hung API server when the signal aborts', async () => {
