@@ -86,10 +86,11 @@ describe.skipIf(unavailable !== undefined)(
     }
 
     const ctx = (sleep: (ms: number) => Promise<void>): ParkContext =>
-      ({ now: Date.now, sleep, signal: new AbortController().signal }) as Pick<
-        ParkContext,
-        'now' | 'sleep' | 'signal'
-      > as ParkContext;
+      ({
+        now: Date.now,
+        clock: { now: Date.now, sleep: (ms: number) => sleep(ms) },
+        signal: new AbortController().signal,
+      }) as Pick<ParkContext, 'now' | 'clock' | 'signal'> as ParkContext;
 
     it('evicts: 429 while the budget allows none, 201 once it allows one; the server counts the disruption', async () => {
       const ns = kube.namespace;
