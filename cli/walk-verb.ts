@@ -194,6 +194,7 @@ async function printDryRun(
     ...(command === 'bootstrap'
       ? {
           hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
+          recover: { 'helm-pending': recoverySwitches(config, args).has('helm-pending') ? 'on' : 'off' },
           runCheck: checkRunner(root, io.env),
         }
       : {}),
