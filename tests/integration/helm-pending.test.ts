@@ -161,4 +161,12 @@ describe('helm-pending recovery (built CLI, loopback Kubernetes)', { timeout: 12
     expect(on.stdout).toContain('recovery helm-pending: on (');
     expect(kube.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
   });
+
+  it('teardown refuses --recover (exit 2) before anything runs', async () => {
+    const { box, env } = await platform(false);
+    const result = await box.run(['teardown', '--recover', 'helm-pending', '--yes'], env);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--recover applies to bootstrap (an apply) only');
+    expect(await box.calls()).toEqual([]);
+  });
 });
