@@ -19,10 +19,10 @@ import type { RecoveryContext, RecoveryVerdict, UnitRecovery } from '../engine/r
 
 export const HELM_PENDING = 'helm-pending';
 
-/** Helm's own error text (helm.sh/helm/v3 pkg/action: errPending). */
-const IN_PROGRESS = 'another operation (install/upgrade/rollback) is in progress';
-
-/** `Error: [prefix: ...]another operation ... in progress` at the end of a line (the provider, or helm itself). */
+/**
+ * Helm's own error text (helm.sh/helm/v3 pkg/action: errPending) after `Error: ` and any `<prefix>: ` (the provider's
+ * `error running dry run for a diff: `, helm's `UPGRADE FAILED: `), at the end of a line.
+ */
 const ERROR_LINE = /\bError: (?:[^":]{1,80}: )*another operation \(install\/upgrade\/rollback\) is in progress\.?\s*$/;
 
 /** A Terraform resource address of a helm_release, with modules and instance keys. */
@@ -314,5 +314,3 @@ function kubectl(context: string | undefined, args: readonly string[]): string {
 function quote(text: string): string {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
-
-export { IN_PROGRESS as HELM_IN_PROGRESS };
