@@ -47,6 +47,12 @@ export function walkVerbOptions(command: RunCommand) {
           ? 'With --unit: still run the lockdown phase after the units'
           : 'With --unit: still run the unlock phase before the units',
     },
+    recover: {
+      type: 'choice',
+      choices: ['helm-pending'],
+      describe:
+        "bootstrap: when a unit fails on a Helm release stuck pending-*, delete that revision's Secret and apply the unit once more (also recover: in .platctl.yaml)",
+    },
     'allow-unresolved': {
       type: 'boolean',
       describe: 'Treat HCL expressions that need a real run as warnings during discovery',
@@ -66,6 +72,7 @@ export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs & GlobalOp
   // bootstrap --force also overrides the parked-environment guard; teardown's only meaning is with --resume.
   if (args.force && !args.resume && command !== 'bootstrap') return '--force only applies to --resume';
   if (args['with-deps'] && (args.unit ?? []).length === 0) return '--with-deps needs --unit';
+  if (args.recover !== undefined && command !== 'bootstrap') return '--recover applies to bootstrap (an apply) only';
   return undefined;
 }
 

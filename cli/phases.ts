@@ -11,6 +11,7 @@ import type { LockdownConfig } from '../engine/lockdown.js';
 import type { PhaseContext, PhaseResult, RunPhases } from '../engine/phases.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import type { HookRegistry } from '../engine/hooks.js';
+import type { UnitRecovery } from '../engine/recovery.js';
 import { unitHooks } from './hooks.js';
 
 export interface PhaseOptions {
@@ -19,6 +20,8 @@ export interface PhaseOptions {
   readonly hooks: HookRegistry;
   /** The manual-steps preflight (bootstrap). */
   readonly beforeRun?: RunPhases['beforeRun'];
+  /** Tried after a unit's apply failed (bootstrap; cli/hooks.ts `productionRecoveries`). */
+  readonly recoveries?: readonly UnitRecovery[];
   /** Waits between lockdown tries (tests pass a fake). */
   readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -31,6 +34,7 @@ export function walkPhases(command: RunCommand, config: PlatctlConfig, options: 
   return {
     ...(options.beforeRun ? { beforeRun: options.beforeRun } : {}),
     ...(config.hooks.length > 0 ? { unitHooks: unitHooks(config, options.hooks) } : {}),
+    ...(options.recoveries && options.recoveries.length > 0 ? { recoveries: options.recoveries } : {}),
     ...(lockdown ? { afterWalk: (ctx: PhaseContext) => lockPhase(ctx, lockdown, 'lock', options) } : {}),
   };
 }

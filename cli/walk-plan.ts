@@ -73,7 +73,15 @@ export interface WalkPlanView {
   readonly units: readonly PlannedUnit[];
   readonly manual_steps: readonly PlannedManualStep[];
   readonly lockdown?: PlannedLockdown;
+  /** Bootstrap's recoveries after a failed apply (engine/recovery.ts): on acts, off only advises. */
+  readonly recover?: Readonly<Record<string, 'on' | 'off'>>;
 }
+
+/** What each recovery does when it is on, for the dry run. */
+const RECOVERY_EFFECT: Readonly<Record<string, string>> = {
+  'helm-pending':
+    "a unit failing on a Helm release stuck pending-* gets that revision's Secret deleted and is applied once more",
+};
 
 export interface WalkPlanInput {
   readonly command: RunCommand;
@@ -87,6 +95,8 @@ export interface WalkPlanInput {
   readonly commandLine: (unit: UnitId, tfCommand: 'apply' | 'destroy', tfArgs: readonly string[]) => readonly string[];
   /** The named hooks of a unit (bootstrap). */
   readonly hooks?: (unit: UnitId) => readonly UnitHook[];
+  /** The recoveries bootstrap knows, and whether each is switched on (`recover:`, `--recover`). */
+  readonly recover?: Readonly<Record<string, 'on' | 'off'>>;
   /** Runs a manual step's check (bootstrap). */
   readonly runCheck?: (step: CheckedStep, signal: AbortSignal) => Promise<CheckResult>;
   readonly signal: AbortSignal;
@@ -140,6 +150,7 @@ export async function buildWalkPlan(input: WalkPlanInput): Promise<WalkPlanView>
     units,
     manual_steps: manualSteps,
     ...(lockdown ? { lockdown: lockdownPlan(input, lockdown, line) } : {}),
+    ...(input.recover ? { recover: input.recover } : {}),
   };
 }
 
@@ -232,6 +243,13 @@ export function renderWalkPlan(view: WalkPlanView, paint: Paint): string {
   if (view.kept.length > 0) out.push(`kept (teardown floor, never destroyed): ${view.kept.join(', ')}`);
   if (view.excluded.length > 0) out.push(excludedLine(view));
   if (view.lockdown?.direction === 'lock') out.push(...renderLockdown(view.lockdown, 'after every unit completed'));
+  for (const [name, state] of Object.entries(view.recover ?? {})) {
+    out.push(
+      state === 'on'
+        ? `recovery ${name}: on (${RECOVERY_EFFECT[name] ?? 'acts after a failed apply'})`
+        : `recovery ${name}: off (a failure it recognises says what to do; recover: [${name}] or --recover ${name} lets platctl do it)`,
+    );
+  }
   return `${out.join('\n')}\n`;
 }
 

@@ -24,7 +24,7 @@ import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
 import type { WalkVerbArgs } from './bootstrap.js';
-import { productionHooks, unitHooks } from './hooks.js';
+import { productionHooks, productionRecoveries, unitHooks } from './hooks.js';
 import { manualCheckRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import { parkedRefusal } from './park-status.js';
 import { walkPhases } from './phases.js';
@@ -194,6 +194,7 @@ async function printDryRun(
     ...(command === 'bootstrap'
       ? {
           hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
+          recover: { 'helm-pending': recoverySwitches(config, args).has('helm-pending') ? 'on' : 'off' },
           runCheck: manualCheckRunner(root, io.env, config),
         }
       : {}),
@@ -284,6 +285,16 @@ async function runDeps(
     phases: walkPhases(command, config, {
       lockdown: args.lockdown === true,
       hooks: productionHooks({ environments: config.environments, env: io.env }),
+      ...(command === 'bootstrap'
+        ? {
+            recoveries: productionRecoveries({
+              environments: config.environments,
+              env: io.env,
+              enabled: recoverySwitches(config, args),
+              resume: ['platctl bootstrap --resume', ...(args.env ?? []).map((e) => `--env ${e}`)].join(' '),
+            }),
+          }
+        : {}),
       ...(command === 'bootstrap' && config.manual_steps.length > 0
         ? { beforeRun: manualSteps(root, config, args, io, paint) }
         : {}),
@@ -302,4 +313,9 @@ function manualSteps(root: string, config: PlatctlConfig, args: Args, io: CliIo,
     yes: args.yes === true,
     who: whoAmI(io.env),
   });
+}
+
+/** The recoveries allowed to act: `recover:` in .platctl.yaml and `--recover`. */
+function recoverySwitches(config: PlatctlConfig, args: Args): Set<string> {
+  return new Set<string>([...config.recover, ...(args.recover === undefined ? [] : [args.recover])]);
 }

@@ -10,6 +10,8 @@ import type { EnvVars } from './env.js';
 import type { EnvCloud } from './environment.js';
 import { createEnvCloud } from './environment.js';
 import type { KubeReader } from './kube.js';
+import type { KubeWriter } from './kube-writer.js';
+import { kubeWriterForEnv } from './kube-writer.js';
 import type { CloudResult } from './result.js';
 import { failure, ok } from './result.js';
 import { awsAccessOf } from './sdk-access.js';
@@ -22,6 +24,8 @@ export interface HookClients {
   subnets(env: string): Promise<CloudResult<SubnetReader>>;
   secrets(env: string): Promise<CloudResult<SecretsManager>>;
   kube(env: string, signal?: AbortSignal): Promise<CloudResult<KubeReader>>;
+  /** Writes to the environment's cluster (helm-pending deletes a Secret), built like `platctl down`'s. */
+  kubeWriter(env: string, signal?: AbortSignal): Promise<CloudResult<KubeWriter>>;
   argocd(server: string): ArgoCdClient;
 }
 
@@ -74,6 +78,15 @@ export function createHookClients(options: HookClientsOptions): HookClients {
     kube: (envName, signal) => {
       const c = cloud(envName);
       return c.ok ? c.value.kube(signal) : Promise.resolve(c);
+    },
+    kubeWriter: (envName, signal) => {
+      const c = cloud(envName);
+      const settings = options.environments[envName];
+      return c.ok && settings
+        ? kubeWriterForEnv(c.value, settings, options.env, signal)
+        : Promise.resolve(
+            c.ok ? failure('not-configured', `environment ${envName} is not declared in .platctl.yaml`) : c,
+          );
     },
     argocd: (server) => {
       let client = argo.get(server);

@@ -500,6 +500,13 @@ export const configSchema = z
     units: z.record(unitId, unitSettings).default({}).describe('Per-unit settings, by unit id'),
     manual_steps: z.array(manualStep).default([]).describe('Things a person must do, checked before bootstrap'),
     hooks: z.array(hook).default([]).describe('Named hooks run around units'),
+    recover: z
+      .array(z.enum(['helm-pending']))
+      .max(1)
+      .default([])
+      .describe(
+        'Recoveries bootstrap runs by itself when a unit fails (helm-pending: delete the Secret of a Helm release revision stuck pending-*, then apply the unit once more)',
+      ),
     lockdown: lockdown
       .describe('The phase after bootstrap that closes the platform; unlocked before teardown')
       .optional(),

@@ -6,7 +6,8 @@ import type { UnitId } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
 
 /** Where in a unit's life a named hook runs. */
-export type HookPoint = 'before-unit' | 'after-unit';
+/** `on-failure`: a recovery (engine/recovery.ts) after a unit's apply failed. */
+export type HookPoint = 'before-unit' | 'after-unit' | 'on-failure';
 
 /** `lock`: the lockdown after a bootstrap; `unlock`: its reverse before a teardown. */
 export type LockDirection = 'lock' | 'unlock';

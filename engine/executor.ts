@@ -50,6 +50,8 @@ export type UnitOutcome =
       readonly signal?: string;
       /** With reason `hook-failed`: the hook that failed. */
       readonly hook?: string;
+      /** What a person does about it (a recovery's advice, engine/recovery.ts), after the error line. */
+      readonly advice?: string;
     }
   | { readonly type: 'interrupted'; readonly exitCode?: number; readonly signal?: string };
 

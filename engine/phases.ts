@@ -16,12 +16,15 @@ import type { UnitId } from './graph.js';
 import type { Plan } from './plan.js';
 import type { ManualStepRecord, PhaseRecords, RunState } from './state.js';
 import type { RunCommand } from './unit-status.js';
+import type { UnitRecovery } from './recovery.js';
 import type { UnitHook } from './walk.js';
 
 export interface RunPhases {
   readonly beforeRun?: (ctx: BeforeRunContext) => Promise<BeforeRunResult>;
   readonly beforeWalk?: (ctx: PhaseContext) => Promise<PhaseResult>;
   readonly unitHooks?: (unit: UnitId) => readonly UnitHook[];
+  /** Tried after a unit's apply failed (engine/recovery.ts); bootstrap's `helm-pending`. */
+  readonly recoveries?: readonly UnitRecovery[];
   readonly afterWalk?: (ctx: PhaseContext) => Promise<PhaseResult>;
 }
 

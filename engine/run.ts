@@ -568,6 +568,7 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
             deps.redactor.fork(),
           ),
         ...(deps.phases?.unitHooks ? { hooks: deps.phases.unitHooks } : {}),
+        ...(deps.phases?.recoveries ? { recoveries: deps.phases.recoveries } : {}),
       });
       problems.push(...result.problems);
       // Fenced: nothing failed, the units left are pending; --resume (once the lock is free) continues them.

@@ -23,6 +23,8 @@ import type { StateStore } from './state.js';
 import type { RunCommand, SkipReason } from './unit-status.js';
 import { tfCommandFor, unreachable } from './unit-status.js';
 import type { HookContext, HookResult, HookSettings, NamedHook } from './hooks.js';
+import { stripAnsi } from './redact.js';
+import type { RecoveryVerdict, UnitRecovery } from './recovery.js';
 
 /** One attempt's log, as the walk uses it (`UnitLog` in production, memory in tests). */
 export interface AttemptLog extends UnitOutput {
@@ -71,7 +73,15 @@ export interface WalkOptions {
   readonly weight?: (unit: UnitId) => number;
   /** Trailing log lines carried by `unit-failed` events. */
   readonly failureLines?: number;
+  /**
+   * Tried in order after a unit's own apply exits non-zero (engine/recovery.ts): the first that recognises the
+   * failure decides; when it repaired the cause the unit is applied once more, and a second failure is final.
+   */
+  readonly recoveries?: readonly UnitRecovery[];
 }
+
+/** Output lines of one apply kept for the recoveries to read. */
+const RECOVERY_LINES = 4000;
 
 export interface WalkResult {
   readonly status: RunOutcomeStatus;
@@ -277,7 +287,11 @@ class Walk {
       if (failed) return failed;
     }
     if (hooks.length > 0) log.section(`${job.command} ${unit}`, this.#o.executor.commandLine(job));
-    const outcome = await this.#execute(job, log);
+    const lines: string[] = [];
+    let outcome = await this.#execute(job, log, this.#o.recoveries?.length ? lines : undefined);
+    if (outcome.type === 'failed' && outcome.reason === 'exit-non-zero' && lines.length > 0) {
+      outcome = await this.#recover(unit, job, log, outcome, lines);
+    }
     if (outcome.type !== 'completed') return outcome;
     for (const hook of hooks) {
       const failed = await this.#hook(unit, hook, 'after-unit', job, log);
@@ -286,9 +300,19 @@ class Walk {
     return outcome;
   }
 
-  #execute(job: UnitJob, log: AttemptLog): Promise<UnitOutcome> {
+  /** Runs the unit's command once; with `capture`, also keeps its last output lines there. */
+  #execute(job: UnitJob, log: AttemptLog, capture?: string[]): Promise<UnitOutcome> {
+    const output: AttemptLog | UnitOutput = capture
+      ? {
+          line: (text, stream) => {
+            log.line(text, stream);
+            capture.push(stripAnsi(text));
+            if (capture.length > RECOVERY_LINES) capture.shift();
+          },
+        }
+      : log;
     return this.#o.executor.run(job, {
-      output: log,
+      output,
       signal: this.#o.signal,
       onSpawn: (pid) => {
         this.#store.patchUnit(job.unit, { pid });
@@ -357,6 +381,78 @@ class Walk {
     if (result.ok) return undefined;
     if (this.#o.signal.aborted) return { type: 'interrupted' };
     return { type: 'failed', reason: 'hook-failed', hook: hook.name, message: `hook ${hook.name}: ${result.message}` };
+  }
+
+  /**
+   * After a failed apply: the first recovery that recognises the failure either repairs it (the unit is applied once
+   * more, and that apply's outcome is final), or says why not, which joins the unit's error as advice.
+   */
+  async #recover(
+    unit: UnitId,
+    job: UnitJob,
+    log: AttemptLog,
+    failed: Extract<UnitOutcome, { type: 'failed' }>,
+    lines: readonly string[],
+  ): Promise<UnitOutcome> {
+    for (const recovery of this.#o.recoveries ?? []) {
+      const started = this.#o.now();
+      let verdict: RecoveryVerdict | undefined;
+      try {
+        verdict = await recovery.handle({
+          unit,
+          env: this.#o.graph.get(unit)?.env ?? unit.split('/')[0] ?? '',
+          lines,
+          signal: this.#o.signal,
+          log: (line) => log.line(line),
+        });
+      } catch (error) {
+        verdict = { type: 'failed', message: `${recovery.name}: threw (a bug in platctl): ${message(error)}` };
+      }
+      if (verdict === undefined) continue;
+      if (verdict.type === 'advice') {
+        log.line(`# ${recovery.name}: ${verdict.advice}`);
+        return { ...failed, advice: verdict.advice };
+      }
+      this.#recordRecovery(unit, recovery.name, verdict, started);
+      if (verdict.type === 'failed') return { ...failed, advice: verdict.message };
+      if (this.#o.signal.aborted) return { type: 'interrupted' };
+      log.section(
+        `${job.command} ${unit} again, after ${recovery.name}: ${verdict.detail}`,
+        this.#o.executor.commandLine(job),
+      );
+      const again = await this.#execute(job, log);
+      return again.type === 'failed'
+        ? { ...again, message: `${again.message} (applied a second time after ${recovery.name} ${verdict.detail})` }
+        : again;
+    }
+    return failed;
+  }
+
+  /** A recovery that acted (or tried): in the log, the unit's `hooks` record (`on-failure:<name>`), and the events. */
+  #recordRecovery(
+    unit: UnitId,
+    name: string,
+    verdict: Exclude<RecoveryVerdict, { type: 'advice' }>,
+    started: number,
+  ): void {
+    const ok = verdict.type === 'recovered';
+    const detail = ok ? verdict.detail : verdict.message;
+    const ended = this.#o.now();
+    this.#emit({ type: 'hook-started', at: this.#iso(started), unit, hook: name, point: 'on-failure' });
+    const hooks = { ...(this.#store.unit(unit)?.hooks ?? {}) };
+    hooks[hookKey('on-failure', name)] = { status: ok ? 'completed' : 'failed', ended_at: this.#iso(ended), detail };
+    this.#store.patchUnit(unit, { hooks });
+    this.#store.schedule();
+    this.#emit({
+      type: 'hook-finished',
+      at: this.#iso(ended),
+      unit,
+      hook: name,
+      point: 'on-failure',
+      ok,
+      detail,
+      duration_ms: Math.max(0, ended - started),
+    });
   }
 
   /** A hook's own run of the unit's command (crd_two_stage's first stage), under its own header in the log. */
@@ -430,7 +526,8 @@ class Walk {
         });
         const detail =
           effective.reason === 'spawn-error' || effective.reason === 'hook-failed' ? undefined : log?.errorLine();
-        const error = detail ? `${effective.message}: ${detail}` : effective.message;
+        const base = detail ? `${effective.message}: ${detail}` : effective.message;
+        const error = effective.advice ? `${base}; ${effective.advice}` : base;
         this.#store.patchUnit(unit, {
           ...common,
           status: 'failed',
