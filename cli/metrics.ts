@@ -17,7 +17,8 @@ export const METRICS_OPTION = {
   'metrics-file': {
     type: 'string',
     value: 'PATH',
-    describe: 'At the end, write the run as Prometheus metrics for node_exporter (a .prom file; README: Metrics)',
+    describe:
+      "At the end, write the run as Prometheus metrics for node_exporter's textfile collector (docs/metrics.md)",
   },
 } as const;
 
