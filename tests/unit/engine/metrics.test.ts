@@ -201,7 +201,7 @@ describe('--metrics-file around a run', () => {
     expect(text).toContain('result="bug"');
   });
 
-  it('a write that fails at the end is a warning; the exit code stays the run own, and no temp file is left', async () => {
+  it("a write that fails at the end is a warning; the exit code stays the run's own, and no temp file is left", async () => {
     const dir = await tempDir();
     const metricsDir = join(dir, 'textfile');
     mkdirSync(metricsDir);
