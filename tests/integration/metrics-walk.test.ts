@@ -2,12 +2,13 @@
  * `bootstrap`/`teardown --metrics-file` through the built CLI with the fake terragrunt: the file, read back with
  * Python's prometheus_client parser, after a completed run, a failed one and an interrupted one.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { PROM_PARSER_MISSING, parseProm, sampleValue } from '../helpers/prom-parse.js';
 import type { PromSample } from '../helpers/prom-parse.js';
-import { sandbox, until } from './engine-helpers.js';
+import { PLATCTL, sandbox, until } from './engine-helpers.js';
 import type { Sandbox } from './engine-helpers.js';
 
 const ALL = [
@@ -23,6 +24,19 @@ const ALL = [
 async function metricsOf(box: Sandbox): Promise<PromSample[]> {
   return parseProm(await readFile(join(box.root, 'textfile', 'bootstrap.prom'), 'utf8'));
 }
+
+const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+
+/** Why platctl cannot run as `nobody` here (not root, no setpriv, a clone nobody may not read); undefined when it can. */
+async function nobodySkip(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return 'not root: cannot run platctl as nobody';
+  const probe = await execa('setpriv', [...NOBODY, 'node', PLATCTL, '--version'], {
+    reject: false,
+    stdin: 'ignore',
+  }).catch((error: unknown) => ({ exitCode: 1, stderr: String(error) }));
+  return probe.exitCode === 0 ? undefined : `nobody cannot run ${PLATCTL} from this clone`;
+}
+const NOBODY_SKIP = await nobodySkip();
 
 const unitsIn = (samples: readonly PromSample[]): string[] =>
   samples
@@ -94,6 +108,28 @@ describe.skipIf(PROM_PARSER_MISSING !== undefined)(
       const refused = await box.run(['teardown', '--yes', '--metrics-file', 'nowhere/teardown.prom']);
       expect(refused.exitCode).toBe(2);
       expect(refused.stderr).toMatch(/--metrics-file nowhere\/teardown\.prom: the directory .*nowhere does not exist/);
+      expect(await box.calls()).toEqual([]);
+    });
+  },
+);
+
+describe.skipIf(NOBODY_SKIP !== undefined)(
+  `--metrics-file in a directory platctl may not write${NOBODY_SKIP ? ` (skipped: ${NOBODY_SKIP})` : ''}`,
+  () => {
+    it('is refused before anything runs (exit 2), naming the directory and the cause', async () => {
+      const box = await sandbox();
+      // The sandbox is root's: nobody may read it (to load the project) but not write in textfile/.
+      await chmod(join(box.root, '..'), 0o755);
+      await mkdir(join(box.root, 'textfile'), { mode: 0o755 });
+      const result = await execa(
+        'setpriv',
+        [...NOBODY, 'node', PLATCTL, 'bootstrap', '--metrics-file', 'textfile/bootstrap.prom'],
+        { cwd: box.root, env: box.env, extendEnv: false, reject: false, stdin: 'ignore' },
+      );
+      expect(result.stderr).toMatch(
+        /^platctl: --metrics-file textfile\/bootstrap\.prom: cannot write in .*\/textfile \(EACCES\); fix its permissions or pick another path\n?$/,
+      );
+      expect(result.exitCode).toBe(2);
       expect(await box.calls()).toEqual([]);
     });
   },
