@@ -6,6 +6,7 @@
 import type { RunCommand } from '../engine/unit-status.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import type { GlobalOptions } from './verb.js';
+import { METRICS_OPTION, withMetrics } from './metrics.js';
 import { defineVerb } from './verb.js';
 import { runWalkVerb } from './walk-verb.js';
 
@@ -57,6 +58,7 @@ export function walkVerbOptions(command: RunCommand) {
       type: 'boolean',
       describe: 'Treat HCL expressions that need a real run as warnings during discovery',
     },
+    ...METRICS_OPTION,
   } as const satisfies OptionSpecs;
 }
 
@@ -85,5 +87,5 @@ export const bootstrapVerb = defineVerb({
     ['platctl bootstrap --unit platform/eks --with-deps', 'platform/eks and everything it needs'],
     ['platctl bootstrap --resume', 'continue after a failure or an interruption'],
   ],
-  run: (args, io) => runWalkVerb('bootstrap', args, io),
+  run: (args, io) => withMetrics('bootstrap', args, io, (metrics) => runWalkVerb('bootstrap', args, io, { metrics })),
 });

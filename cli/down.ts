@@ -31,6 +31,8 @@ import { PREFLIGHT, runPark } from '../park/run.js';
 import { parseRestoreSize } from '../park/restore-sizes.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
+import type { MetricsSink } from './metrics.js';
+import { METRICS_OPTION, withMetrics } from './metrics.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
@@ -44,6 +46,7 @@ export interface ParkArgs {
   yes?: boolean | undefined;
   'break-lock'?: boolean | undefined;
   'restore-size'?: string[] | undefined;
+  'metrics-file'?: string | undefined;
 }
 
 /**
@@ -58,6 +61,7 @@ export function parkOptions(op: ParkOp) {
       type: 'boolean',
       describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
     },
+    ...METRICS_OPTION,
   } as const satisfies OptionSpecs;
   return op === 'down'
     ? ({
@@ -89,7 +93,7 @@ export const downVerb = defineVerb({
       'groups already at 0 and no record: the sizes up restores (min/max/desired)',
     ],
   ],
-  run: (args, io) => runParkVerb('down', args, io),
+  run: (args, io) => withMetrics('down', args, io, (metrics) => runParkVerb('down', args, io, metrics)),
 });
 
 /** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */
@@ -165,7 +169,12 @@ function parkAccess(context: {
 }
 
 /** The shared body of `down` and `up`. */
-export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io: CliIo): Promise<number> {
+export async function runParkVerb(
+  op: ParkOp,
+  args: ParkArgs & GlobalOptions,
+  io: CliIo,
+  metrics?: MetricsSink,
+): Promise<number> {
   if (args.resume && args['dry-run']) {
     io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
     return EXIT.usage;
@@ -183,6 +192,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     io.stderr.write(`platctl: ${chosen.error}\n`);
     return EXIT.usage;
   }
+  metrics?.envs(chosen.envs);
   const state = await stateStore(config.state, io);
   if (args['break-lock'] && !state) {
     io.stderr.write(
@@ -248,7 +258,8 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
 
   handleInterruptions();
   const access = parkAccess({ config, io, human, state, locks, applier });
-  const render = output.withHeartbeat(args.json ? jsonRenderer(io) : humanRenderer(human, paint, op));
+  const rendered = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
+  const render = output.withHeartbeat(metrics ? metrics.parkEvents(rendered) : rendered);
   let outcomes: EnvOutcome[];
   try {
     outcomes = await runPark({
@@ -278,6 +289,7 @@ export async function runParkVerb(op: ParkOp, args: ParkArgs & GlobalOptions, io
     for (const problem of (await locks?.release()) ?? []) io.stderr.write(`platctl: warning: ${problem}\n`);
     if (lock?.type === 'acquired') await lock.lock.release();
   }
+  await metrics?.park(root, outcomes);
   const exitCode = exitCodeFor(outcomes, io);
   const resume = formatCommandLine([
     'platctl',

@@ -6,10 +6,13 @@
 import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest } from '../engine/run.js';
+import type { WalkVerbArgs } from './bootstrap.js';
 import { checkWalkArgs, walkVerbOptions } from './bootstrap.js';
+import type { MetricsSink } from './metrics.js';
+import { withMetrics } from './metrics.js';
 import { runWalkVerb } from './walk-verb.js';
 import { clearParkAfterTeardown } from './park-status.js';
-import type { CliIo } from './verb.js';
+import type { CliIo, GlobalOptions } from './verb.js';
 import { defineVerb } from './verb.js';
 
 /** Units listed by name in the prompt before "and N more". */
@@ -74,19 +77,23 @@ export const teardownVerb = defineVerb({
     ['platctl teardown --env preprod', 'destroy one environment (asks first)'],
     ['platctl teardown --yes --fail-fast', 'unattended, stopping at the first failure'],
   ],
-  run: (args, io) =>
-    runWalkVerb('teardown', args, io, {
-      // Nothing of an environment torn down as a whole is parked any more.
-      completed: (state, { root, config, discovery }, out) =>
-        clearParkAfterTeardown(root, config, discovery.graph, state, io, out),
-      precheck: () =>
-        args.yes || process.stdin.isTTY
-          ? undefined
-          : 'teardown destroys infrastructure and there is no terminal to confirm on; pass --yes to run it unattended',
-      ...(args.yes
-        ? {}
-        : {
-            confirm: (request: ConfirmRequest, paint: Paint) => confirmOnTerminal(request, io, paint),
-          }),
-    }),
+  run: (args, io) => withMetrics('teardown', args, io, (metrics) => runTeardown(args, io, metrics)),
 });
+
+function runTeardown(args: WalkVerbArgs & GlobalOptions, io: CliIo, metrics: MetricsSink): Promise<number> {
+  return runWalkVerb('teardown', args, io, {
+    metrics,
+    // Nothing of an environment torn down as a whole is parked any more.
+    completed: (state, { root, config, discovery }, out) =>
+      clearParkAfterTeardown(root, config, discovery.graph, state, io, out),
+    precheck: () =>
+      args.yes || process.stdin.isTTY
+        ? undefined
+        : 'teardown destroys infrastructure and there is no terminal to confirm on; pass --yes to run it unattended',
+    ...(args.yes
+      ? {}
+      : {
+          confirm: (request: ConfirmRequest, paint: Paint) => confirmOnTerminal(request, io, paint),
+        }),
+  });
+}

@@ -3,6 +3,7 @@
  * Shares its flags, lock, rendering and exit codes with `platctl down` (cli/down.ts).
  */
 import { parkOptions, runParkVerb } from './down.js';
+import { withMetrics } from './metrics.js';
 import { defineVerb } from './verb.js';
 
 export const upVerb = defineVerb({
@@ -13,5 +14,5 @@ export const upVerb = defineVerb({
     ['platctl up', 'every environment with a park: entry'],
     ['platctl up --resume', 'finish an up that failed or was killed'],
   ],
-  run: (args, io) => runParkVerb('up', args, io),
+  run: (args, io) => withMetrics('up', args, io, (metrics) => runParkVerb('up', args, io, metrics)),
 });

@@ -9,6 +9,8 @@ import type { UnitInfo } from '../discover/types.js';
 import type { ParkView } from '../park/status.js';
 import type { ParkState, ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
+import type { MetricsSink } from './metrics.js';
+import { METRICS_OPTION, withMetrics } from './metrics.js';
 import { loadCheckedConfig, loadProject } from './project.js';
 import { exitCodeForSignal, handleInterruptions } from './signals.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
@@ -32,6 +34,7 @@ const VALIDATE_OPTIONS = {
     default: false,
     describe: 'List the checks that would run (which check each unit gets) and call nothing',
   },
+  ...METRICS_OPTION,
 } as const satisfies OptionSpecs;
 
 export type ValidateArgs = ArgsOf<typeof VALIDATE_OPTIONS>;
@@ -112,6 +115,7 @@ export async function runValidate(
   args: ValidateArgs & GlobalOptions,
   io: CliIo,
   deps?: ValidateDeps,
+  metrics?: MetricsSink,
 ): Promise<number> {
   const { validate, createValidateDeps } = await import('../validate/index.js');
   const concurrency = args.concurrency ?? project.config.parallelism.validate;
@@ -141,6 +145,7 @@ export async function runValidate(
     io.stderr.write(`platctl: ${outcome.message}\n`);
     return EXIT.usage;
   }
+  metrics?.validate(outcome.report);
   await printReport(outcome.report, args.json === true, io);
   if (io.signal.aborted) return exitCodeForSignal(io.signal.reason);
   return outcome.report.healthy ? EXIT.ok : EXIT.failed;
@@ -172,13 +177,15 @@ export const validateVerb = defineVerb({
     ['platctl validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)'],
     ['platctl validate --dry-run', 'the planned checks, without calling anything'],
   ],
-  run: async (args, io) => {
-    const { prefixNeedsUnits } = await import('../validate/plan.js');
-    const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
-    if (!loaded.ok) return loaded.exitCode;
-    if (args['dry-run'] === true) return printPlan(loaded.project, args, io);
-    // The first SIGINT/SIGTERM ends the checks and still prints the report (a cron `timeout` gets one too).
-    handleInterruptions();
-    return runValidate(loaded.project, args, io);
-  },
+  run: (args, io) =>
+    withMetrics('validate', args, io, async (metrics) => {
+      const { prefixNeedsUnits } = await import('../validate/plan.js');
+      const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
+      if (!loaded.ok) return loaded.exitCode;
+      if (args['dry-run'] === true) return printPlan(loaded.project, args, io);
+      metrics.envs(args.env ?? Object.keys(loaded.project.config.environments));
+      // The first SIGINT/SIGTERM ends the checks and still prints the report (a cron `timeout` gets one too).
+      handleInterruptions();
+      return runValidate(loaded.project, args, io, undefined, metrics);
+    }),
 });

@@ -26,6 +26,8 @@ import { manualStepsPhase } from '../hooks/manual-steps.js';
 import type { WalkVerbArgs } from './bootstrap.js';
 import { productionHooks, productionRecoveries, unitHooks } from './hooks.js';
 import { manualCheckRunner, terminalAsk, whoAmI } from './manual-steps.js';
+import type { MetricsSink } from './metrics.js';
+import { selectionEnvs } from './metrics.js';
 import { parkedRefusal } from './park-status.js';
 import { walkPhases } from './phases.js';
 import type { Project } from './project.js';
@@ -52,6 +54,8 @@ export interface WalkVerbHooks {
     project: Project,
     out: NodeJS.WritableStream,
   ) => Promise<number | undefined>;
+  /** `--metrics-file`: told the environments once the project is loaded, and the run's result. */
+  readonly metrics?: MetricsSink;
 }
 
 type Args = WalkVerbArgs & GlobalOptions;
@@ -83,6 +87,7 @@ export async function runWalkVerb(
   const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
   if (!loaded.ok) return loaded.exitCode;
   const project = loaded.project;
+  hooks.metrics?.envs(selectionEnvs(args, project.config.environments));
   const shared = await sharedBackend(project.config.state, io, args['break-lock'] === true);
   const refusal = await refuseToStart(command, args, project, shared, io);
   if (refusal !== undefined) return refusal;
@@ -113,6 +118,7 @@ export async function runWalkVerb(
   } finally {
     reporter.close();
   }
+  hooks.metrics?.walk(result);
   const human = args.json ? io.stderr : io.stdout;
   return reportOutcome(result, {
     command,

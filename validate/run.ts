@@ -92,6 +92,7 @@ export async function runChecks(options: RunOptions): Promise<ValidateReport> {
       check: check.check,
       target: check.target,
       phase: check.phase,
+      ...(check.env !== undefined ? { env: check.env } : {}),
       ...outcome,
       durationMs,
       ...(skippedBecause !== undefined ? { skippedBecause } : {}),

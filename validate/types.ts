@@ -43,6 +43,8 @@ export interface CheckResult extends CheckOutcome {
   /** e.g. `platform/eks`. */
   readonly target: string;
   readonly phase: CheckPhase;
+  /** The environment whose credentials the check uses; undefined for a check of no environment (tailscale). */
+  readonly env?: string;
   readonly durationMs: number;
   /** The id of the failed check this one depended on. */
   readonly skippedBecause?: string;

@@ -5,7 +5,7 @@
  * server, and Tailscale through a stand-in CLI. A TCP proxy in front of the API server counts connections and plays
  * the hung server.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import type { KubeObject } from '../helpers/kube-server.js';
 import { kubeServerUnavailable, useKubeServer } from '../helpers/kube-server.js';
 import type { SeedPlatformOptions } from '../helpers/moto.js';
 import { MOTO_ACCOUNT_ID, seedPlatform, useMoto } from '../helpers/moto.js';
+import { PROM_PARSER_MISSING, parseProm, sampleValue } from '../helpers/prom-parse.js';
 
 const FAKE_TAILSCALE = join(import.meta.dirname, '../fixtures/validate/fake-tailscale.sh');
 const UNITS = ['vpc', 'eks', 'cilium', 'argocd', 'dns', 'iam-roles'];
@@ -408,6 +409,50 @@ describe.skipIf(unavailable !== undefined)(`platctl validate${unavailable ? ` (s
     );
     expect(proxy.connections).toBe(before);
   });
+
+  it.skipIf(PROM_PARSER_MISSING !== undefined)(
+    `--metrics-file writes every check, the duration and the last success, kept when a later run fails${PROM_PARSER_MISSING ? ` (skipped: ${PROM_PARSER_MISSING})` : ''}`,
+    async () => {
+      await seed();
+      mkdirSync(join(root, 'textfile'), { recursive: true });
+      const file = join(root, 'textfile', 'validate.prom');
+      const healthy = await runCli(['validate', '--metrics-file', 'textfile/validate.prom'], { cwd: root, env: env() });
+      expect(healthy.code).toBe(0);
+      let samples = await parseProm(readFileSync(file, 'utf8'));
+      const checks = samples.filter((s) => s.name === 'platctl_validate_check_ok');
+      expect(checks).toHaveLength(15);
+      expect(checks.every((c) => c.value === 1)).toBe(true);
+      expect(
+        sampleValue(samples, 'platctl_validate_check_ok', { env: 'platform', check: 'unit/eks_cluster:platform/eks' }),
+      ).toBe(1);
+      // A check of no environment has an empty env label.
+      expect(sampleValue(samples, 'platctl_validate_check_ok', { env: '', check: 'tailscale/status:local' })).toBe(1);
+      expect(sampleValue(samples, 'platctl_validate_duration_seconds', { env: 'platform' })).toBeGreaterThan(0);
+      expect(sampleValue(samples, 'platctl_run_exit_code', { verb: 'validate', env: 'platform' })).toBe(0);
+      const success = sampleValue(samples, 'platctl_run_last_success_timestamp_seconds', {
+        verb: 'validate',
+        env: 'platform',
+      });
+      expect(success).toBeGreaterThan(Date.now() / 1000 - 600);
+
+      writeConfig({ endpoints: `    - url: ${httpBase}/broken\n` });
+      const unhealthy = await runCli(['validate', '--metrics-file', file], { cwd: root, env: env() });
+      expect(unhealthy.code).toBe(1);
+      samples = await parseProm(readFileSync(file, 'utf8'));
+      expect(sampleValue(samples, 'platctl_validate_check_ok', { check: `http/endpoint:${httpBase}/broken` })).toBe(0);
+      expect(sampleValue(samples, 'platctl_run_exit_code', { verb: 'validate' })).toBe(1);
+      expect(
+        sampleValue(samples, 'platctl_run_duration_seconds', { env: 'platform', result: 'failure' }),
+      ).toBeGreaterThan(0);
+      expect(sampleValue(samples, 'platctl_run_last_success_timestamp_seconds', { env: 'platform' })).toBe(success);
+
+      const missing = await runCli(['validate', '--metrics-file', 'nowhere/validate.prom'], { cwd: root, env: env() });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(
+        /^platctl: --metrics-file nowhere\/validate\.prom: the directory .* does not exist/,
+      );
+    },
+  );
 
   it('usage errors exit 2', async () => {
     const none = await runCli(['validate', '--check', 'nope'], { cwd: root, env: env() });
