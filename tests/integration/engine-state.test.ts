@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +85,7 @@ describe.skipIf(!STRACE)('the state file after a power loss (needs strace)', () 
     expect(result.stdout).toContain('second write: ok');
     // Syscalls of all threads, in order: "pid name(args) = result".
     const calls = (await readFile(trace, 'utf8')).split('\n').map((line) => line.replace(/^\d+\s+/, ''));
+    await rm(trace, { force: true });
     const renamed = calls.findIndex((c) =>
       /^rename(at2?)?\(.*\.platctl-state\.json\.tmp-\w+", .*\.platctl-state\.json"/.test(c),
     );

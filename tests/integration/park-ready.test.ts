@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
 import { parkConfig, seedParkAws, startParkKube } from '../helpers/park-fixture.js';
@@ -14,13 +15,20 @@ import { runCli } from '../helpers/run-cli.js';
 
 describe('platctl up: the cron pair and ready_namespaces', { timeout: 180_000 }, () => {
   const moto = useMoto();
+  // moto lacks SSM DescribeInstanceInformation, which up asks for the bastion's agent: the proxy answers it.
+  const proxy = useAwsProxy(moto);
   let kube: KubeApiServer;
   let root: string;
 
   const cli = (args: string[]) =>
     runCli([...args, '--config', join(root, '.platctl.yaml')], {
       cwd: root,
-      env: { ...moto.env, HOME: join(root, 'home'), KUBECONFIG: kube.writeKubeconfig(root, 'fixture') },
+      env: {
+        ...moto.env,
+        AWS_ENDPOINT_URL: proxy.endpoint,
+        HOME: join(root, 'home'),
+        KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
+      },
     });
 
   beforeEach(async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeApiServer } from '../helpers/kube-api.js';
-import { KEYS, fixturePdb } from '../helpers/kube-api.js';
+import { KEYS, fixturePdb, fixturePod } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
 import {
   PARK_BUCKET,
@@ -147,9 +147,11 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
   });
 
   it('a failed renewal stops down before its next change to AWS, even inside a step: exit 3, why in the journal', async () => {
-    // A PodDisruptionBudget that never allows eviction holds the node-groups step for drain_grace.
+    // A PodDisruptionBudget that never allows eviction holds the node-groups step for drain_grace, in the drain of
+    // the first group (system), so the fence always lands before any group could be scaled.
     const parker = await checkout({ config: parkConfig().replace('drain_grace: 1s', 'drain_grace: 6s') });
-    kube.objects(KEYS.pdbs).push(fixturePdb('apps', 'api', { app: 'api' }, 0));
+    kube.objects(KEYS.pods).push(fixturePod('apps', 'db-1', { node: 'sys-1', labels: { app: 'db' } }));
+    kube.objects(KEYS.pdbs).push(fixturePdb('apps', 'db', { app: 'db' }, 0));
     const down = parker.start(['down', '--yes'], env(parker));
     await until(() => journal(parker).last?.steps['node-groups']?.status === 'running', 60_000, 'node-groups');
     // S3 now refuses every write of the lock: the next renewal fails.
