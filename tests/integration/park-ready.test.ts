@@ -6,13 +6,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { useAwsProxy } from '../helpers/aws-proxy.js';
 import { useMoto } from '../helpers/moto.js';
 import { useParkEnv } from '../helpers/park-env.js';
 import { parkConfig } from '../helpers/park-fixture.js';
 
 describe('platctl up: the cron pair and ready_namespaces', { timeout: 180_000 }, () => {
   const moto = useMoto();
-  const park = useParkEnv(moto, { prefix: 'platctl-park-ready-' });
+  // Through the proxy: it answers SSM DescribeInstanceInformation, which moto lacks (up waits for the bastion's agent).
+  const park = useParkEnv(moto, { prefix: 'platctl-park-ready-', proxy: useAwsProxy(moto) });
   const { cli } = park;
 
   it('up --yes is accepted (cron); a namespace that does not exist, or holds no pod, is not ready', async () => {
