@@ -31,7 +31,7 @@ export interface ParkEnv {
   /** The bastion instance moto holds. */
   readonly bastionId: string;
   /** platctl with `--config <root>/.platctl.yaml`, in `root`; `extraEnv` is added to its environment. */
-  readonly cli: (args: string[], extraEnv?: Record<string, string>) => Promise<CliRun>;
+  readonly cli: (args: string[], extraEnv?: Record<string, string | undefined>) => Promise<CliRun>;
 }
 
 export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
