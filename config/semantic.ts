@@ -7,24 +7,12 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ConfigError, ConfigErrorReason, KeyPath } from './errors.js';
 import { didYouMean, formatKeyPath } from './errors.js';
+import type { Json } from './json-shape.js';
+import { entries, isMap, items } from './json-shape.js';
 import { PROSE_KEYS, findPlaceholder } from './placeholders.js';
 import type { ConfigSource, LocateTarget } from './source.js';
 import { configError, stringsOf } from './source.js';
 import { unitReferences } from './unit-refs.js';
-
-type Json = Record<string, unknown>;
-
-function isMap(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function entries(value: unknown): [string, unknown][] {
-  return isMap(value) ? Object.entries(value) : [];
-}
-
-function items(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
 
 function error(
   source: ConfigSource,

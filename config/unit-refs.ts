@@ -7,6 +7,7 @@
  * of the wrong shape: the schema reports that.
  */
 import type { KeyPath } from './errors.js';
+import { entries, isMap, items } from './json-shape.js';
 
 /** One unit id written in the configuration. */
 export interface UnitReference {
@@ -16,20 +17,6 @@ export interface UnitReference {
   readonly isKey: boolean;
   /** Where it is named, for messages: `lockdown.steps[0].unit`, `hooks[1].units`. */
   readonly role: string;
-}
-
-type Json = Record<string, unknown>;
-
-function isMap(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function entries(value: unknown): [string, unknown][] {
-  return isMap(value) ? Object.entries(value) : [];
-}
-
-function items(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }
 
 /** Every unit id the configuration names, in the order of the keys below. */

@@ -360,24 +360,7 @@ class Walk {
     const ended = this.#o.now();
     const detail = result.ok ? result.detail : result.message;
     log.line(`# hook ${hook.name} (${point}): ${result.ok ? 'ok' : 'FAILED'}${detail ? `: ${detail}` : ''}`);
-    const hooks = { ...(this.#store.unit(unit)?.hooks ?? {}) };
-    hooks[key] = {
-      status: result.ok ? 'completed' : 'failed',
-      ended_at: this.#iso(ended),
-      ...(detail ? { detail } : {}),
-    };
-    this.#store.patchUnit(unit, { hooks });
-    this.#store.schedule();
-    this.#emit({
-      type: 'hook-finished',
-      at: this.#iso(ended),
-      unit,
-      hook: hook.name,
-      point,
-      ok: result.ok,
-      ...(detail ? { detail } : {}),
-      duration_ms: Math.max(0, ended - started),
-    });
+    this.#recordHookEnd(unit, hook.name, point, result.ok, detail ? detail : undefined, started, ended);
     if (result.ok) return undefined;
     if (this.#o.signal.aborted) return { type: 'interrupted' };
     return { type: 'failed', reason: 'hook-failed', hook: hook.name, message: `hook ${hook.name}: ${result.message}` };
@@ -439,8 +422,22 @@ class Walk {
     const detail = ok ? verdict.detail : verdict.message;
     const ended = this.#o.now();
     this.#emit({ type: 'hook-started', at: this.#iso(started), unit, hook: name, point: 'on-failure' });
+    this.#recordHookEnd(unit, name, 'on-failure', ok, detail, started, ended);
+  }
+
+  /** How a hook (or a recovery) ended: in the unit's `hooks` record (under its `hookKey`) and a `hook-finished` event. */
+  #recordHookEnd(
+    unit: UnitId,
+    name: string,
+    point: HookPoint,
+    ok: boolean,
+    detail: string | undefined,
+    started: number,
+    ended: number,
+  ): void {
+    const withDetail = detail === undefined ? {} : { detail };
     const hooks = { ...(this.#store.unit(unit)?.hooks ?? {}) };
-    hooks[hookKey('on-failure', name)] = { status: ok ? 'completed' : 'failed', ended_at: this.#iso(ended), detail };
+    hooks[hookKey(point, name)] = { status: ok ? 'completed' : 'failed', ended_at: this.#iso(ended), ...withDetail };
     this.#store.patchUnit(unit, { hooks });
     this.#store.schedule();
     this.#emit({
@@ -448,9 +445,9 @@ class Walk {
       at: this.#iso(ended),
       unit,
       hook: name,
-      point: 'on-failure',
+      point,
       ok,
-      detail,
+      ...withDetail,
       duration_ms: Math.max(0, ended - started),
     });
   }

@@ -120,18 +120,8 @@ export function checkRecord(
   place: RecordPlace,
 ): { readonly ok: true; readonly record: ParkRecord } | Refusal {
   const hint = repairHint(where, place, owner.env);
-  const version = versionOf(value);
-  if (version !== undefined && version !== VERSION) {
-    return {
-      ok: false,
-      message: `${where} is a park record of version ${JSON.stringify(version)}; this platctl reads version ${VERSION} only`,
-      hint: `run the platctl that wrote it, or ${hint}`,
-    };
-  }
-  const parsed = recordSchema.safeParse(value);
-  if (!parsed.success) {
-    return { ok: false, message: `${where} is not a park record platctl understands: ${issues(parsed.error)}`, hint };
-  }
+  const parsed = parseVersioned(recordSchema, value, where, 'park record', hint);
+  if (!parsed.ok) return parsed;
   const record = parsed.data as ParkRecord;
   if (record.env !== owner.env) {
     return {
@@ -159,18 +149,8 @@ export function checkParkFile(
   owner: RecordOwner,
 ): { readonly ok: true; readonly file: ParkFile } | Refusal {
   const hint = repairHint(where, 'local', owner.env);
-  const version = versionOf(value);
-  if (version !== undefined && version !== VERSION) {
-    return {
-      ok: false,
-      message: `${where} is a park file of version ${JSON.stringify(version)}; this platctl reads version ${VERSION} only`,
-      hint: `run the platctl that wrote it, or ${hint}`,
-    };
-  }
-  const parsed = fileSchema.safeParse(value);
-  if (!parsed.success) {
-    return { ok: false, message: `${where} is not a park file platctl understands: ${issues(parsed.error)}`, hint };
-  }
+  const parsed = parseVersioned(fileSchema, value, where, 'park file', hint);
+  if (!parsed.ok) return parsed;
   const { record, ...rest } = parsed.data;
   if (rest.env !== owner.env) {
     return {
@@ -185,6 +165,32 @@ export function checkParkFile(
   if (!checked.ok) return { ...checked, hint };
   file.record = checked.record;
   return { ok: true, file };
+}
+
+/**
+ * `value` parsed by `schema`, or why not: a version other than this platctl's is named as such (the platctl that wrote
+ * it reads it), anything else the schema refuses is listed. `what` names it in the message: `park record`.
+ */
+function parseVersioned<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  where: string,
+  what: string,
+  hint: string,
+): { readonly ok: true; readonly data: T } | Refusal {
+  const version = versionOf(value);
+  if (version !== undefined && version !== VERSION) {
+    return {
+      ok: false,
+      message: `${where} is a ${what} of version ${JSON.stringify(version)}; this platctl reads version ${VERSION} only`,
+      hint: `run the platctl that wrote it, or ${hint}`,
+    };
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    return { ok: false, message: `${where} is not a ${what} platctl understands: ${issues(parsed.error)}`, hint };
+  }
+  return { ok: true, data: parsed.data };
 }
 
 function versionOf(value: unknown): unknown {

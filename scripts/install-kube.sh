@@ -27,17 +27,14 @@ build_dir="$repo_root/.tools/kube-build"
 progress_every="${TOOLS_PROGRESS_SECONDS:-30}"
 script_start=$(date +%s)
 
+script_name=install-kube
+# die, require_go, module_dir.
+# shellcheck source=lib/go-build.sh
+source "$repo_root/scripts/lib/go-build.sh"
+
 say() { printf 'install-kube: [%4ss] %s\n' "$(($(date +%s) - script_start))" "$1"; }
-die() {
-  printf 'install-kube: error: %s\n' "$1" >&2
-  exit 1
-}
 
-command -v go >/dev/null 2>&1 || die "go is not on PATH; a Go toolchain (>= the version k8s.io/kubernetes $KUBERNETES_VERSION's go.mod asks for) is required"
-
-# Never let go fetch a toolchain behind our back; static binaries without a C toolchain.
-export GOTOOLCHAIN=local
-export CGO_ENABLED=0
+require_go ">= the version k8s.io/kubernetes $KUBERNETES_VERSION's go.mod asks for"
 
 # The version line each binary prints. `/version` of the server reports the same gitVersion (link flags below).
 installed_apiserver() { "$bin_dir/kube-apiserver" --version 2>/dev/null | grep -m1 '^Kubernetes v' || true; }
@@ -84,18 +81,6 @@ run_with_progress() {
   wait "$ticker" 2>/dev/null || true
   say "$label: finished in $(($(date +%s) - started))s"
   return "$status"
-}
-
-# Prints the module's extracted source directory in the module cache, downloading it when missing.
-module_dir() {
-  local module="$1" version="$2" json dir err
-  if ! json="$(go mod download -json "$module@$version" 2>&1)"; then
-    err="$(printf '%s\n' "$json" | sed -n 's/.*"Error": "\(.*\)",\{0,1\}$/\1/p')"
-    die "$(printf 'cannot download %s@%s:\n%b' "$module" "$version" "${err:-$json}")"
-  fi
-  dir="$(printf '%s\n' "$json" | sed -n 's/.*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
-  [[ -n "$dir" && -d "$dir" ]] || die "go mod download $module@$version gave no directory: $json"
-  printf '%s\n' "$dir"
 }
 
 # Writes the scratch module: go.mod with a replace for every staging module k8s.io/kubernetes names, and etcd's main.

@@ -29,17 +29,13 @@ OPENTOFU_MODULE=github.com/opentofu/opentofu
 repo_root="$(cd "$(dirname "$0")/.." && pwd)"
 bin_dir="$repo_root/.tools/bin"
 
-die() {
-  printf 'install-tools: error: %s\n' "$1" >&2
-  exit 1
-}
+script_name=install-tools
+# die, require_go, module_dir.
+# shellcheck source=lib/go-build.sh
+source "$repo_root/scripts/lib/go-build.sh"
 
-command -v go >/dev/null 2>&1 || die "go is not on PATH; a Go toolchain (>= the version these modules' go.mod ask for) is required"
-
-# The modules' go.mod name a minimum Go version; never let go fetch a toolchain behind our back.
-export GOTOOLCHAIN=local
-# No cgo: static binaries, no C toolchain needed (both projects release with CGO_ENABLED=0).
-export CGO_ENABLED=0
+# No cgo (require_go): both projects release with CGO_ENABLED=0.
+require_go ">= the version these modules' go.mod ask for"
 
 # The version line each binary prints, exactly as its release build prints it. Picked by pattern, not position:
 # tofu prints warnings before it on stdout (e.g. when TF_CLI_CONFIG_FILE names a missing file).
@@ -47,20 +43,6 @@ installed_terragrunt() { "$bin_dir/terragrunt" --version 2>/dev/null | grep -m1 
 installed_tofu() { "$bin_dir/tofu" version 2>/dev/null | grep -m1 '^OpenTofu v' || true; }
 want_terragrunt="terragrunt version $TERRAGRUNT_VERSION"
 want_tofu="OpenTofu $OPENTOFU_VERSION"
-
-# Prints the module's extracted source directory in the module cache, downloading it when missing.
-# A proxy refusal (e.g. "403 Forbidden ... not available") is printed verbatim and stops the script.
-module_dir() {
-  local module="$1" version="$2" json dir err
-  if ! json="$(go mod download -json "$module@$version" 2>&1)"; then
-    err="$(printf '%s\n' "$json" | sed -n 's/.*"Error": "\(.*\)",\{0,1\}$/\1/p')"
-    # %b turns the JSON string's \n and \t back into line breaks.
-    die "$(printf 'cannot download %s@%s:\n%b' "$module" "$version" "${err:-$json}")"
-  fi
-  dir="$(printf '%s\n' "$json" | sed -n 's/.*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
-  [[ -n "$dir" && -d "$dir" ]] || die "go mod download $module@$version gave no directory: $json"
-  printf '%s\n' "$dir"
-}
 
 work_dirs=()
 # The build runs in the background (so its elapsed time can be shown), where a script ignores Ctrl-C: stop it here.

@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 export interface ArgoFixtureToken {
   id: string;
@@ -141,12 +142,7 @@ export async function startArgoApi(options: {
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => handle(request, body, response));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}`,
     get password() {
@@ -166,10 +162,6 @@ export async function startArgoApi(options: {
     set fail(value) {
       state.fail = value;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }

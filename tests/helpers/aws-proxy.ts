@@ -13,6 +13,7 @@ import { DescribeInstancesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll } from 'vitest';
 import type { PingStatus } from './ssm-agents.js';
 import { DESCRIBE_INSTANCE_INFORMATION, describeInstanceInformation } from './ssm-agents.js';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 export interface AwsCall {
   readonly method: string;
@@ -126,9 +127,7 @@ export async function startAwsProxy(target: string): Promise<AwsProxy> {
       response.end(String(error));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOnLoopback(server);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     calls,
@@ -151,11 +150,7 @@ export async function startAwsProxy(target: string): Promise<AwsProxy> {
     set agents(value) {
       state.agents = value;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
 

@@ -12,6 +12,7 @@
  */
 import { createServer, request as httpRequest } from 'node:http';
 import type { Server } from 'node:http';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 const ALLOWED_PARAMS = new Set([
   'action',
@@ -144,19 +145,10 @@ export async function startEksAuthenticator(options: EksAuthenticatorOptions): P
       })();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOnLoopback(server);
   return {
     url: `http://127.0.0.1:${port}/authenticate`,
     reviews,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

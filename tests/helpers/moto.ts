@@ -282,6 +282,30 @@ export function useMoto(options: MotoOptions = {}): MotoServer {
   };
 }
 
+/** Creates EKS clusters named `names` in moto (in `region`; a role of moto's account, no subnets), as a test's setup. */
+export async function createEksClusters(
+  moto: Pick<MotoServer, 'endpoint'>,
+  names: readonly string[],
+  region = 'eu-west-1',
+): Promise<void> {
+  // Loaded here, not at the top: most users of this file create no cluster (see seedPlatform).
+  const { CreateClusterCommand, EKSClient } = await import('@aws-sdk/client-eks');
+  const eks = new EKSClient({
+    region,
+    endpoint: moto.endpoint,
+    credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+  });
+  for (const name of names) {
+    await eks.send(
+      new CreateClusterCommand({
+        name,
+        roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
+        resourcesVpcConfig: { subnetIds: [] },
+      }),
+    );
+  }
+}
+
 // Route 53 seeding through the SDK's own client, as a test's setup.
 
 /** An SDK Route 53 client talking to `moto`. */

@@ -8,6 +8,7 @@
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateClusterCommand, CreateNodegroupCommand, DescribeNodegroupCommand, EKSClient } from '@aws-sdk/client-eks';
 import { DescribeInstancesCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
+import type { ParkRecord } from '../../park/record.js';
 import type { KubeApiServer } from './kube-api.js';
 import {
   KEYS,
@@ -50,6 +51,25 @@ park:
     drain_grace: 1s
     argocd: { apps: [karpenter] }
 ${extra}`;
+}
+
+/** A park record of the environment, parked (or parked and unparked again) by `by` (`cron`: host `cron-host`). */
+export function sampleParkRecord(status: 'parked' | 'unparked', by = 'cron'): ParkRecord {
+  return {
+    version: 1,
+    env: 'platform',
+    cluster: 'platform',
+    status,
+    parked_at: '2026-11-30T22:00:00.000Z',
+    parked_by: { host: `${by}-host`, user: by },
+    node_groups: { system: { min: 2, max: 4, desired: 3 } },
+    karpenter: { nodepools: [], ec2nodeclasses: [] },
+    bastions: [],
+    argocd: { namespace: 'argocd', apps: [] },
+    ...(status === 'unparked'
+      ? { unparked_at: '2026-12-01T06:00:00.000Z', unparked_by: { host: `${by}-host`, user: by } }
+      : {}),
+  };
 }
 
 export function awsClientConfig(endpoint: string) {

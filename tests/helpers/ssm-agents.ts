@@ -11,6 +11,7 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { closeServer, listenOnLoopback } from './loopback.js';
 
 /** An agent's PingStatus, or undefined when no agent ever registered for the instance (it is not listed). */
 export type PingStatus = 'Online' | 'ConnectionLost' | 'Inactive';
@@ -139,9 +140,7 @@ export async function startSsmAgentStub(): Promise<SsmAgentStub> {
       response.end(String(thrown));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const port = await listenOnLoopback(server);
   return {
     endpoint: `http://127.0.0.1:${port}`,
     agents,
@@ -152,10 +151,6 @@ export async function startSsmAgentStub(): Promise<SsmAgentStub> {
     set fail(value) {
       state.fail = value;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }

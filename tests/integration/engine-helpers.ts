@@ -74,6 +74,17 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/** Every unit of the `basic` sandbox (the default of {@link sandbox}), sorted. */
+export const BASIC_UNITS: readonly string[] = [
+  'platform/argocd',
+  'platform/cilium',
+  'platform/dns',
+  'platform/ecr',
+  'platform/eks',
+  'platform/iam-roles',
+  'platform/vpc',
+];
+
 /** Copies `tests/fixtures/engine/repos/<name>` to a temp dir wired to the fake terragrunt. */
 export async function sandbox(name = 'basic'): Promise<Sandbox> {
   const base = await tempDir('platctl-int-');

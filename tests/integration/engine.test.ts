@@ -4,18 +4,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import type { WalkEvent } from '../../engine/events.js';
 import { gone } from '../process/helpers.js';
-import { PLATCTL, printedResumeArgs, sandbox, until } from './engine-helpers.js';
+import { BASIC_UNITS as ALL, PLATCTL, printedResumeArgs, sandbox, until } from './engine-helpers.js';
 import type { Call } from './engine-helpers.js';
-
-const ALL = [
-  'platform/argocd',
-  'platform/cilium',
-  'platform/dns',
-  'platform/ecr',
-  'platform/eks',
-  'platform/iam-roles',
-  'platform/vpc',
-];
 
 const units = (calls: readonly Call[]): string[] => calls.map((c) => c.unit).sort();
 

@@ -46,9 +46,11 @@ it('prints the elapsed time while a build runs, and how long each build took', {
     if (found === undefined) throw new Error(`no ${name} in install-tools.sh`);
     return found;
   };
-  await mkdir(join(dir, 'repo', 'scripts'), { recursive: true });
+  await mkdir(join(dir, 'repo', 'scripts', 'lib'), { recursive: true });
   await mkdir(join(dir, 'bin'));
-  await copyFile(join(REPO_ROOT, 'scripts', 'install-tools.sh'), join(dir, 'repo', 'scripts', 'install-tools.sh'));
+  for (const file of ['install-tools.sh', join('lib', 'go-build.sh')]) {
+    await copyFile(join(REPO_ROOT, 'scripts', file), join(dir, 'repo', 'scripts', file));
+  }
   await writeFile(join(dir, 'bin', 'go'), FAKE_GO);
   await chmod(join(dir, 'bin', 'go'), 0o755);
   const gate = join(dir, 'gate');

@@ -5,7 +5,6 @@
  * then decides what that user may do.
  */
 import { execFile } from 'node:child_process';
-import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { clusterRoleFor, node } from '../helpers/kube-objects.js';
 import { bindClusterRole } from '../helpers/kube-rbac.js';
 import type { KubeServer } from '../helpers/kube-server.js';
 import { kubeBinaries, kubeServerUnavailable, startKubeServer } from '../helpers/kube-server.js';
-import { MOTO_ACCOUNT_ID, useMoto } from '../helpers/moto.js';
+import { MOTO_ACCOUNT_ID, createEksClusters, useMoto } from '../helpers/moto.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const unavailable = kubeServerUnavailable();
@@ -60,18 +59,7 @@ describe.skipIf(unavailable !== undefined)(
       rmSync(dir, { recursive: true, force: true });
     });
     beforeEach(async () => {
-      const eks = new EKSClient({
-        region: 'eu-west-1',
-        endpoint: moto.endpoint,
-        credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
-      });
-      await eks.send(
-        new CreateClusterCommand({
-          name: 'platform',
-          roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
-          resourcesVpcConfig: { subnetIds: [] },
-        }),
-      );
+      await createEksClusters(moto, ['platform']);
     });
 
     /**

@@ -2,16 +2,14 @@
  * `down`/`up --metrics-file` through the CLI against moto and the loopback Kubernetes API (the park fixture): the
  * written file, read back with Python's prometheus_client parser, says what the run did and knew.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
-import type { KubeApiServer } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
-import { parkConfig, seedParkAws, startParkKube } from '../helpers/park-fixture.js';
+import { useParkEnv } from '../helpers/park-env.js';
+import { parkConfig } from '../helpers/park-fixture.js';
 import { PROM_PARSER_MISSING, parseProm, sampleValue } from '../helpers/prom-parse.js';
-import { runCli } from '../helpers/run-cli.js';
 
 describe.skipIf(PROM_PARSER_MISSING !== undefined)(
   `platctl down / up --metrics-file${PROM_PARSER_MISSING ? ` (skipped: ${PROM_PARSER_MISSING})` : ''}`,
@@ -19,38 +17,13 @@ describe.skipIf(PROM_PARSER_MISSING !== undefined)(
   () => {
     const moto = useMoto();
     const proxy = useAwsProxy(moto);
-    let kube: KubeApiServer;
-    let root: string;
-
-    const cli = (args: string[], extra: Record<string, string> = {}) =>
-      runCli([...args, '--config', join(root, '.platctl.yaml')], {
-        cwd: root,
-        env: {
-          ...moto.env,
-          AWS_ENDPOINT_URL: proxy.endpoint,
-          HOME: join(root, 'home'),
-          KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
-          ...extra,
-        },
-      });
-    const read = async (name: string) => parseProm(readFileSync(join(root, 'textfile', name), 'utf8'));
-
-    beforeEach(async () => {
-      root = mkdtempSync(join(tmpdir(), 'platctl-park-metrics-'));
-      mkdirSync(join(root, 'live', 'platform'), { recursive: true });
-      mkdirSync(join(root, 'home'), { recursive: true });
-      mkdirSync(join(root, 'textfile'));
-      writeFileSync(join(root, '.platctl.yaml'), parkConfig());
-      proxy.calls.length = 0;
-      proxy.inject = undefined;
-      await seedParkAws(moto.endpoint);
-      kube = await startParkKube();
-    }, 90_000);
-
-    afterEach(async () => {
-      await kube.close();
-      rmSync(root, { recursive: true, force: true });
+    const park = useParkEnv(moto, { prefix: 'platctl-park-metrics-', config: parkConfig(), proxy });
+    const { cli } = park;
+    beforeEach(() => {
+      mkdirSync(join(park.root, 'textfile'));
     });
+
+    const read = async (name: string) => parseProm(readFileSync(join(park.root, 'textfile', name), 'utf8'));
 
     it('down writes parked 1 and zero sizes; a refused down keeps the last success; up writes the restored sizes', async () => {
       const down = await cli(['down', '--env', 'platform', '--yes', '--metrics-file', 'textfile/down.prom']);
@@ -77,7 +50,7 @@ describe.skipIf(PROM_PARSER_MISSING !== undefined)(
       expect(sampleValue(samples, 'platctl_run_last_success_timestamp_seconds', { env: 'platform' })).toBe(success);
       expect(sampleValue(samples, 'platctl_parked', { env: 'platform' })).toBe(1);
 
-      const up = await cli(['up', '--env', 'platform', '--metrics-file', join(root, 'textfile', 'up.prom')]);
+      const up = await cli(['up', '--env', 'platform', '--metrics-file', join(park.root, 'textfile', 'up.prom')]);
       expect(up.code).toBe(0);
       samples = await read('up.prom');
       expect(sampleValue(samples, 'platctl_parked', { env: 'platform' })).toBe(0);
@@ -91,7 +64,7 @@ describe.skipIf(PROM_PARSER_MISSING !== undefined)(
       expect(down.code).toBe(2);
       expect(down.stderr).toMatch(/^platctl: --metrics-file missing\/down\.prom: the directory .* does not exist/);
       expect(proxy.writes()).toEqual([]);
-      expect(kube.writes()).toEqual([]);
+      expect(park.kube.writes()).toEqual([]);
     });
 
     it('--dry-run with --metrics-file is a usage error', async () => {

@@ -8,18 +8,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { PROM_PARSER_MISSING, parseProm, sampleValue } from '../helpers/prom-parse.js';
 import type { PromSample } from '../helpers/prom-parse.js';
-import { PLATCTL, sandbox, until } from './engine-helpers.js';
+import { BASIC_UNITS as ALL, PLATCTL, sandbox, until } from './engine-helpers.js';
 import type { Sandbox } from './engine-helpers.js';
-
-const ALL = [
-  'platform/argocd',
-  'platform/cilium',
-  'platform/dns',
-  'platform/ecr',
-  'platform/eks',
-  'platform/iam-roles',
-  'platform/vpc',
-];
 
 async function metricsOf(box: Sandbox): Promise<PromSample[]> {
   return parseProm(await readFile(join(box.root, 'textfile', 'bootstrap.prom'), 'utf8'));

@@ -4,95 +4,72 @@
  * implement SSM DescribeInstanceInformation, so the recording proxy in front of it answers that one call with the
  * loopback stub of tests/helpers/ssm-agents.ts, which answers exactly AWS's documented JSON.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
-import type { KubeApiServer } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
-import { instanceState, parkConfig, seedParkAws, startParkKube } from '../helpers/park-fixture.js';
+import { useParkEnv } from '../helpers/park-env.js';
+import { instanceState, parkConfig } from '../helpers/park-fixture.js';
 import type { PingStatus } from '../helpers/ssm-agents.js';
-import { runCli } from '../helpers/run-cli.js';
 
 // Each test runs platctl down and up (two or three times) against moto: a minute on a loaded 2-core machine.
 describe('platctl up: the bastion is ready when its SSM agent is Online', { timeout: 180_000 }, () => {
   const moto = useMoto();
   const proxy = useAwsProxy(moto);
-  let kube: KubeApiServer;
-  let root: string;
-  let bastionId: string;
+  const park = useParkEnv(moto, {
+    prefix: 'platctl-park-ssm-',
+    config: parkConfig('    bastion_ready_timeout: 3s\n'),
+    proxy,
+  });
+  const { cli } = park;
+  beforeEach(() => {
+    proxy.agents = undefined;
+  });
+  afterEach(() => {
+    proxy.agents = undefined;
+  });
 
-  const cli = (args: string[]) =>
-    runCli([...args, '--config', join(root, '.platctl.yaml')], {
-      cwd: root,
-      env: {
-        ...moto.env,
-        AWS_ENDPOINT_URL: proxy.endpoint,
-        HOME: join(root, 'home'),
-        KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
-      },
-    });
   /** The DescribeInstanceInformation calls made so far. */
   const agentCalls = () => proxy.calls.filter((c) => c.action === 'DescribeInstanceInformation');
-
-  beforeEach(async () => {
-    root = mkdtempSync(join(tmpdir(), 'platctl-park-ssm-'));
-    mkdirSync(join(root, 'live', 'platform'), { recursive: true });
-    mkdirSync(join(root, 'home'), { recursive: true });
-    writeFileSync(join(root, '.platctl.yaml'), parkConfig('    bastion_ready_timeout: 3s\n'));
-    proxy.calls.length = 0;
-    proxy.inject = undefined;
-    proxy.agents = undefined;
-    ({ bastionId } = await seedParkAws(moto.endpoint));
-    kube = await startParkKube();
-  }, 90_000);
-
-  afterEach(async () => {
-    proxy.agents = undefined;
-    await kube.close();
-    rmSync(root, { recursive: true, force: true });
-  });
 
   it('waits while the agent reconnects after the start, and succeeds once it is Online', async () => {
     expect((await cli(['down', '--yes'])).code).toBe(0);
     // The agent of a freshly started instance reports ConnectionLost for a while before it is Online again.
     let polls = 0;
-    proxy.agents = (id) => (id !== bastionId ? undefined : (polls += 1) < 3 ? 'ConnectionLost' : 'Online');
+    proxy.agents = (id) => (id !== park.bastionId ? undefined : (polls += 1) < 3 ? 'ConnectionLost' : 'Online');
     proxy.calls.length = 0;
 
     const up = await cli(['up']);
     expect(up.stderr).toBe('');
     expect(up.code).toBe(0);
-    expect(await instanceState(moto.endpoint, bastionId)).toBe('running');
-    expect(up.stdout).toMatch(new RegExp(`bastion +.*started ${bastionId}; SSM agent Online after \\d+s`));
+    expect(await instanceState(moto.endpoint, park.bastionId)).toBe('running');
+    expect(up.stdout).toMatch(new RegExp(`bastion +.*started ${park.bastionId}; SSM agent Online after \\d+s`));
     expect(agentCalls().length).toBeGreaterThanOrEqual(3);
   });
 
   it('an agent that never comes Online fails up after bastion_ready_timeout, naming it; --resume finishes once it is', async () => {
     expect((await cli(['down', '--yes'])).code).toBe(0);
     const status: { now: PingStatus | undefined } = { now: 'ConnectionLost' };
-    proxy.agents = (id) => (id === bastionId ? status.now : undefined);
+    proxy.agents = (id) => (id === park.bastionId ? status.now : undefined);
 
     const stuck = await cli(['up']);
     expect(stuck.code).toBe(1);
     expect(stuck.stdout).toContain(
-      `the bastion runs, but its SSM agent is not Online after 3s (bastion_ready_timeout): ${bastionId}: SSM agent ConnectionLost, last ping`,
+      `the bastion runs, but its SSM agent is not Online after 3s (bastion_ready_timeout): ${park.bastionId}: SSM agent ConnectionLost, last ping`,
     );
     expect(stuck.stdout).toContain('AmazonSSMManagedInstanceCore');
     expect(stuck.stdout).toContain('Resume with: platctl up --resume');
-    expect(await instanceState(moto.endpoint, bastionId)).toBe('running');
+    expect(await instanceState(moto.endpoint, park.bastionId)).toBe('running');
 
     status.now = undefined;
     const unregistered = await cli(['up', '--resume']);
     expect(unregistered.code).toBe(1);
-    expect(unregistered.stdout).toContain(`${bastionId}: no SSM agent has registered`);
+    expect(unregistered.stdout).toContain(`${park.bastionId}: no SSM agent has registered`);
 
     status.now = 'Online';
     const resumed = await cli(['up', '--resume']);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toMatch(new RegExp(`already running: ${bastionId}; SSM agent Online after`));
+    expect(resumed.stdout).toMatch(new RegExp(`already running: ${park.bastionId}; SSM agent Online after`));
   });
 
   it('validate --check bastion: parked after down (healthy), running and Online after up', async () => {
@@ -104,14 +81,14 @@ describe('platctl up: the bastion is ready when its SSM agent is Online', { time
     expect(parkedChecks.find((c) => c.id === 'bastion/ready:platform')).toMatchObject({
       status: 'skip',
       message: expect.stringMatching(
-        new RegExp(`^parked: platform is parked \\(since .*\\), bastion ${bastionId} stopped`),
+        new RegExp(`^parked: platform is parked \\(since .*\\), bastion ${park.bastionId} stopped`),
       ),
     });
 
     expect((await cli(['up'])).code).toBe(0);
     const ready = await cli(['validate', '--check', 'bastion']);
     expect(ready.code).toBe(0);
-    expect(ready.stdout).toContain(`${bastionId} running, SSM agent Online`);
+    expect(ready.stdout).toContain(`${park.bastionId} running, SSM agent Online`);
   });
 
   it('up --dry-run says it will wait for the agent, and asks SSM nothing', async () => {
@@ -119,7 +96,7 @@ describe('platctl up: the bastion is ready when its SSM agent is Online', { time
     proxy.calls.length = 0;
     const dry = await cli(['up', '--dry-run']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain(`start ${bastionId}`);
+    expect(dry.stdout).toContain(`start ${park.bastionId}`);
     expect(dry.stdout).toContain('then wait for its SSM agent to report Online (at most 3s)');
     expect(agentCalls()).toEqual([]);
   });

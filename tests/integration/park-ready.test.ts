@@ -3,52 +3,25 @@
  * naming a namespace that does not exist (a typo) or holds no pod is not ready: a bounded wait, then a failure
  * naming the namespace, never "0 pods ready ... up and ready".
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
-import type { KubeApiServer } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
-import { parkConfig, seedParkAws, startParkKube } from '../helpers/park-fixture.js';
-import { runCli } from '../helpers/run-cli.js';
+import { useParkEnv } from '../helpers/park-env.js';
+import { parkConfig } from '../helpers/park-fixture.js';
 
 describe('platctl up: the cron pair and ready_namespaces', { timeout: 180_000 }, () => {
   const moto = useMoto();
-  // moto lacks SSM DescribeInstanceInformation, which up asks for the bastion's agent: the proxy answers it.
-  const proxy = useAwsProxy(moto);
-  let kube: KubeApiServer;
-  let root: string;
-
-  const cli = (args: string[]) =>
-    runCli([...args, '--config', join(root, '.platctl.yaml')], {
-      cwd: root,
-      env: {
-        ...moto.env,
-        AWS_ENDPOINT_URL: proxy.endpoint,
-        HOME: join(root, 'home'),
-        KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
-      },
-    });
-
-  beforeEach(async () => {
-    root = mkdtempSync(join(tmpdir(), 'platctl-park-ready-'));
-    mkdirSync(join(root, 'live', 'platform'), { recursive: true });
-    mkdirSync(join(root, 'home'), { recursive: true });
-    await seedParkAws(moto.endpoint);
-    kube = await startParkKube();
-  }, 90_000);
-
-  afterEach(async () => {
-    await kube.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  // Through the proxy: it answers SSM DescribeInstanceInformation, which moto lacks (up waits for the bastion's agent).
+  const park = useParkEnv(moto, { prefix: 'platctl-park-ready-', proxy: useAwsProxy(moto) });
+  const { cli } = park;
 
   it('up --yes is accepted (cron); a namespace that does not exist, or holds no pod, is not ready', async () => {
     // kube-system keeps its DaemonSet pod through the park; typo-ns does not exist; empty-ns exists with no pod.
-    kube.objects('v1/namespaces').push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'empty-ns' } });
+    park.kube.objects('v1/namespaces').push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'empty-ns' } });
     writeFileSync(
-      join(root, '.platctl.yaml'),
+      join(park.root, '.platctl.yaml'),
       parkConfig('    ready_namespaces: [kube-system, typo-ns, empty-ns]\n    ready_timeout: 2s\n'),
     );
     expect((await cli(['down', '--env', 'platform', '--yes'])).code).toBe(0);
@@ -62,7 +35,7 @@ describe('platctl up: the cron pair and ready_namespaces', { timeout: 180_000 },
 
     // Fixed: the resume finishes, with the pods it saw.
     writeFileSync(
-      join(root, '.platctl.yaml'),
+      join(park.root, '.platctl.yaml'),
       parkConfig('    ready_namespaces: [kube-system]\n    ready_timeout: 2s\n'),
     );
     const resumed = await cli(['up', '--env', 'platform', '--resume', '--yes']);

@@ -5,14 +5,13 @@
  * what is wrong and how to repair it; never acted on, never overwritten. And a `down` that finds every node group at
  * zero with no record refuses to record zeros: the sizes are given with `--restore-size`.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EKSClient, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
-import type { KubeApiServer } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
+import { useParkEnv } from '../helpers/park-env.js';
 import {
   PARK_BUCKET,
   PARK_CLUSTER,
@@ -20,10 +19,7 @@ import {
   awsClientConfig,
   nodeGroupSizes,
   parkConfig,
-  seedParkAws,
-  startParkKube,
 } from '../helpers/park-fixture.js';
-import { runCli } from '../helpers/run-cli.js';
 import { stateStore } from '../helpers/state-bucket.js';
 
 const KEY = 'park/platform.json';
@@ -78,16 +74,9 @@ const BAD: readonly { name: string; record: unknown; says: string }[] = [
 describe('park records platctl does not understand', { timeout: 240_000 }, () => {
   const moto = useMoto();
   const proxy = useAwsProxy(moto);
-  let kube: KubeApiServer;
-  let root: string;
+  const park = useParkEnv(moto, { prefix: 'platctl-park-records-', config: parkConfig(), proxy });
+  const { cli } = park;
 
-  const env = () => ({
-    ...moto.env,
-    AWS_ENDPOINT_URL: proxy.endpoint,
-    HOME: join(root, 'home'),
-    KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
-  });
-  const cli = (args: string[]) => runCli([...args, '--config', join(root, '.platctl.yaml')], { cwd: root, env: env() });
   const store = () => stateStore(moto, PARK_BUCKET);
   const putShared = async (body: string) => {
     const put = await store().put(KEY, body, { always: true });
@@ -110,21 +99,6 @@ describe('park records platctl does not understand', { timeout: 240_000 }, () =>
     }
   };
 
-  beforeEach(async () => {
-    root = mkdtempSync(join(tmpdir(), 'platctl-park-records-'));
-    mkdirSync(join(root, 'live', 'platform'), { recursive: true });
-    mkdirSync(join(root, 'home'), { recursive: true });
-    writeFileSync(join(root, '.platctl.yaml'), parkConfig());
-    proxy.calls.length = 0;
-    await seedParkAws(moto.endpoint);
-    kube = await startParkKube();
-  }, 90_000);
-
-  afterEach(async () => {
-    await kube.close();
-    rmSync(root, { recursive: true, force: true });
-  });
-
   it('a shared record it does not understand: status, bootstrap, down and up refuse (exit 3), naming it', async () => {
     for (const bad of BAD) {
       const body = JSON.stringify(bad.record);
@@ -144,7 +118,7 @@ describe('park records platctl does not understand', { timeout: 240_000 }, () =>
       expect(down.stdout, bad.name).toContain(`hint: `);
 
       expect(proxy.writes(), bad.name).toEqual([]);
-      expect(kube.writes(), bad.name).toEqual([]);
+      expect(park.kube.writes(), bad.name).toEqual([]);
       expect(await shared(), bad.name).toBe(body);
     }
     expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
@@ -173,8 +147,8 @@ describe('park records platctl does not understand', { timeout: 240_000 }, () =>
   it('a damaged local file beside a shared record: down refuses; moved aside, the shared record still says parked', async () => {
     await putShared(JSON.stringify(goodRecord()));
     await zeroAll();
-    const path = join(root, '.platctl-park', 'platform.json');
-    mkdirSync(join(root, '.platctl-park'));
+    const path = join(park.root, '.platctl-park', 'platform.json');
+    mkdirSync(join(park.root, '.platctl-park'));
     writeFileSync(path, '{"version": 1, "env": "platform", "durations_ms": {"down/record": "soon"}}');
 
     const down = await cli(['down', '--env', 'platform', '--yes']);
@@ -193,9 +167,9 @@ describe('park records platctl does not understand', { timeout: 240_000 }, () =>
   });
 
   it('local only: a damaged record is refused with a safe hint; every group at 0 and no record needs --restore-size', async () => {
-    writeFileSync(join(root, '.platctl.yaml'), parkConfig().replace(`, state_bucket: ${PARK_BUCKET}`, ''));
-    const path = join(root, '.platctl-park', 'platform.json');
-    mkdirSync(join(root, '.platctl-park'));
+    writeFileSync(join(park.root, '.platctl.yaml'), parkConfig().replace(`, state_bucket: ${PARK_BUCKET}`, ''));
+    const path = join(park.root, '.platctl-park', 'platform.json');
+    mkdirSync(join(park.root, '.platctl-park'));
     const damaged = JSON.stringify({ version: 1, env: 'platform', record: { ...goodRecord(), status: 'PARKED' } });
     writeFileSync(path, damaged);
     await zeroAll();

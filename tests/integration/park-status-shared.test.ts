@@ -11,7 +11,7 @@ import { execa } from 'execa';
 import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useMoto } from '../helpers/moto.js';
-import { PARK_BUCKET, parkConfig } from '../helpers/park-fixture.js';
+import { PARK_BUCKET, parkConfig, sampleParkRecord } from '../helpers/park-fixture.js';
 import { runCli } from '../helpers/run-cli.js';
 import { createBucket, stateStore, useS3State } from '../helpers/state-bucket.js';
 import type { ParkFile, ParkRecord } from '../../park/record.js';
@@ -21,24 +21,6 @@ import { PLATCTL } from './engine-helpers.js';
 const STATE_BUCKET = 'platctl-team-state';
 const ENV_RECORD = `s3://${PARK_BUCKET}/platctl/park/platform.json`;
 const STATE_RECORD = `s3://${STATE_BUCKET}/platctl/park/platform.json`;
-
-function record(status: 'parked' | 'unparked', by: string): ParkRecord {
-  return {
-    version: 1,
-    env: 'platform',
-    cluster: 'platform',
-    status,
-    parked_at: '2026-11-30T22:00:00.000Z',
-    parked_by: { host: `${by}-host`, user: by },
-    node_groups: { system: { min: 2, max: 4, desired: 3 } },
-    karpenter: { nodepools: [], ec2nodeclasses: [] },
-    bastions: [],
-    argocd: { namespace: 'argocd', apps: [] },
-    ...(status === 'unparked'
-      ? { unparked_at: '2026-12-01T06:00:00.000Z', unparked_by: { host: `${by}-host`, user: by } }
-      : {}),
-  };
-}
 
 /** A local park file as this checkout's last `down` left it: the record it parked, and its journal. */
 function localFile(parked: ParkRecord, location: string): ParkFile {
@@ -84,7 +66,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
   const cli = (args: string[], env: Record<string, string> = moto.env) =>
     runCli([...args, '--config', join(root, '.platctl.yaml')], { cwd: root, env: { ...env, HOME: root } });
   /** Another runner's record, written where `bucket` shares it (as its first record). */
-  const shareRecord = async (bucket: string, written: ReturnType<typeof record>) => {
+  const shareRecord = async (bucket: string, written: ParkRecord) => {
     const put = await stateStore(moto, bucket).put('park/platform.json', JSON.stringify(written), {
       ifNoneMatch: true,
     });
@@ -97,7 +79,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
 
   it('a record another runner wrote to the state bucket, none here: status says parked', async () => {
     await useS3State(join(root, '.platctl.yaml'), STATE_BUCKET);
-    await shareRecord(STATE_BUCKET, record('parked', 'cron'));
+    await shareRecord(STATE_BUCKET, sampleParkRecord('parked', 'cron'));
 
     const text = await cli(['status']);
     expect(text.stdout).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
@@ -112,7 +94,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
       {
         env: 'platform',
         parked: true,
-        record: record('parked', 'cron'),
+        record: sampleParkRecord('parked', 'cron'),
         record_location: STATE_RECORD,
         last: null,
         killed: null,
@@ -124,7 +106,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
     const configPath = join(root, '.platctl.yaml');
     await useS3State(configPath, STATE_BUCKET);
     writeFileSync(configPath, JSON.stringify(parse(readFileSync(configPath, 'utf8'))));
-    await shareRecord(STATE_BUCKET, record('parked', 'cron'));
+    await shareRecord(STATE_BUCKET, sampleParkRecord('parked', 'cron'));
 
     const text = await cli(['status']);
     expect(text.stdout, text.stderr).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
@@ -132,8 +114,8 @@ describe('platctl status: the park state where the record is shared', { timeout:
   });
 
   it("a stale local copy says parked; up ran elsewhere and the environment bucket's record says unparked", async () => {
-    await saveParkFile(root, localFile(record('parked', 'alice'), ENV_RECORD));
-    await shareRecord(PARK_BUCKET, record('unparked', 'ci'));
+    await saveParkFile(root, localFile(sampleParkRecord('parked', 'alice'), ENV_RECORD));
+    await shareRecord(PARK_BUCKET, sampleParkRecord('unparked', 'ci'));
 
     const text = await cli(['status']);
     expect(text.stdout).toContain('platform: not parked (last parked 2026-11-30T22:00:00.000Z, unparked 2026-12-01');
@@ -147,7 +129,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
       {
         env: 'platform',
         parked: false,
-        record: record('unparked', 'ci'),
+        record: sampleParkRecord('unparked', 'ci'),
         record_location: ENV_RECORD,
         last: expect.objectContaining({ op: 'down' }) as unknown,
         killed: null,
@@ -158,7 +140,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
   it('state moved to an S3 backend, the record not moved yet: status names the copy that answered', async () => {
     // The environment bucket holds the record (written before `state.backend: s3`); the next `down`/`up` moves it.
     await useS3State(join(root, '.platctl.yaml'), STATE_BUCKET);
-    await shareRecord(PARK_BUCKET, record('parked', 'cron'));
+    await shareRecord(PARK_BUCKET, sampleParkRecord('parked', 'cron'));
 
     const text = await cli(['status']);
     expect(text.stdout, text.stderr).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
@@ -170,7 +152,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
   });
 
   it('the shared record cannot be read: the park state is unknown, with where, why and what to do; exit 3', async () => {
-    await saveParkFile(root, localFile(record('parked', 'alice'), ENV_RECORD));
+    await saveParkFile(root, localFile(sampleParkRecord('parked', 'alice'), ENV_RECORD));
     const closed = await closedPort();
     const unreachable = { ...moto.env, AWS_ENDPOINT_URL: `http://127.0.0.1:${closed}` };
 
@@ -212,7 +194,10 @@ describe('platctl status: the park state where the record is shared', { timeout:
   it('nothing shared: the local file, offline, without loading the AWS SDK', async () => {
     const local = parkConfig().replace(`, state_bucket: ${PARK_BUCKET}`, '');
     writeFileSync(join(root, '.platctl.yaml'), local);
-    await saveParkFile(root, localFile(record('parked', 'alice'), join(root, '.platctl-park', 'platform.json')));
+    await saveParkFile(
+      root,
+      localFile(sampleParkRecord('parked', 'alice'), join(root, '.platctl-park', 'platform.json')),
+    );
     const path = join(root, '.platctl-park', 'platform.json');
     // No endpoint at all: any AWS call would fail.
     const offline = { PATH: process.env.PATH ?? '' };
@@ -226,7 +211,7 @@ describe('platctl status: the park state where the record is shared', { timeout:
       {
         env: 'platform',
         parked: true,
-        record: record('parked', 'alice'),
+        record: sampleParkRecord('parked', 'alice'),
         record_location: path,
         last: expect.anything() as unknown,
         killed: null,

@@ -9,28 +9,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Operation, ParkFile, ParkRecord } from '../../park/record.js';
+import type { Operation, ParkFile } from '../../park/record.js';
 import { saveParkFile } from '../../park/record.js';
-import { PARK_BUCKET, parkConfig } from '../helpers/park-fixture.js';
+import { PARK_BUCKET, parkConfig, sampleParkRecord } from '../helpers/park-fixture.js';
 import { runCli } from '../helpers/run-cli.js';
-
-function record(status: 'parked' | 'unparked'): ParkRecord {
-  return {
-    version: 1,
-    env: 'platform',
-    cluster: 'platform',
-    status,
-    parked_at: '2026-11-30T22:00:00.000Z',
-    parked_by: { host: 'cron-host', user: 'cron' },
-    node_groups: { system: { min: 2, max: 4, desired: 3 } },
-    karpenter: { nodepools: [], ec2nodeclasses: [] },
-    bastions: [],
-    argocd: { namespace: 'argocd', apps: [] },
-    ...(status === 'unparked'
-      ? { unparked_at: '2026-12-01T06:00:00.000Z', unparked_by: { host: 'cron-host', user: 'cron' } }
-      : {}),
-  };
-}
 
 function downJournal(status: Operation['status'], running = 'karpenter'): Operation {
   return {
@@ -74,7 +56,7 @@ describe('platctl status: park verdicts and advice', { timeout: 60_000 }, () => 
     );
 
   it('parked with no bootstrap run: advises platctl up, not bootstrap, and exits 4', async () => {
-    await save({ record: record('parked'), last: downJournal('completed') });
+    await save({ record: sampleParkRecord('parked'), last: downJournal('completed') });
     const text = await status();
     expect(text.code).toBe(4);
     expect(text.stdout).toContain('platform: PARKED since 2026-11-30T22:00:00.000Z by cron@cron-host');
@@ -84,7 +66,7 @@ describe('platctl status: park verdicts and advice', { timeout: 60_000 }, () => 
     expect((await status(true)).code).toBe(4);
 
     // Brought back: nothing to report, exit 0 (a checkout that only parks has no bootstrap run).
-    await save({ record: record('unparked'), last: { ...downJournal('completed'), op: 'up' } });
+    await save({ record: sampleParkRecord('unparked'), last: { ...downJournal('completed'), op: 'up' } });
     const fine = await status();
     expect(fine.code, fine.stderr).toBe(0);
     expect(fine.stdout).toContain('platform: not parked');
@@ -97,7 +79,7 @@ describe('platctl status: park verdicts and advice', { timeout: 60_000 }, () => 
   });
 
   it('a killed down: interrupted, how that is known, and the command that finishes it; exit 1', async () => {
-    await save({ record: record('parked'), last: downJournal('running') });
+    await save({ record: sampleParkRecord('parked'), last: downJournal('running') });
     // Its lock is still there, held by a pid that is gone (kill -9 leaves it).
     const child = execa(process.execPath, ['-e', '0']);
     const pid = child.pid ?? 1;
@@ -134,7 +116,7 @@ describe('platctl status: park verdicts and advice', { timeout: 60_000 }, () => 
   });
 
   it('the only record moved aside (the hint for a damaged one): unknown, never "not parked"; bootstrap refuses', async () => {
-    await save({ record: record('parked'), last: downJournal('completed') });
+    await save({ record: sampleParkRecord('parked'), last: downJournal('completed') });
     const path = join(root, '.platctl-park', 'platform.json');
     renameSync(path, `${path}.damaged`);
     const text = await status();
@@ -153,7 +135,7 @@ describe('platctl status: park verdicts and advice', { timeout: 60_000 }, () => 
   });
 
   it('a failed down: the resume command, exit 1', async () => {
-    await save({ record: record('parked'), last: downJournal('failed') });
+    await save({ record: sampleParkRecord('parked'), last: downJournal('failed') });
     const text = await status();
     expect(text.code).toBe(1);
     expect(text.stdout).toContain('last down: failed');

@@ -3,22 +3,12 @@
  * Terragrunt executor (the fake terragrunt records every call; its `exec` does what the apply would), and the steps
  * after Karpenter (Kyverno, rollouts, database clients, pod readiness) against the loopback Kubernetes API.
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { stripForRecord } from '../../park/kube-helpers.js';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
-import type { KubeApiServer, KubeFixtureObject } from '../helpers/kube-api.js';
+import type { KubeFixtureObject } from '../helpers/kube-api.js';
 import {
   KEYS,
   fixtureCnpgCluster,
@@ -32,16 +22,8 @@ import {
   rolloutController,
 } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
-import {
-  PARK_CLUSTER,
-  PARK_SIZES,
-  nodeGroupSizes,
-  parkConfig,
-  s3ParkRecord,
-  seedParkAws,
-  startParkKube,
-} from '../helpers/park-fixture.js';
-import { runCli } from '../helpers/run-cli.js';
+import { useParkEnv } from '../helpers/park-env.js';
+import { PARK_CLUSTER, PARK_SIZES, nodeGroupSizes, parkConfig, s3ParkRecord } from '../helpers/park-fixture.js';
 import type { Call, UnitBehaviour } from './engine-helpers.js';
 import { ENGINE_FIXTURES, REPO_ROOT } from './engine-helpers.js';
 
@@ -61,39 +43,31 @@ const UNITS_CONFIG = parkConfig(
 describe('platctl up', { timeout: 240_000 }, () => {
   const moto = useMoto();
   const proxy = useAwsProxy(moto);
-  let kube: KubeApiServer;
-  let root: string;
+  const park = useParkEnv(moto, { prefix: 'platctl-park-up-', config: UNITS_CONFIG, proxy });
 
-  const record = () => join(root, 'calls.ndjson');
+  const record = () => join(park.root, 'calls.ndjson');
   const control = (units: Record<string, UnitBehaviour & { exec?: string[] }>): void =>
-    writeFileSync(join(root, 'control.json'), JSON.stringify({ default: {}, units }));
+    writeFileSync(join(park.root, 'control.json'), JSON.stringify({ default: {}, units }));
   const calls = (): Call[] =>
     readFileSync(record(), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
       .map((line) => JSON.parse(line) as Call);
   const cli = (args: string[], extraEnv: Record<string, string> = {}) =>
-    runCli([...args, '--config', join(root, '.platctl.yaml')], {
-      cwd: root,
-      env: {
-        ...moto.env,
-        PATH: process.env.PATH,
-        AWS_ENDPOINT_URL: proxy.endpoint,
-        HOME: join(root, 'home'),
-        KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
-        PLATCTL_TERRAGRUNT: FAKE_TG,
-        PLATCTL_TF_PATH: FAKE_TOFU,
-        FAKE_TG_RECORD: record(),
-        FAKE_TG_CONTROL: join(root, 'control.json'),
-        ...extraEnv,
-      },
+    park.cli(args, {
+      PATH: process.env.PATH,
+      PLATCTL_TERRAGRUNT: FAKE_TG,
+      PLATCTL_TF_PATH: FAKE_TOFU,
+      FAKE_TG_RECORD: record(),
+      FAKE_TG_CONTROL: join(park.root, 'control.json'),
+      ...extraEnv,
     });
   /** An `exec` for the fake terragrunt: the apply sets these node-group sizes and creates these objects. */
   const effect = (
     name: string,
     spec: { groups?: Record<string, { min: number; max: number; desired: number }>; create?: KubeFixtureObject[] },
   ): string[] => {
-    const file = join(root, `${name}.json`);
+    const file = join(park.root, `${name}.json`);
     const kinds: Record<string, string> = {
       NodePool: '/apis/karpenter.sh/v1/nodepools',
       EC2NodeClass: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses',
@@ -105,7 +79,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
         ...(spec.create
           ? {
               kube: {
-                server: kube.url,
+                server: park.kube.url,
                 create: spec.create.map((body) => ({ path: kinds[body.kind as string], body })),
               },
             }
@@ -118,7 +92,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
   const argv = (unit: string, ...tfArgs: string[]) => [
     'run',
     '--working-dir',
-    join(root, 'live', 'platform', unit),
+    join(park.root, 'live', 'platform', unit),
     '--non-interactive',
     '--tf-path',
     FAKE_TOFU,
@@ -129,25 +103,13 @@ describe('platctl up', { timeout: 240_000 }, () => {
     ...tfArgs,
   ];
 
-  beforeEach(async () => {
-    root = mkdtempSync(join(tmpdir(), 'platctl-park-up-'));
+  beforeEach(() => {
     for (const unit of UNITS) {
-      mkdirSync(join(root, 'live', 'platform', unit), { recursive: true });
-      writeFileSync(join(root, 'live', 'platform', unit, 'terragrunt.hcl'), '# a unit\n');
+      mkdirSync(join(park.root, 'live', 'platform', unit), { recursive: true });
+      writeFileSync(join(park.root, 'live', 'platform', unit, 'terragrunt.hcl'), '# a unit\n');
     }
-    mkdirSync(join(root, 'home'), { recursive: true });
-    writeFileSync(join(root, '.platctl.yaml'), UNITS_CONFIG);
     writeFileSync(record(), '');
     control({});
-    proxy.calls.length = 0;
-    proxy.inject = undefined;
-    await seedParkAws(moto.endpoint);
-    kube = await startParkKube();
-  }, 90_000);
-
-  afterEach(async () => {
-    await kube.close();
-    rmSync(root, { recursive: true, force: true });
   });
 
   it('re-applies the node-group, Karpenter (-replace) and reconnect units through terragrunt, then checks the record', async () => {
@@ -160,7 +122,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(dry.stderr).toBe('');
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain(
-      `apply platform/eks-nodes: ${FAKE_TG} run --working-dir ${join(root, 'live/platform/eks-nodes')} --non-interactive --tf-path ${FAKE_TOFU} -- apply -auto-approve -input=false`,
+      `apply platform/eks-nodes: ${FAKE_TG} run --working-dir ${join(park.root, 'live/platform/eks-nodes')} --non-interactive --tf-path ${FAKE_TOFU} -- apply -auto-approve -input=false`,
     );
     expect(dry.stdout).toContain(`'-replace=${REPLACE[0]}' '-replace=${REPLACE[1]}'`);
     expect(dry.stdout).toContain('workers: 0/6/0 -> 1/6/2 (min/max/desired)');
@@ -188,11 +150,11 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(up.stdout).toMatch(/✓ node-groups +system 2\/4\/3, workers 1\/6\/2 \(applying platform\/eks-nodes\)/);
     expect(up.stdout).toMatch(/✓ karpenter +applied platform\/karpenter replacing kubectl_manifest/);
     expect(up.stdout).toMatch(/✓ reconnect +applied platform\/cross-vpc-dns/);
-    expect(kube.objects(KEYS.nodepools).map((p) => p.metadata?.name)).toEqual(['default']);
+    expect(park.kube.objects(KEYS.nodepools).map((p) => p.metadata?.name)).toEqual(['default']);
     expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
-    const logs = readdirSync(join(root, '.platctl-logs')).filter((d) => d.startsWith('park-up-'));
+    const logs = readdirSync(join(park.root, '.platctl-logs')).filter((d) => d.startsWith('park-up-'));
     expect(logs).toHaveLength(1);
-    const log = readFileSync(join(root, '.platctl-logs', logs[0]!, 'platform__eks-nodes.log'), 'utf8');
+    const log = readFileSync(join(park.root, '.platctl-logs', logs[0]!, 'platform__eks-nodes.log'), 'utf8');
     expect(log).toContain('aws_eks_node_group.workers: Modifications complete');
     expect(log).toContain('# result:   completed');
   });
@@ -243,7 +205,10 @@ describe('platctl up', { timeout: 240_000 }, () => {
   });
 
   it('a configured unit that does not exist stops up and down (exit 2, file:line, did-you-mean) before anything runs', async () => {
-    writeFileSync(join(root, '.platctl.yaml'), UNITS_CONFIG.replace('platform/cross-vpc-dns', 'platform/cross-vpc'));
+    writeFileSync(
+      join(park.root, '.platctl.yaml'),
+      UNITS_CONFIG.replace('platform/cross-vpc-dns', 'platform/cross-vpc'),
+    );
     for (const verb of [['up'], ['down', '--yes']]) {
       const result = await cli(verb);
       expect(result.code, verb[0]).toBe(2);
@@ -254,26 +219,26 @@ describe('platctl up', { timeout: 240_000 }, () => {
     }
     expect(proxy.calls).toEqual([]);
     expect(calls()).toEqual([]);
-    expect(existsSync(join(root, '.platctl-park'))).toBe(false);
+    expect(existsSync(join(park.root, '.platctl-park'))).toBe(false);
   });
   it('a missing terragrunt or an unusable CLI config refuses up (exit 3) before anything runs, as for bootstrap', async () => {
-    const missing = await cli(['up'], { PLATCTL_TERRAGRUNT: join(root, 'no-such-terragrunt') });
+    const missing = await cli(['up'], { PLATCTL_TERRAGRUNT: join(park.root, 'no-such-terragrunt') });
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain(
-      `terragrunt "${join(root, 'no-such-terragrunt')}" (from PLATCTL_TERRAGRUNT) was not found; nothing was run`,
+      `terragrunt "${join(park.root, 'no-such-terragrunt')}" (from PLATCTL_TERRAGRUNT) was not found; nothing was run`,
     );
-    const cliConfig = await cli(['up'], { TF_CLI_CONFIG_FILE: join(root, 'no-such.tfrc') });
+    const cliConfig = await cli(['up'], { TF_CLI_CONFIG_FILE: join(park.root, 'no-such.tfrc') });
     expect(cliConfig.code).toBe(3);
     expect(cliConfig.stderr).toContain(
-      `TF_CLI_CONFIG_FILE points at ${join(root, 'no-such.tfrc')}, which does not exist`,
+      `TF_CLI_CONFIG_FILE points at ${join(park.root, 'no-such.tfrc')}, which does not exist`,
     );
     expect(proxy.calls).toEqual([]);
     expect(calls()).toEqual([]);
-    expect(existsSync(join(root, '.platctl-park'))).toBe(false);
+    expect(existsSync(join(park.root, '.platctl-park'))).toBe(false);
   });
   it('recovers Kyverno (bounded), restarts rollouts and early DB clients, and judges by pod readiness', async () => {
     writeFileSync(
-      join(root, '.platctl.yaml'),
+      join(park.root, '.platctl.yaml'),
       parkConfig(`    kyverno: { namespace: kyverno }
     rollouts:
       - { namespace: argocd, kind: statefulset, name: argocd-application-controller }
@@ -292,9 +257,9 @@ describe('platctl up', { timeout: 240_000 }, () => {
     // the api's pod started, a node is not Ready (not what up judges by), a pod elsewhere is not ready either.
     const dbReady = Date.now() - 600_000;
     const at = (ms: number) => new Date(ms).toISOString();
-    kube.objects(KEYS.validatingWebhooks).push(fixtureKyvernoWebhook('validating'));
-    kube.objects(KEYS.mutatingWebhooks).push(fixtureKyvernoWebhook('mutating'));
-    kube
+    park.kube.objects(KEYS.validatingWebhooks).push(fixtureKyvernoWebhook('validating'));
+    park.kube.objects(KEYS.mutatingWebhooks).push(fixtureKyvernoWebhook('mutating'));
+    park.kube
       .objects(KEYS.deployments)
       .push(
         fixtureDeployment('kyverno', 'kyverno-admission-controller', { labels: { app: 'kyverno' } }),
@@ -302,14 +267,14 @@ describe('platctl up', { timeout: 240_000 }, () => {
         fixtureDeployment('apps', 'api'),
         fixtureDeployment('apps', 'worker'),
       );
-    kube.objects(KEYS.statefulsets).push({
+    park.kube.objects(KEYS.statefulsets).push({
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
       metadata: { name: 'argocd-application-controller', namespace: 'argocd' },
       spec: { template: { metadata: { annotations: {} } } },
     });
-    kube.objects(KEYS.cnpg).push(fixtureCnpgCluster('apps', 'pg', at(dbReady)));
-    kube
+    park.kube.objects(KEYS.cnpg).push(fixtureCnpgCluster('apps', 'pg', at(dbReady)));
+    park.kube
       .objects(KEYS.pods)
       .push(
         fixturePod('kyverno', 'kyverno-admission-1', { labels: { app: 'kyverno' }, ready: false }),
@@ -318,7 +283,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
         fixturePod('apps', 'worker-1', { labels: { app: 'worker' }, startTime: at(dbReady + 60_000) }),
         fixturePod('batch', 'report-1', { ready: false }),
       );
-    kube.objects(KEYS.nodes).push(fixtureNode('sick-1', false));
+    park.kube.objects(KEYS.nodes).push(fixtureNode('sick-1', false));
 
     // Kyverno never comes back: the step deletes the fail-closed webhooks, restarts Kyverno and gives up in time.
     const started = Date.now();
@@ -328,13 +293,15 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(stuck.stdout).toContain('✗ kyverno');
     expect(stuck.stdout).toContain('no Kyverno pod ready in kyverno after 3s (1 pods)');
     expect(stuck.stdout).toContain('platform: up failed at step kyverno');
-    expect(kube.objects(KEYS.validatingWebhooks)).toEqual([]);
-    expect(kube.objects(KEYS.mutatingWebhooks)).toEqual([]);
-    expect(kube.writes()).toContain('PATCH /apis/apps/v1/namespaces/kyverno/deployments/kyverno-admission-controller');
+    expect(park.kube.objects(KEYS.validatingWebhooks)).toEqual([]);
+    expect(park.kube.objects(KEYS.mutatingWebhooks)).toEqual([]);
+    expect(park.kube.writes()).toContain(
+      'PATCH /apis/apps/v1/namespaces/kyverno/deployments/kyverno-admission-controller',
+    );
 
     // A restart now brings pods back ready; one pod of a readiness namespace never gets ready.
-    kube.controllers.push(rolloutController());
-    kube.objects(KEYS.pods).push(fixturePod('apps', 'stuck-1', { ready: false }));
+    park.kube.controllers.push(rolloutController());
+    park.kube.objects(KEYS.pods).push(fixturePod('apps', 'stuck-1', { ready: false }));
     const notReady = await cli(['up', '--resume']);
     expect(notReady.code).toBe(1);
     expect(notReady.stdout).toMatch(/✓ kyverno +restarted kyverno\/kyverno-admission-controller; Kyverno ready/);
@@ -347,7 +314,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(notReady.stdout).toContain('platform: up failed at step pods-ready');
     const restartedAt = (key: string, name: string) =>
       (
-        kube.objects(key).find((o) => o.metadata?.name === name)?.spec as {
+        park.kube.objects(key).find((o) => o.metadata?.name === name)?.spec as {
           template: { metadata: { annotations: Record<string, string | undefined> } };
         }
       ).template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
@@ -356,7 +323,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(restartedAt(KEYS.deployments, 'api')).toBeDefined();
     expect(restartedAt(KEYS.deployments, 'worker')).toBeUndefined();
 
-    const pods = kube.objects(KEYS.pods);
+    const pods = park.kube.objects(KEYS.pods);
     pods.splice(
       pods.findIndex((p) => p.metadata?.name === 'stuck-1'),
       1,
@@ -367,7 +334,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(up.stdout).toMatch(/✓ pods-ready +4 pods ready in apps, kyverno/);
     expect(up.stdout).toContain('platform: up and ready');
     // Judged by pods: the node that is not Ready did not hold up.
-    expect(kube.objects(KEYS.nodes).find((n) => n.metadata?.name === 'sick-1')).toBeDefined();
+    expect(park.kube.objects(KEYS.nodes).find((n) => n.metadata?.name === 'sick-1')).toBeDefined();
     expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
   });
   it('bootstrap reads the shared record; a teardown of the whole parked environment removes it (S3 and local)', async () => {
@@ -387,7 +354,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
 
     expect((await cli(['down', '--yes'])).code).toBe(0);
     // Parked by another runner: only the shared record knows.
-    const local = join(root, '.platctl-park', 'platform.json');
+    const local = join(park.root, '.platctl-park', 'platform.json');
     renameSync(local, `${local}.away`);
     const refused = await cli(['bootstrap', '--env', 'platform']);
     expect(refused.code).toBe(3);
@@ -421,11 +388,11 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(bootstrap.code).toBe(0);
   });
   it('up waits for an EC2NodeClass that is still being deleted before creating it again, bounded', async () => {
-    writeFileSync(join(root, '.platctl.yaml'), parkConfig('    ready_timeout: 3s\n'));
-    kube.controllers.length = 0;
-    kube.controllers.push(karpenterController({ holdClasses: true }));
+    writeFileSync(join(park.root, '.platctl.yaml'), parkConfig('    ready_timeout: 3s\n'));
+    park.kube.controllers.length = 0;
+    park.kube.controllers.push(karpenterController({ holdClasses: true }));
     expect((await cli(['down', '--yes'])).code).toBe(0);
-    expect(kube.objects(KEYS.ec2nodeclasses)[0]?.metadata?.deletionTimestamp).toBeDefined();
+    expect(park.kube.objects(KEYS.ec2nodeclasses)[0]?.metadata?.deletionTimestamp).toBeDefined();
 
     const held = await cli(['up']);
     expect(held.code).toBe(1);
@@ -433,15 +400,15 @@ describe('platctl up', { timeout: 240_000 }, () => {
       'EC2NodeClass default is still being deleted after 3s (finalizers: karpenter.k8s.aws/termination), so it cannot be created again',
     );
     expect(held.stdout).toContain('platform: up failed at step karpenter');
-    expect(kube.objects(KEYS.nodepools)).toEqual([]);
+    expect(park.kube.objects(KEYS.nodepools)).toEqual([]);
 
-    kube.controllers.length = 0;
-    kube.controllers.push(karpenterController());
+    park.kube.controllers.length = 0;
+    park.kube.controllers.push(karpenterController());
     const up = await cli(['up', '--resume']);
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(/✓ karpenter +created default, default/);
-    expect(kube.objects(KEYS.ec2nodeclasses).map((c) => [c.metadata?.name, c.metadata?.deletionTimestamp])).toEqual([
-      ['default', undefined],
-    ]);
+    expect(
+      park.kube.objects(KEYS.ec2nodeclasses).map((c) => [c.metadata?.name, c.metadata?.deletionTimestamp]),
+    ).toEqual([['default', undefined]]);
   });
 });

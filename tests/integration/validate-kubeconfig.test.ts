@@ -2,7 +2,6 @@
  * `platctl kubeconfig` and `platctl kubeconfig token` in-process, against moto's EKS DescribeCluster; the
  * ExecCredential is fed to @kubernetes/client-node as an exec plugin to show a real client accepts it.
  */
-import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +11,7 @@ import { kubeReaderFromContext } from '../../cloud/kube.js';
 import { mergeKubeconfig } from '../../cli/kubeconfig.js';
 import { runCli } from '../helpers/run-cli.js';
 import { fixtureNode, startKubeApi } from '../helpers/kube-api.js';
-import { MOTO_ACCOUNT_ID, useMoto } from '../helpers/moto.js';
+import { createEksClusters, useMoto } from '../helpers/moto.js';
 
 interface Kubeconfig {
   'current-context'?: string;
@@ -58,20 +57,7 @@ describe('platctl kubeconfig', () => {
   const env = () => ({ ...moto.env, HOME: join(root, 'home') });
 
   beforeEach(async () => {
-    const eks = new EKSClient({
-      region: 'eu-west-1',
-      endpoint: moto.endpoint,
-      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
-    });
-    for (const name of ['platform', 'preprod']) {
-      await eks.send(
-        new CreateClusterCommand({
-          name,
-          roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
-          resourcesVpcConfig: { subnetIds: [] },
-        }),
-      );
-    }
+    await createEksClusters(moto, ['platform', 'preprod']);
   });
 
   it('merges a context per cluster into the kubeconfig, keeping the other entries', async () => {

@@ -1,9 +1,8 @@
-import { CreateClusterCommand, EKSClient } from '@aws-sdk/client-eks';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { createEnvCloud, sameRole } from '../../../cloud/environment.js';
 import type { EnvironmentConfig } from '../../../config/schema.js';
-import { MOTO_ACCOUNT_ID, useMoto } from '../../helpers/moto.js';
+import { MOTO_ACCOUNT_ID, createEksClusters, useMoto } from '../../helpers/moto.js';
 
 const settings = (aws: Partial<NonNullable<EnvironmentConfig['aws']>> = {}): EnvironmentConfig => ({
   dir: 'live/platform',
@@ -100,18 +99,7 @@ describe('EnvCloud against moto', () => {
   });
 
   it('describes the EKS cluster', async () => {
-    const eks = new EKSClient({
-      region: 'eu-west-1',
-      endpoint: moto.endpoint,
-      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
-    });
-    await eks.send(
-      new CreateClusterCommand({
-        name: 'platform',
-        roleArn: `arn:aws:iam::${MOTO_ACCOUNT_ID}:role/eks`,
-        resourcesVpcConfig: { subnetIds: [] },
-      }),
-    );
+    await createEksClusters(moto, ['platform']);
     const described = await cloud().describeCluster();
     expect(described).toMatchObject({ ok: true, value: { name: 'platform', status: 'ACTIVE' } });
     const missing = await cloud({ ...settings(), cluster: { name: 'nope' } }).describeCluster();
