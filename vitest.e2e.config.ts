@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/e2e/**/*.test.ts'],
+    globalSetup: ['tests/global-setup.ts'],
     testTimeout: 600_000,
     hookTimeout: 600_000,
     fileParallelism: false,

@@ -1,8 +1,8 @@
 /**
- * One temp dir for the whole `npm test` run. Every test, and every process a test starts (platctl, moto, the fake
- * terragrunt), inherits TMPDIR pointing into it, so whatever any of them leaves behind is removed with it when the run
- * ends. Leftovers are counted and named first: a test that forgets to clean up shows here, while the machine's temp
- * dir stays clean either way.
+ * One temp dir for the whole test run (`npm test`, `npm run test:e2e`). Every test, and every process a test starts
+ * (platctl, moto, the fake terragrunt), inherits TMPDIR pointing into it, so whatever any of them leaves behind is
+ * removed with it when the run ends. Leftovers are counted and named first: a test that forgets to clean up shows
+ * here, while the machine's temp dir stays clean either way.
  */
 import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -48,7 +48,9 @@ function toolEnv(): Record<string, string> {
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(TF_|TG_|TERRAGRUNT_)/.test(key)) env[key] = value;
   }
-  return { ...env, HOME: mkdtempSync(join(tmpdir(), 'platctl-diff-home-')) };
+  const home = mkdtempSync(join(tmpdir(), 'platctl-diff-home-'));
+  temps.push(home);
+  return { ...env, HOME: home };
 }
 
 /**
