@@ -2,12 +2,11 @@
  * The reads of validate's bastion check, with a check's abort signal on every call: the instances carrying the
  * bastion tags (EC2 DescribeInstances) and their SSM agents (SSM DescribeInstanceInformation, see ./ssm.ts).
  */
-import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { InstanceInfo } from './park-aws.js';
 import type { CloudResult } from './result.js';
 import { ok } from './result.js';
 import type { AwsAccess } from './sdk-access.js';
-import { callOptions, sdkConfig, sdkFailure } from './sdk-access.js';
+import { callOptions, lazyClient, sdkConfig, sdkFailure } from './sdk-access.js';
 import type { AgentInfo } from './ssm.js';
 import { createSsmReader } from './ssm.js';
 
@@ -19,13 +18,8 @@ export interface BastionReader {
 }
 
 export function createBastionReader(access: AwsAccess): BastionReader {
-  let client: Promise<EC2Client> | undefined;
   const sdk = () => import('@aws-sdk/client-ec2');
-  const getClient = () => {
-    client ??= sdk().then(({ EC2Client }) => new EC2Client(sdkConfig(access, 'EC2')));
-    client.catch(() => (client = undefined));
-    return client;
-  };
+  const getClient = lazyClient(() => sdk().then(({ EC2Client }) => new EC2Client(sdkConfig(access, 'EC2'))));
   const ssm = createSsmReader(access);
   return {
     async instances(tags, signal) {

@@ -2,9 +2,8 @@
  * EKS access entries of one cluster, for `platctl access`: read every entry with its tags and associated policies,
  * create an entry, associate or disassociate a policy, delete an entry. The SDK client is imported on first use.
  */
-import type { EKSClient } from '@aws-sdk/client-eks';
 import type { AwsAccess } from './sdk-access.js';
-import { callOptions, endpointUrl, sdkConfig, sdkFailure } from './sdk-access.js';
+import { callOptions, endpointUrl, lazyClient, sdkConfig, sdkFailure } from './sdk-access.js';
 import type { CloudResult } from './result.js';
 import { ok } from './result.js';
 
@@ -39,12 +38,8 @@ export interface EksAccess {
 }
 
 export function createEksAccess(access: AwsAccess, cluster: string): EksAccess {
-  let client: Promise<EKSClient> | undefined;
   const sdk = () => import('@aws-sdk/client-eks');
-  const getClient = () => {
-    client ??= sdk().then(({ EKSClient }) => new EKSClient(sdkConfig(access, 'EKS')));
-    return client;
-  };
+  const getClient = lazyClient(() => sdk().then(({ EKSClient }) => new EKSClient(sdkConfig(access, 'EKS'))));
   const where = `on cluster ${cluster} (environment ${access.envName})`;
   const endpoint = { service: 'EKS', url: endpointUrl(access, 'EKS', 'eks') };
   const attempt = async (what: string, run: () => Promise<void>): Promise<CloudResult<void>> => {

@@ -56,6 +56,21 @@ export function sdkConfig(access: AwsAccess, serviceId: string) {
   };
 }
 
+/**
+ * One SDK client made on first use and shared by every later call: the SDK module loads only when a call needs it
+ * (start-up). A client that could not be made is not kept, so the next call tries again.
+ */
+export function lazyClient<T>(make: () => Promise<T>): () => Promise<T> {
+  let client: Promise<T> | undefined;
+  return () => {
+    if (client === undefined) {
+      client = make();
+      client.catch(() => (client = undefined));
+    }
+    return client;
+  };
+}
+
 /** The URL a client of `serviceId` calls (its endpoint override, else the regional AWS endpoint of `host`). */
 export function endpointUrl(access: AwsAccess, serviceId: string, host: string): string {
   return endpointFor(serviceId, access.env) ?? `https://${host}.${access.region}.amazonaws.com`;

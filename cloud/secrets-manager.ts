@@ -2,9 +2,8 @@
  * The Secrets Manager calls of the `secret_cleanup` and `argocd_account_token` hooks. The SDK client is imported on
  * first use. Secret values only ever travel into AWS: nothing here returns, logs or puts one in an error message.
  */
-import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { AwsAccess } from './sdk-access.js';
-import { callOptions, sdkConfig, sdkFailure } from './sdk-access.js';
+import { callOptions, lazyClient, sdkConfig, sdkFailure } from './sdk-access.js';
 import type { CloudResult } from './result.js';
 import { failure, ok } from './result.js';
 
@@ -45,12 +44,10 @@ export function matchesSecretName(name: string, match: SecretNameMatch): boolean
 const FILTER_VALUES_MAX = 10;
 
 export function createSecretsManager(access: AwsAccess): SecretsManager {
-  let client: Promise<SecretsManagerClient> | undefined;
   const sdk = () => import('@aws-sdk/client-secrets-manager');
-  const getClient = () => {
-    client ??= sdk().then(({ SecretsManagerClient }) => new SecretsManagerClient(sdkConfig(access, 'Secrets Manager')));
-    return client;
-  };
+  const getClient = lazyClient(() =>
+    sdk().then(({ SecretsManagerClient }) => new SecretsManagerClient(sdkConfig(access, 'Secrets Manager'))),
+  );
   const where = `in ${access.region} (environment ${access.envName})`;
 
   return {

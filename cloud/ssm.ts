@@ -7,11 +7,10 @@
  * A parameter's value is read with decryption only to be handed to the caller's `judge`, which answers something
  * that is not the value (a placeholder rule). The value is never returned, logged, or put in an error message.
  */
-import type { SSMClient } from '@aws-sdk/client-ssm';
 import type { CloudResult } from './result.js';
 import { failure, ok } from './result.js';
 import type { AwsAccess } from './sdk-access.js';
-import { callOptions, sdkConfig, sdkFailure } from './sdk-access.js';
+import { callOptions, lazyClient, sdkConfig, sdkFailure } from './sdk-access.js';
 
 /** What GetParameter says about a parameter, with the judge's verdict on its value instead of the value. */
 export interface ParameterFacts<T> {
@@ -51,13 +50,8 @@ export interface SsmReader {
 const IDS_PER_CALL = 50;
 
 export function createSsmReader(access: AwsAccess): SsmReader {
-  let client: Promise<SSMClient> | undefined;
   const sdk = () => import('@aws-sdk/client-ssm');
-  const getClient = () => {
-    client ??= sdk().then(({ SSMClient }) => new SSMClient(sdkConfig(access, 'SSM')));
-    client.catch(() => (client = undefined));
-    return client;
-  };
+  const getClient = lazyClient(() => sdk().then(({ SSMClient }) => new SSMClient(sdkConfig(access, 'SSM'))));
   const where = `in ${access.region} (environment ${access.envName})`;
 
   return {

@@ -1,7 +1,6 @@
 /** EC2 subnets and their free addresses, for the `eni_ip_validation` hook. */
-import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { AwsAccess } from './sdk-access.js';
-import { callOptions, sdkConfig, sdkFailure } from './sdk-access.js';
+import { callOptions, lazyClient, sdkConfig, sdkFailure } from './sdk-access.js';
 import type { CloudResult } from './result.js';
 import { failure, ok } from './result.js';
 
@@ -26,12 +25,8 @@ export interface SubnetReader {
 }
 
 export function createSubnetReader(access: AwsAccess): SubnetReader {
-  let client: Promise<EC2Client> | undefined;
   const sdk = () => import('@aws-sdk/client-ec2');
-  const getClient = () => {
-    client ??= sdk().then(({ EC2Client }) => new EC2Client(sdkConfig(access, 'EC2')));
-    return client;
-  };
+  const getClient = lazyClient(() => sdk().then(({ EC2Client }) => new EC2Client(sdkConfig(access, 'EC2'))));
   const where = `in ${access.region} (environment ${access.envName})`;
 
   return {
