@@ -20,10 +20,10 @@ export function setTimer(callback: () => void, ms: number): NodeJS.Timeout {
   return setTimeout(callback, timerDelay(ms));
 }
 
-/** Waits `ms`, or less when `signal` aborts. */
+/** Waits `ms` (held at the timer limit), or less when `signal` aborts; never rejects. The one sleep of platctl. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
+    if (signal?.aborted || ms <= 0) return resolve();
     const timer = setTimer(done, ms);
     function done(): void {
       clearTimeout(timer);

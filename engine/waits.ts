@@ -5,29 +5,13 @@
  * goes through {@link poll}: it stops on the first Ctrl-C and never runs past its deadline.
  */
 
+import { abortableSleep } from './timers.js';
+
 /** Time as platctl sees it: tests inject one that advances on `sleep` instead of waiting. */
 export interface Clock {
   now(): number;
   /** Resolves after `ms`, or at once when `signal` is (or becomes) aborted. Never rejects. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
-}
-
-/** Waits `ms`, or less when `signal` aborts; never rejects. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted || ms <= 0) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    // Node's timers hold at most 2^31-1 ms; a longer wait is cut there (the caller's deadline decides the rest).
-    const timer = setTimeout(done, Math.min(ms, 2_147_483_647));
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** The wall clock. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../../engine/waits.js';
-import { abortableSleep, poll } from '../../../engine/waits.js';
+import { abortableSleep } from '../../../engine/timers.js';
+import { poll } from '../../../engine/waits.js';
 
 /** A clock whose sleeps advance time at once: a 10-minute wait costs nothing. */
 function fakeClock(onSleep?: (ms: number) => void): Clock & { slept: number[] } {
