@@ -4,7 +4,7 @@
  * `--json`). The sequences themselves are in park/.
  */
 import { explainOutcome } from './problems.js';
-import { hostname, userInfo } from 'node:os';
+import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
 import { createEnvCloud } from '../cloud/environment.js';
 import type { EnvCloud } from '../cloud/environment.js';
@@ -34,7 +34,7 @@ import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from './metrics.js';
 import { METRICS_OPTION, withMetrics } from './metrics.js';
 import { loadCheckedConfig } from './project.js';
-import { parkRecordPlaces, sharedBackend, stateStore } from './shared-state.js';
+import { parkRecordPlaces, runAuthor, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import type { OptionSpecs } from './args.js';
@@ -270,7 +270,7 @@ export async function runParkVerb(
       park: config.park,
       dryRun,
       resume: args.resume === true,
-      who: { host: hostname(), user: io.env.USER ?? safeUser() },
+      who: runAuthor(io.env),
       access,
       emit: render,
       now: () => Date.now(),
@@ -339,14 +339,6 @@ function exitCodeFor(outcomes: readonly EnvOutcome[], io: CliIo): number {
   if (outcomes.some((o) => o.status === 'failed')) return EXIT.failed;
   if (outcomes.some((o) => o.status === 'refused')) return EXIT.refused;
   return EXIT.ok;
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 function invocationArgs(op: ParkOp, args: ParkArgs & GlobalOptions, withConfig = true): string[] {
