@@ -3,11 +3,12 @@
 #
 # 1. checks that moto can be started (python3 -m moto.server; see docs/park.md);
 # 2. builds platctl (npm run build) if dist/ is missing or older than a source file;
-# 3. runs dist/scripts/demo-park.js, which starts moto and the loopback Kubernetes API of the tests, seeds a parkable
-#    environment, and runs `platctl down --dry-run`, `down`, `status`, `up` and `status` in .demo/park (git-ignored),
-#    then stops both emulators; with --keep (npm run demo:park -- --keep) it leaves them running, prints the
+# 3. runs dist/scripts/demo-park.js, which starts moto and a real Kubernetes API server (etcd and kube-apiserver from
+#    .tools/bin, built by `npm run tools`; the same start-up as the tests), seeds a parkable environment, and runs
+#    `platctl down --dry-run`, `down`, `status`, `up` and `status` in .demo/park (git-ignored), then stops both; with --keep (npm run demo:park -- --keep) it leaves them running, prints the
 #    variables to export and the commands to try by hand, and stops them on Ctrl-C or SIGTERM.
-# Exit code: 0 when down and up both succeeded (2 for an unknown argument).
+# Exit code: 0 when down and up both succeeded (2 for an unknown argument, 3 when moto or the Kubernetes binaries are
+# missing).
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -1,8 +1,10 @@
 /**
  * `npm run demo:park` (scripts/demo-park.sh builds, then runs this as dist/scripts/demo-park.js): platctl down and
- * up against emulators, in one command. It starts moto (EKS node groups, EC2 instances, S3, STS) and the loopback
- * Kubernetes API of the tests, seeds a parkable environment (two node groups, a bastion, a Karpenter NodePool with
- * its NodeClaim, a do-not-disrupt pod, an Argo CD application with auto-sync), writes `.demo/park/.platctl.yaml`,
+ * up against emulators, in one command. It starts moto (EKS node groups, EC2 instances, S3, STS) and a real
+ * Kubernetes API server (etcd and kube-apiserver from .tools/bin, built by `npm run tools`; started by
+ * scripts/lib/kube-server.ts, the start-up the tests use), seeds a parkable environment (two node groups, a bastion, a
+ * Karpenter NodePool with its NodeClaim, a do-not-disrupt pod, an Argo CD application with auto-sync) while test
+ * controllers play Karpenter, the garbage collector and the kubelet, writes `.demo/park/.platctl.yaml`,
  * then runs `platctl down --dry-run`, `down`, `status`, `up` and `status` there with their output as is, and stops
  * both emulators whatever happens. Exit code: 0 when down and up both succeeded. platctl reaches moto through the
  * tests' AWS proxy, which also answers SSM DescribeInstanceInformation (moto lacks it: up waits for the bastion's
@@ -20,7 +22,8 @@ import { startAwsProxy } from '../tests/helpers/aws-proxy.js';
 import type { AwsProxy } from '../tests/helpers/aws-proxy.js';
 import { startMoto } from '../tests/helpers/moto.js';
 import type { MotoServer } from '../tests/helpers/moto.js';
-import type { KubeApiServer } from '../tests/helpers/kube-api.js';
+import { kubeServerUnavailable } from './lib/kube-server.js';
+import type { ParkKube } from '../tests/helpers/park-fixture.js';
 import { parkConfig, seedParkAws, startParkKube } from '../tests/helpers/park-fixture.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -80,7 +83,7 @@ async function keepRunning(env: Readonly<Record<string, string>>, stopped: Promi
 async function main(keep: boolean): Promise<number> {
   let moto: MotoServer | undefined;
   let proxy: AwsProxy | undefined;
-  let kube: KubeApiServer | undefined;
+  let kube: ParkKube | undefined;
   // Ctrl-C reaches platctl too, which stops cleanly; this process only has to outlive it and clean up. With --keep,
   // a signal after the sequence ends the wait.
   let onStop: (signal: string) => void = () => undefined;
@@ -89,15 +92,20 @@ async function main(keep: boolean): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    step('moto and the loopback Kubernetes API');
+    step('moto and a Kubernetes API server');
     moto = await startMoto();
     proxy = await startAwsProxy(moto.endpoint);
     const { bastionId } = await seedParkAws(moto.endpoint);
     kube = await startParkKube();
     console.log(`moto on ${moto.endpoint}: EKS cluster platform, node groups system (2/4/3) and workers (1/6/2),`);
     console.log(`  bastion ${bastionId}, state bucket park-state-platform`);
-    console.log(`Kubernetes API on ${kube.url}: NodePool default with NodeClaim default-abc, pod apps/api-1`);
-    console.log('  (karpenter.sh/do-not-disrupt), Argo CD application karpenter with auto-sync');
+    console.log(`kube-apiserver on ${kube.server.url}: NodePool default with NodeClaim default-abc, pod apps/api-1`);
+    console.log(
+      '  (karpenter.sh/do-not-disrupt), Argo CD application karpenter with auto-sync; platctl runs as a user',
+    );
+    console.log(
+      '  bound to the ClusterRole platctl-park of docs/park.md, and the demo plays Karpenter and the kubelet',
+    );
 
     rmSync(DEMO, { recursive: true, force: true });
     mkdirSync(join(DEMO, 'live', 'platform'), { recursive: true });
@@ -105,7 +113,7 @@ async function main(keep: boolean): Promise<number> {
     const env: Record<string, string> = {
       ...moto.childEnv(process.env),
       AWS_ENDPOINT_URL: proxy.endpoint,
-      KUBECONFIG: kube.writeKubeconfig(DEMO, 'fixture'),
+      KUBECONFIG: kube.kubeconfig(DEMO),
     };
     console.log(`working in ${DEMO} (.platctl.yaml: park.platform)`);
 
@@ -124,7 +132,7 @@ async function main(keep: boolean): Promise<number> {
     return up;
   } finally {
     step('cleaning up');
-    await kube?.close();
+    await kube?.stop();
     await proxy?.close();
     await moto?.stop();
     console.log('stopped moto and the Kubernetes API');
@@ -134,9 +142,13 @@ async function main(keep: boolean): Promise<number> {
 }
 
 const args = process.argv.slice(2);
+const unavailable = kubeServerUnavailable();
 if (args.some((arg) => arg !== '--keep')) {
   process.stderr.write(`demo:park: unknown argument ${args.find((arg) => arg !== '--keep')}\n${USAGE}\n`);
   process.exitCode = 2;
+} else if (unavailable !== undefined) {
+  process.stderr.write(`demo:park: ${unavailable}\n`);
+  process.exitCode = 3;
 } else {
   process.exitCode = await main(args.includes('--keep'));
 }

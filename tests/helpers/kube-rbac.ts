@@ -2,13 +2,21 @@
  * The least-privilege identity the tests run platctl as: the token file's `limited` user, bound to a ClusterRole that
  * the project's docs publish (read from the page itself, so a permission the docs leave out fails a test).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject, KubeServer } from './kube-server.js';
 import { waitFor } from './kube-server.js';
 
-const DOCS = join(import.meta.dirname, '../../docs');
+/** The repository's docs/: above this module (tests/helpers, or dist/tests/helpers when the park demo is built). */
+function docsDir(): string {
+  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, 'docs', 'park.md'))) return join(dir, 'docs');
+  }
+  throw new Error(`no docs/park.md above ${import.meta.dirname}`);
+}
+
+const DOCS = docsDir();
 
 /** The ClusterRole `name` from a ```yaml block of docs/<page>. */
 export function documentedClusterRole(page: string, name: string): KubeObject {

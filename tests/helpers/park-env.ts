@@ -1,17 +1,20 @@
 /**
  * The per-test setup the park CLI tests share: a fresh working directory (`live/platform`, `home`, and
- * `.platctl.yaml` when a config is given), moto seeded with the park fixture, the loopback Kubernetes API started,
- * and platctl run there with moto's credentials, HOME and the fixture's kubeconfig. Registers vitest hooks; both go
- * after each test (the API server stopped, the directory removed).
+ * `.platctl.yaml` when a config is given), moto seeded with the park fixture, the real Kubernetes API server seeded
+ * with it (one server per file, emptied before each test) with the test controllers running, and platctl run there
+ * with moto's credentials, HOME and a kubeconfig of the least-privilege user. Registers vitest hooks; after each test
+ * the controllers stop and the directory is removed, after the file the server stops.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { AwsProxy } from './aws-proxy.js';
-import type { KubeApiServer } from './kube-api.js';
+import type { KubeServer } from './kube-server.js';
+import { startKubeServer } from './kube-server.js';
 import type { MotoServer } from './moto.js';
-import { seedParkAws, startParkKube } from './park-fixture.js';
+import type { ParkKube } from './park-fixture.js';
+import { prepareParkKube, resetParkKube, seedParkAws, seedParkKube } from './park-fixture.js';
 import type { CliRun } from './run-cli.js';
 import { runCli } from './run-cli.js';
 
@@ -22,12 +25,14 @@ export interface ParkEnvOptions {
   readonly config?: string;
   /** AWS goes through this proxy (AWS_ENDPOINT_URL); its recorded calls and injected answer are reset before each test. */
   readonly proxy?: AwsProxy;
+  /** Karpenter never clears these NodeClaims' finalizers (change `kube.controllers.stuck` inside a test). */
+  readonly stuck?: readonly string[];
 }
 
 /** This test's parkable environment; read its fields inside a test or hook (each test gets new ones). */
 export interface ParkEnv {
   readonly root: string;
-  readonly kube: KubeApiServer;
+  readonly kube: ParkKube;
   /** The bastion instance moto holds. */
   readonly bastionId: string;
   /** platctl with `--config <root>/.platctl.yaml`, in `root`; `extraEnv` is added to its environment. */
@@ -36,7 +41,8 @@ export interface ParkEnv {
 
 export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
   let root: string | undefined;
-  let kube: KubeApiServer | undefined;
+  let server: KubeServer | undefined;
+  let kube: ParkKube | undefined;
   let bastionId: string | undefined;
   const need = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`the park environment has no ${what} outside a test`);
@@ -59,11 +65,19 @@ export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
           ...moto.env,
           ...(options.proxy ? { AWS_ENDPOINT_URL: options.proxy.endpoint } : {}),
           HOME: join(env.root, 'home'),
-          KUBECONFIG: env.kube.writeKubeconfig(env.root, 'fixture'),
+          KUBECONFIG: env.kube.kubeconfig(env.root),
           ...extraEnv,
         },
       }),
   };
+
+  beforeAll(async () => {
+    server = await startKubeServer({ audit: true });
+    await prepareParkKube(server);
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+  }, 30_000);
 
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), options.prefix));
@@ -75,14 +89,17 @@ export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
       options.proxy.inject = undefined;
     }
     ({ bastionId } = await seedParkAws(moto.endpoint));
-    kube = await startParkKube();
+    const live = need(server, 'Kubernetes API server');
+    await resetParkKube(live);
+    kube = await seedParkKube(live, { stuck: options.stuck ?? [] });
   }, 90_000);
 
   afterEach(async () => {
-    await kube?.close();
+    const running = kube;
     kube = undefined;
     if (root !== undefined) rmSync(root, { recursive: true, force: true });
     root = undefined;
+    await running?.stop();
   });
 
   return env;

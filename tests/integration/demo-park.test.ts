@@ -1,5 +1,5 @@
 /**
- * `npm run demo:park` stays green: the built demo driver runs down and up against moto and the loopback API. With
+ * `npm run demo:park` stays green: the built demo driver runs down and up against moto and a real API server. With
  * `--keep` it leaves both running: the environment it prints works for platctl by hand, and SIGTERM stops them.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +35,9 @@ it(
       reject: false,
       all: true,
       timeout: 280_000,
+      // The demo stops etcd and kube-apiserver on SIGTERM, which takes seconds on a loaded machine: not execa's
+      // default 5 s before SIGKILL.
+      forceKillAfterDelay: 60_000,
     });
     let output = '';
     demo.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -14,13 +14,8 @@ import { startBlackHole } from '../helpers/black-hole.js';
 import type { KubeApiServer } from '../helpers/kube-api.js';
 import { KEYS, fixturePdb } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
-import {
-  PARK_SIZES as SIZES,
-  nodeGroupSizes,
-  parkConfig,
-  seedParkAws,
-  startParkKube,
-} from '../helpers/park-fixture.js';
+import { PARK_SIZES as SIZES, nodeGroupSizes, parkConfig, seedParkAws } from '../helpers/park-fixture.js';
+import { startParkKube } from '../helpers/park-fixture-imitation.js';
 import { runCli } from '../helpers/run-cli.js';
 import { PLATCTL, until } from './engine-helpers.js';
 

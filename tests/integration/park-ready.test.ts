@@ -19,7 +19,7 @@ describe('platctl up: the cron pair and ready_namespaces', { timeout: 180_000 },
 
   it('up --yes is accepted (cron); a namespace that does not exist, or holds no pod, is not ready', async () => {
     // kube-system keeps its DaemonSet pod through the park; typo-ns does not exist; empty-ns exists with no pod.
-    park.kube.objects('v1/namespaces').push({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'empty-ns' } });
+    await park.kube.server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'empty-ns' } });
     writeFileSync(
       join(park.root, '.platctl.yaml'),
       parkConfig('    ready_namespaces: [kube-system, typo-ns, empty-ns]\n    ready_timeout: 2s\n'),

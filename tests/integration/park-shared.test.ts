@@ -21,8 +21,8 @@ import {
   parkConfig,
   s3ParkRecord,
   seedParkAws,
-  startParkKube,
 } from '../helpers/park-fixture.js';
+import { startParkKube } from '../helpers/park-fixture-imitation.js';
 import { createBucket, lockHolder, lockIsStale, stateStore, useS3State } from '../helpers/state-bucket.js';
 import type { Sandbox } from './engine-helpers.js';
 import { sandbox, until } from './engine-helpers.js';

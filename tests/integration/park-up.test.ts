@@ -22,7 +22,7 @@ import {
   rolloutController,
 } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
-import { useParkEnv } from '../helpers/park-env.js';
+import { useParkEnv } from '../helpers/park-env-imitation.js';
 import { PARK_CLUSTER, PARK_SIZES, nodeGroupSizes, parkConfig, s3ParkRecord } from '../helpers/park-fixture.js';
 import type { Call, UnitBehaviour } from './engine-helpers.js';
 import { ENGINE_FIXTURES, REPO_ROOT } from './engine-helpers.js';
