@@ -17,7 +17,10 @@
  * - Karpenter: a NodeClaim being deleted has its node deleted and its `karpenter.sh/termination` finalizer removed,
  *   except the `stuck` ones (an instance that never terminates); an EC2NodeClass being deleted loses its
  *   `karpenter.k8s.aws/termination` finalizer once no NodeClaim is left, unless `holdClasses`; a NodePool without
- *   status conditions (one `up` recreated) is reported Ready.
+ *   status conditions (one `up` recreated) is reported Ready;
+ * - with `rollouts` on, the Deployment controller and the kubelet of a rollout restart: once a Deployment's template
+ *   carries a new `kubectl.kubernetes.io/restartedAt`, the pods it selects are reported started now and Ready (as if
+ *   replaced by fresh ones).
  */
 import type { KubeObject, KubeServer, ObjectRef } from './kube-server.js';
 
@@ -38,6 +41,8 @@ export interface ParkControllers {
   readonly stuck: Set<string>;
   /** EC2NodeClasses keep their finalizer (Karpenter still holds them). */
   holdClasses: boolean;
+  /** A rollout restart of a Deployment brings its pods back Ready (off: restarted pods stay as they are). */
+  rollouts: boolean;
   /** Resolves once a whole pass has run after this call (what the cluster would do by now is done). */
   settled(): Promise<void>;
   /** Stops the loop; rejects with the first request that failed for another reason than a race (404, 409). */
@@ -71,6 +76,8 @@ export function startParkControllers(
   let running = true;
   let passes = 0;
   const waiters: { after: number; resolve: () => void }[] = [];
+  /** The restartedAt each Deployment had when the rollout controller last looked (restarts before it ran count). */
+  const restarted = new Map<string, unknown>();
 
   const guarded = async (step: () => Promise<void>): Promise<void> => {
     try {
@@ -139,21 +146,47 @@ export function startParkControllers(
     }
   };
 
-  const loop = (async () => {
-    while (running) {
-      await guarded(pass);
-      passes += 1;
-      for (const waiter of waiters.filter((w) => passes > w.after)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
+  const rollout = async (): Promise<void> => {
+    for (const deployment of await kube.list({ apiVersion: 'apps/v1', kind: 'Deployment' })) {
+      const key = `${deployment.metadata.namespace ?? ''}/${deployment.metadata.name}`;
+      const spec = deployment.spec as {
+        selector?: { matchLabels?: Record<string, string> };
+        template?: { metadata?: { annotations?: Record<string, string> } };
+      };
+      const at = spec.template?.metadata?.annotations?.['kubectl.kubernetes.io/restartedAt'];
+      if (at === undefined || restarted.get(key) === at) continue;
+      restarted.set(key, at);
+      const selector = Object.entries(spec.selector?.matchLabels ?? {})
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      const pods = await kube.list(
+        { ...PARK_REFS.pods, namespace: deployment.metadata.namespace ?? 'default' },
+        `labelSelector=${encodeURIComponent(selector)}`,
+      );
+      for (const pod of pods) {
+        const now = new Date().toISOString();
+        await guarded(async () => {
+          await kube.patch(
+            refOf(PARK_REFS.pods, pod),
+            {
+              status: {
+                phase: 'Running',
+                startTime: now,
+                conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }],
+              },
+            },
+            { status: true },
+          );
+        });
       }
-      if (running) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
     }
-  })();
+  };
 
+  let loop: Promise<void> = Promise.resolve();
   const controllers: ParkControllers = {
     stuck: new Set(options.stuck ?? []),
     holdClasses: options.holdClasses ?? false,
+    rollouts: false,
     settled: () => new Promise<void>((resolve) => waiters.push({ after: passes + 1, resolve })),
     async stop() {
       running = false;
@@ -163,5 +196,18 @@ export function startParkControllers(
       if (first) throw first;
     },
   };
+  loop = (async () => {
+    while (running) {
+      await guarded(pass);
+      if (controllers.rollouts) await guarded(rollout);
+      passes += 1;
+      for (const waiter of waiters.filter((w) => passes > w.after)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+      if (running) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+    }
+  })();
+
   return controllers;
 }

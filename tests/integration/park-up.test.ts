@@ -1,29 +1,30 @@
 /**
  * platctl up through the CLI, the parts beyond the record: re-applying configured units through the engine's
  * Terragrunt executor (the fake terragrunt records every call; its `exec` does what the apply would), and the steps
- * after Karpenter (Kyverno, rollouts, database clients, pod readiness) against the loopback Kubernetes API.
+ * after Karpenter (Kyverno, rollouts, database clients, pod readiness) against a real Kubernetes API server: a real
+ * fail-closed admission webhook for Kyverno, Deployments and StatefulSets as the server validates them, and pod status
+ * written through the status subresource as a kubelet would. platctl runs as the user of docs/park.md's ClusterRole.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { stripForRecord } from '../../park/kube-helpers.js';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
-import type { KubeFixtureObject } from '../helpers/kube-api.js';
-import {
-  KEYS,
-  fixtureCnpgCluster,
-  fixtureDeployment,
-  fixtureEC2NodeClass,
-  fixtureKyvernoWebhook,
-  fixtureNode,
-  fixtureNodePool,
-  fixturePod,
-  karpenterController,
-  rolloutController,
-} from '../helpers/kube-api.js';
+import type { KubeObject } from '../helpers/kube-server.js';
+import { kubeBinaries, waitFor } from '../helpers/kube-server.js';
 import { useMoto } from '../helpers/moto.js';
-import { useParkEnv } from '../helpers/park-env-imitation.js';
-import { PARK_CLUSTER, PARK_SIZES, nodeGroupSizes, parkConfig, s3ParkRecord } from '../helpers/park-fixture.js';
+import { useParkEnv } from '../helpers/park-env.js';
+import {
+  PARK_CLUSTER,
+  PARK_SIZES,
+  nodeGroupSizes,
+  parkConfig,
+  parkEC2NodeClass,
+  parkNode,
+  parkNodePool,
+  parkPod,
+  s3ParkRecord,
+} from '../helpers/park-fixture.js';
 import type { Call, UnitBehaviour } from './engine-helpers.js';
 import { ENGINE_FIXTURES, REPO_ROOT } from './engine-helpers.js';
 
@@ -37,7 +38,7 @@ const UNITS_CONFIG = parkConfig(
   `    node_group_units: [platform/eks-nodes]
     reconnect_units: [platform/cross-vpc-dns]
 `,
-  `{ nodeclaim_timeout: 2s, unit: platform/karpenter, replace: ['${REPLACE[0]}', '${REPLACE[1]}'] }`,
+  `{ nodeclaim_timeout: 10s, unit: platform/karpenter, replace: ['${REPLACE[0]}', '${REPLACE[1]}'] }`,
 );
 
 describe('platctl up', { timeout: 240_000 }, () => {
@@ -65,22 +66,20 @@ describe('platctl up', { timeout: 240_000 }, () => {
   /** An `exec` for the fake terragrunt: the apply sets these node-group sizes and creates these objects. */
   const effect = (
     name: string,
-    spec: { groups?: Record<string, { min: number; max: number; desired: number }>; create?: KubeFixtureObject[] },
+    spec: { groups?: Record<string, { min: number; max: number; desired: number }>; create?: KubeObject[] },
   ): string[] => {
     const file = join(park.root, `${name}.json`);
-    const kinds: Record<string, string> = {
-      NodePool: '/apis/karpenter.sh/v1/nodepools',
-      EC2NodeClass: '/apis/karpenter.k8s.aws/v1/ec2nodeclasses',
-    };
     writeFileSync(
       file,
       JSON.stringify({
         ...(spec.groups ? { eks: { endpoint: moto.endpoint, cluster: PARK_CLUSTER, groups: spec.groups } } : {}),
         ...(spec.create
           ? {
+              // Terraform's own credentials: the admin's.
               kube: {
-                server: park.kube.url,
-                create: spec.create.map((body) => ({ path: kinds[body.kind as string], body })),
+                kubectl: kubeBinaries().kubectl,
+                kubeconfig: park.kube.server.writeKubeconfig(park.root, { context: 'terraform' }),
+                create: spec.create,
               },
             }
           : {}),
@@ -129,8 +128,8 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(calls()).toEqual([]);
 
     // The units' Terraform holds the sizes of before (IaC is the truth) and the Karpenter objects.
-    const pool = stripForRecord(fixtureNodePool('default'));
-    const nodeClass = stripForRecord(fixtureEC2NodeClass('default'));
+    const pool = stripForRecord(parkNodePool('default')) as KubeObject;
+    const nodeClass = stripForRecord(parkEC2NodeClass('default')) as KubeObject;
     control({
       'platform/eks-nodes': { exec: effect('nodes', { groups: RECORDED }) },
       'platform/karpenter': { exec: effect('karpenter', { create: [nodeClass, pool] }) },
@@ -150,7 +149,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(up.stdout).toMatch(/✓ node-groups +system 2\/4\/3, workers 1\/6\/2 \(applying platform\/eks-nodes\)/);
     expect(up.stdout).toMatch(/✓ karpenter +applied platform\/karpenter replacing kubectl_manifest/);
     expect(up.stdout).toMatch(/✓ reconnect +applied platform\/cross-vpc-dns/);
-    expect(park.kube.objects(KEYS.nodepools).map((p) => p.metadata?.name)).toEqual(['default']);
+    expect(await park.kube.names('nodepools')).toEqual(['default']);
     expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
     const logs = readdirSync(join(park.root, '.platctl-logs')).filter((d) => d.startsWith('park-up-'));
     expect(logs).toHaveLength(1);
@@ -188,7 +187,7 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(failed.stdout).toContain('hint: read the log, fix platform/karpenter, then run platctl up --resume');
     expect(failed.stdout).toContain('Resume with: platctl up --resume');
 
-    const pool = stripForRecord(fixtureNodePool('default'));
+    const pool = stripForRecord(parkNodePool('default')) as KubeObject;
     control({ 'platform/karpenter': { exec: effect('karpenter', { create: [pool] }) } });
     const resumed = await cli(['up', '--resume']);
     expect(resumed.stderr).toBe('');
@@ -255,35 +254,44 @@ describe('platctl up', { timeout: 240_000 }, () => {
 
     // The morning after: Kyverno's webhook fails closed with no ready pod behind it, the database became ready after
     // the api's pod started, a node is not Ready (not what up judges by), a pod elsewhere is not ready either.
+    const kube = park.kube.server;
     const dbReady = Date.now() - 600_000;
     const at = (ms: number) => new Date(ms).toISOString();
-    park.kube.objects(KEYS.validatingWebhooks).push(fixtureKyvernoWebhook('validating'));
-    park.kube.objects(KEYS.mutatingWebhooks).push(fixtureKyvernoWebhook('mutating'));
-    park.kube
-      .objects(KEYS.deployments)
-      .push(
-        fixtureDeployment('kyverno', 'kyverno-admission-controller', { labels: { app: 'kyverno' } }),
-        fixtureDeployment('apps', 'web'),
-        fixtureDeployment('apps', 'api'),
-        fixtureDeployment('apps', 'worker'),
+    // The pods down evicted are gone (the kubelet stopped them) before the morning's pods of the same names come.
+    await waitFor('evicted pods gone', async () => !(await park.kube.names('pods')).includes('api-1'));
+    for (const name of ['kyverno', 'batch']) {
+      const created = await kube.request('POST', '/api/v1/namespaces', namespace(name));
+      if (created.status !== 201 && created.status !== 409) throw new Error(`namespace ${name}: ${created.status}`);
+    }
+    for (const object of [
+      deployment('kyverno', 'kyverno-admission-controller', { app: 'kyverno' }),
+      deployment('apps', 'web', { app: 'web' }),
+      deployment('apps', 'api', { app: 'api' }),
+      deployment('apps', 'worker', { app: 'worker' }),
+      statefulSet('argocd', 'argocd-application-controller'),
+      cnpgCluster('apps', 'pg', at(dbReady)),
+      parkPod('kyverno', 'kyverno-admission-1', { labels: { app: 'kyverno' }, ready: false }),
+      parkPod('apps', 'web-1', { labels: { app: 'web' }, ready: false }),
+      parkPod('apps', 'api-1', { labels: { app: 'api' }, startTime: at(dbReady - 60_000) }),
+      parkPod('apps', 'worker-1', { labels: { app: 'worker' }, startTime: at(dbReady + 60_000) }),
+      parkPod('batch', 'report-1', { ready: false }),
+      parkNode('sick-1', {}, {}, false),
+      // Last: from now on the server calls them, and with no Kyverno behind them they refuse what they match.
+      kyvernoWebhook('validating'),
+      kyvernoWebhook('mutating'),
+    ]) {
+      await kube.apply(object);
+    }
+    // The webhook is live: the server refuses a change to a Deployment while no Kyverno answers.
+    await waitFor('the webhook refuses', async () => {
+      const res = await kube.request(
+        'PATCH',
+        '/apis/apps/v1/namespaces/apps/deployments/web',
+        { metadata: { labels: { probe: 'x' } } },
+        { contentType: 'application/merge-patch+json' },
       );
-    park.kube.objects(KEYS.statefulsets).push({
-      apiVersion: 'apps/v1',
-      kind: 'StatefulSet',
-      metadata: { name: 'argocd-application-controller', namespace: 'argocd' },
-      spec: { template: { metadata: { annotations: {} } } },
+      return res.status >= 500 || res.status === 403 || res.status === 400;
     });
-    park.kube.objects(KEYS.cnpg).push(fixtureCnpgCluster('apps', 'pg', at(dbReady)));
-    park.kube
-      .objects(KEYS.pods)
-      .push(
-        fixturePod('kyverno', 'kyverno-admission-1', { labels: { app: 'kyverno' }, ready: false }),
-        fixturePod('apps', 'web-1', { labels: { app: 'web' }, ready: false }),
-        fixturePod('apps', 'api-1', { labels: { app: 'api' }, startTime: at(dbReady - 60_000) }),
-        fixturePod('apps', 'worker-1', { labels: { app: 'worker' }, startTime: at(dbReady + 60_000) }),
-        fixturePod('batch', 'report-1', { ready: false }),
-      );
-    park.kube.objects(KEYS.nodes).push(fixtureNode('sick-1', false));
 
     // Kyverno never comes back: the step deletes the fail-closed webhooks, restarts Kyverno and gives up in time.
     const started = Date.now();
@@ -293,15 +301,17 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(stuck.stdout).toContain('✗ kyverno');
     expect(stuck.stdout).toContain('no Kyverno pod ready in kyverno after 3s (1 pods)');
     expect(stuck.stdout).toContain('platform: up failed at step kyverno');
-    expect(park.kube.objects(KEYS.validatingWebhooks)).toEqual([]);
-    expect(park.kube.objects(KEYS.mutatingWebhooks)).toEqual([]);
-    expect(park.kube.writes()).toContain(
-      'PATCH /apis/apps/v1/namespaces/kyverno/deployments/kyverno-admission-controller',
-    );
+    expect(await park.kube.names('validatingWebhooks')).toEqual([]);
+    expect(await park.kube.names('mutatingWebhooks')).toEqual([]);
+    expect(
+      park.kube
+        .writes()
+        .some((w) => w.startsWith('PATCH /apis/apps/v1/namespaces/kyverno/deployments/kyverno-admission-controller')),
+    ).toBe(true);
 
     // A restart now brings pods back ready; one pod of a readiness namespace never gets ready.
-    park.kube.controllers.push(rolloutController());
-    park.kube.objects(KEYS.pods).push(fixturePod('apps', 'stuck-1', { ready: false }));
+    park.kube.controllers.rollouts = true;
+    await kube.apply(parkPod('apps', 'stuck-1', { ready: false }));
     const notReady = await cli(['up', '--resume']);
     expect(notReady.code).toBe(1);
     expect(notReady.stdout).toMatch(/✓ kyverno +restarted kyverno\/kyverno-admission-controller; Kyverno ready/);
@@ -312,29 +322,25 @@ describe('platctl up', { timeout: 240_000 }, () => {
     expect(notReady.stdout).toContain('pods not ready after 3s: apps/stuck-1');
     expect(notReady.stdout).not.toContain('report-1');
     expect(notReady.stdout).toContain('platform: up failed at step pods-ready');
-    const restartedAt = (key: string, name: string) =>
+    const restartedAt = async (kind: 'statefulsets' | 'deployments', namespace: string, name: string) =>
       (
-        park.kube.objects(key).find((o) => o.metadata?.name === name)?.spec as {
-          template: { metadata: { annotations: Record<string, string | undefined> } };
+        (await park.kube.get(kind, name, namespace))?.spec as {
+          template: { metadata?: { annotations?: Record<string, string | undefined> } };
         }
-      ).template.metadata.annotations['kubectl.kubernetes.io/restartedAt'];
-    expect(restartedAt(KEYS.statefulsets, 'argocd-application-controller')).toBeDefined();
-    expect(restartedAt(KEYS.deployments, 'web')).toBeDefined();
-    expect(restartedAt(KEYS.deployments, 'api')).toBeDefined();
-    expect(restartedAt(KEYS.deployments, 'worker')).toBeUndefined();
+      ).template.metadata?.annotations?.['kubectl.kubernetes.io/restartedAt'];
+    expect(await restartedAt('statefulsets', 'argocd', 'argocd-application-controller')).toBeDefined();
+    expect(await restartedAt('deployments', 'apps', 'web')).toBeDefined();
+    expect(await restartedAt('deployments', 'apps', 'api')).toBeDefined();
+    expect(await restartedAt('deployments', 'apps', 'worker')).toBeUndefined();
 
-    const pods = park.kube.objects(KEYS.pods);
-    pods.splice(
-      pods.findIndex((p) => p.metadata?.name === 'stuck-1'),
-      1,
-    );
+    await kube.delete({ apiVersion: 'v1', kind: 'Pod', namespace: 'apps', name: 'stuck-1' }, { force: true });
     const up = await cli(['up', '--resume']);
     expect(up.stderr).toBe('');
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(/✓ pods-ready +4 pods ready in apps, kyverno/);
     expect(up.stdout).toContain('platform: up and ready');
     // Judged by pods: the node that is not Ready did not hold up.
-    expect(park.kube.objects(KEYS.nodes).find((n) => n.metadata?.name === 'sick-1')).toBeDefined();
+    expect(await park.kube.get('nodes', 'sick-1')).toBeDefined();
     expect(await s3ParkRecord(moto.endpoint)).toMatchObject({ status: 'unparked' });
   });
   it('bootstrap reads the shared record; a teardown of the whole parked environment removes it (S3 and local)', async () => {
@@ -389,10 +395,10 @@ describe('platctl up', { timeout: 240_000 }, () => {
   });
   it('up waits for an EC2NodeClass that is still being deleted before creating it again, bounded', async () => {
     writeFileSync(join(park.root, '.platctl.yaml'), parkConfig('    ready_timeout: 3s\n'));
-    park.kube.controllers.length = 0;
-    park.kube.controllers.push(karpenterController({ holdClasses: true }));
+    park.kube.controllers.holdClasses = true;
     expect((await cli(['down', '--yes'])).code).toBe(0);
-    expect(park.kube.objects(KEYS.ec2nodeclasses)[0]?.metadata?.deletionTimestamp).toBeDefined();
+    expect((await park.kube.get('ec2nodeclasses', 'default'))?.metadata.deletionTimestamp).toBeDefined();
+    await waitFor('the NodePool gone', async () => (await park.kube.names('nodepools')).length === 0);
 
     const held = await cli(['up']);
     expect(held.code).toBe(1);
@@ -400,15 +406,85 @@ describe('platctl up', { timeout: 240_000 }, () => {
       'EC2NodeClass default is still being deleted after 3s (finalizers: karpenter.k8s.aws/termination), so it cannot be created again',
     );
     expect(held.stdout).toContain('platform: up failed at step karpenter');
-    expect(park.kube.objects(KEYS.nodepools)).toEqual([]);
+    expect(await park.kube.names('nodepools')).toEqual([]);
 
-    park.kube.controllers.length = 0;
-    park.kube.controllers.push(karpenterController());
+    park.kube.controllers.holdClasses = false;
     const up = await cli(['up', '--resume']);
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(/✓ karpenter +created default, default/);
-    expect(
-      park.kube.objects(KEYS.ec2nodeclasses).map((c) => [c.metadata?.name, c.metadata?.deletionTimestamp]),
-    ).toEqual([['default', undefined]]);
+    const nodeClass = await park.kube.get('ec2nodeclasses', 'default');
+    expect([nodeClass?.metadata.name, nodeClass?.metadata.deletionTimestamp]).toEqual(['default', undefined]);
   });
 });
+
+function namespace(name: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+}
+
+const TEMPLATE = (labels: Record<string, string>) => ({
+  metadata: { labels },
+  spec: { containers: [{ name: 'main', image: 'app:1' }] },
+});
+
+/** A Deployment selecting `labels`, available as its controller would report. */
+function deployment(ns: string, name: string, labels: Record<string, string>): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: ns },
+    spec: { replicas: 1, selector: { matchLabels: labels }, template: TEMPLATE(labels) },
+    status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1 },
+  };
+}
+
+function statefulSet(ns: string, name: string): KubeObject {
+  const labels = { app: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name, namespace: ns },
+    spec: { serviceName: name, replicas: 1, selector: { matchLabels: labels }, template: TEMPLATE(labels) },
+  };
+}
+
+/** A CloudNativePG cluster, Ready since `readySince`. */
+function cnpgCluster(ns: string, name: string, readySince: string): KubeObject {
+  return {
+    apiVersion: 'postgresql.cnpg.io/v1',
+    kind: 'Cluster',
+    metadata: { name, namespace: ns },
+    spec: { instances: 1 },
+    status: {
+      phase: 'Cluster in healthy state',
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'ClusterIsReady', message: '', lastTransitionTime: readySince },
+      ],
+    },
+  };
+}
+
+/**
+ * Kyverno's webhook configuration, failing closed: the server calls it for every change to a Deployment, and with
+ * no Kyverno behind the address the change is refused.
+ */
+function kyvernoWebhook(kind: 'validating' | 'mutating'): KubeObject {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: kind === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration',
+    metadata: { name: `kyverno-resource-${kind}-webhook-cfg` },
+    webhooks: [
+      {
+        name: `${kind}.kyverno.svc-fail`,
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 2,
+        // Port 9 (discard): nothing answers there on a test machine.
+        clientConfig: { url: `https://127.0.0.1:9/${kind}` },
+        rules: [
+          { apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['deployments'] },
+        ],
+      },
+    ],
+  };
+}
