@@ -1,21 +1,18 @@
 /**
  * `platctl down` never waits forever and an interrupt never makes it more destructive: the built CLI against moto
- * (behind a recording proxy that can black-hole a call), a black-holed loopback endpoint, and the loopback
- * Kubernetes API with a PodDisruptionBudget that refuses every eviction.
+ * (behind a recording proxy that can black-hole a call), a black-holed loopback endpoint, and a real Kubernetes API
+ * server whose eviction subresource enforces a PodDisruptionBudget that refuses every eviction.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
 import type { BlackHole } from '../helpers/black-hole.js';
 import { startBlackHole } from '../helpers/black-hole.js';
-import type { KubeApiServer } from '../helpers/kube-api.js';
-import { KEYS, fixturePdb } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
-import { PARK_SIZES as SIZES, nodeGroupSizes, parkConfig, seedParkAws } from '../helpers/park-fixture.js';
-import { startParkKube } from '../helpers/park-fixture-imitation.js';
+import { useParkEnv } from '../helpers/park-env.js';
+import { PARK_SIZES as SIZES, nodeGroupSizes, parkConfig, parkPdb } from '../helpers/park-fixture.js';
 import { runCli } from '../helpers/run-cli.js';
 import { PLATCTL, until } from './engine-helpers.js';
 
@@ -33,29 +30,28 @@ const PROMPT_MS = 15_000;
 describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 }, () => {
   const moto = useMoto();
   const proxy = useAwsProxy(moto);
-  let kube: KubeApiServer;
+  const park = useParkEnv(moto, { prefix: 'platctl-park-interrupt-', config: parkConfig(), proxy });
   let hole: BlackHole;
-  let root: string;
 
   const env = (extra: Record<string, string> = {}): Record<string, string> => ({
     ...moto.env,
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     AWS_ENDPOINT_URL: proxy.endpoint,
-    HOME: join(root, 'home'),
-    KUBECONFIG: kube.writeKubeconfig(root, 'fixture'),
+    HOME: join(park.root, 'home'),
+    KUBECONFIG: park.kube.kubeconfig(park.root),
     ...extra,
   });
-  const configPath = (): string => join(root, '.platctl.yaml');
+  const configPath = (): string => join(park.root, '.platctl.yaml');
   const start = (args: string[], extra: Record<string, string> = {}) =>
     execa(process.execPath, [PLATCTL, ...args, '--config', configPath()], {
-      cwd: root,
+      cwd: park.root,
       env: env(extra),
       extendEnv: false,
       reject: false,
       stdin: 'ignore',
     });
   const journal = (): Journal =>
-    JSON.parse(readFileSync(join(root, '.platctl-park', 'platform.json'), 'utf8')) as Journal;
+    JSON.parse(readFileSync(join(park.root, '.platctl-park', 'platform.json'), 'utf8')) as Journal;
 
   /** Sends SIGINT and returns the result and how long the process took to end after it. */
   async function interrupt(child: ReturnType<typeof start>) {
@@ -66,30 +62,25 @@ describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 },
   }
 
   beforeEach(async () => {
-    root = mkdtempSync(join(tmpdir(), 'platctl-park-interrupt-'));
-    mkdirSync(join(root, 'live', 'platform'), { recursive: true });
-    mkdirSync(join(root, 'home'), { recursive: true });
-    writeFileSync(configPath(), parkConfig());
-    proxy.calls.length = 0;
-    proxy.inject = undefined;
     proxy.hang = undefined;
-    await seedParkAws(moto.endpoint);
-    kube = await startParkKube();
     hole = await startBlackHole();
-  }, 90_000);
+  });
 
   afterEach(async () => {
     proxy.hang = undefined;
-    await kube.close();
     await hole.close();
-    rmSync(root, { recursive: true, force: true });
   });
 
   it('a PDB-blocked drain interrupted by SIGINT forces nothing, scales nothing, exits 130, and --resume finishes', async () => {
     // coredns never may be evicted, and the grace is long: the drain of group system waits on it.
     writeFileSync(configPath(), parkConfig().replace('drain_grace: 1s', 'drain_grace: 10m'));
-    kube.objects(KEYS.pdbs).push(fixturePdb('kube-system', 'coredns', { app: 'coredns-1' }, 0));
-    const evictions = (): number => kube.requests.filter((r) => r.url.endsWith('/coredns-1/eviction')).length;
+    await park.kube.server.apply(parkPdb('kube-system', 'coredns', { app: 'coredns-1' }, 0));
+    // Each refused by the server (429): the budget allows no disruption.
+    const evictions = (): number =>
+      park.kube
+        .requests()
+        .filter((e) => e.objectRef?.subresource === 'eviction' && e.objectRef.name === 'coredns-1')
+        .filter((e) => e.responseStatus?.code === 429).length;
     const child = start(['down', '--yes']);
     await until(() => evictions() >= 2, 60_000, 'the drain to be refused twice by the PDB');
     const seen = evictions();
@@ -99,7 +90,7 @@ describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 },
     expect(afterMs).toBeLessThan(PROMPT_MS);
     // No eviction after the interrupt, no force, no scaling, nothing terminated.
     expect(evictions()).toBe(seen);
-    expect(kube.writes().filter((w) => w.startsWith('DELETE') && w.includes('/pods/'))).toEqual([]);
+    expect(park.kube.writes().filter((w) => w.startsWith('DELETE') && w.includes('/pods/'))).toEqual([]);
     expect(proxy.calls.filter((c) => c.path.endsWith('/update-config'))).toEqual([]);
     expect(proxy.calls.filter((c) => c.action === 'TerminateInstances')).toEqual([]);
     expect(await nodeGroupSizes(moto.endpoint)).toEqual(SIZES);
@@ -128,7 +119,7 @@ describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 },
   it('a black-holed EKS endpoint fails the preflight within the request timeout, naming the call; nothing changed', async () => {
     const startedAt = Date.now();
     const run = await runCli(['down', '--yes', '--config', configPath()], {
-      cwd: root,
+      cwd: park.root,
       env: env({ AWS_ENDPOINT_URL_EKS: hole.endpoint, PLATCTL_REQUEST_TIMEOUT: '1' }),
     });
     expect(run.code).toBe(3);
@@ -137,7 +128,7 @@ describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 },
     expect(hole.requests.length).toBeGreaterThan(0);
     expect(Date.now() - startedAt).toBeLessThan(60_000);
     expect(proxy.writes()).toEqual([]);
-    expect(existsSync(join(root, '.platctl.lock'))).toBe(false);
+    expect(existsSync(join(park.root, '.platctl.lock'))).toBe(false);
   });
 
   it('SIGINT during a preflight stuck on a black-holed EKS endpoint exits 130 at once and says to run again', async () => {
@@ -150,13 +141,13 @@ describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 },
     expect(stdout).toContain('platform: down interrupted (SIGINT) during the preflight: nothing was changed');
     expect(stdout).toContain(`Nothing was changed; run it again: platctl down --config ${configPath()} --yes`);
     expect(proxy.writes()).toEqual([]);
-    expect(existsSync(join(root, '.platctl.lock'))).toBe(false);
+    expect(existsSync(join(park.root, '.platctl.lock'))).toBe(false);
   });
 
   it('a node-group scaling call EKS never answers fails the step within the request timeout, naming the call', async () => {
     proxy.hang = (call) => call.path.endsWith('/update-config');
     const run = await runCli(['down', '--yes', '--config', configPath()], {
-      cwd: root,
+      cwd: park.root,
       env: env({ PLATCTL_REQUEST_TIMEOUT: '1' }),
     });
     expect(run.code).toBe(1);
@@ -183,7 +174,7 @@ describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 },
     expect(proxy.calls.filter((c) => c.action === 'TerminateInstances')).toEqual([]);
     const stopped = journal().last;
     expect(stopped.steps['node-groups']).toMatchObject({ status: 'failed', reason: 'interrupted' });
-    expect(existsSync(join(root, '.platctl.lock'))).toBe(false);
+    expect(existsSync(join(park.root, '.platctl.lock'))).toBe(false);
   });
 
   it('down --yes | head -1: the closed pipe is not a bug; down finishes, releases its lock, records its journal', async () => {
@@ -197,7 +188,7 @@ describe('down: bounded waits, and Ctrl-C stops the work', { timeout: 150_000 },
     expect(first).toContain('down platform');
     expect(String(result.stderr)).toBe('');
     expect(result.exitCode).toBe(0);
-    expect(existsSync(join(root, '.platctl.lock'))).toBe(false);
+    expect(existsSync(join(park.root, '.platctl.lock'))).toBe(false);
     expect(journal().last.status).toBe('completed');
     expect(await nodeGroupSizes(moto.endpoint)).toEqual({
       system: { minSize: 0, maxSize: 4, desiredSize: 0 },
