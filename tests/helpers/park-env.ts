@@ -39,21 +39,49 @@ export interface ParkEnv {
   readonly cli: (args: string[], extraEnv?: Record<string, string | undefined>) => Promise<CliRun>;
 }
 
-export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
-  let root: string | undefined;
+const need = <T>(value: T | undefined, what: string): T => {
+  if (value === undefined) throw new Error(`the park environment has no ${what} outside a test`);
+  return value;
+};
+
+/**
+ * Only the Kubernetes half of {@link useParkEnv}: one real API server for the file (audit log on, CRDs, namespaces,
+ * the documented ClusterRole bound), emptied and seeded before each test with the controllers running, which stop
+ * after it. Read `current()` inside a test or hook.
+ */
+export function useParkKube(options: { stuck?: readonly string[] } = {}): { current(): ParkKube } {
   let server: KubeServer | undefined;
   let kube: ParkKube | undefined;
+  beforeAll(async () => {
+    server = await startKubeServer({ audit: true });
+    await prepareParkKube(server);
+  }, 180_000);
+  afterAll(async () => {
+    await server?.stop();
+  }, 30_000);
+  beforeEach(async () => {
+    const live = need(server, 'Kubernetes API server');
+    await resetParkKube(live);
+    kube = await seedParkKube(live, { stuck: options.stuck ?? [] });
+  }, 90_000);
+  afterEach(async () => {
+    const running = kube;
+    kube = undefined;
+    await running?.stop();
+  });
+  return { current: () => need(kube, 'Kubernetes API') };
+}
+
+export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
+  let root: string | undefined;
+  const kube = useParkKube(options);
   let bastionId: string | undefined;
-  const need = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`the park environment has no ${what} outside a test`);
-    return value;
-  };
   const env: ParkEnv = {
     get root() {
       return need(root, 'root');
     },
     get kube() {
-      return need(kube, 'Kubernetes API');
+      return kube.current();
     },
     get bastionId() {
       return need(bastionId, 'bastion');
@@ -71,14 +99,6 @@ export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
       }),
   };
 
-  beforeAll(async () => {
-    server = await startKubeServer({ audit: true });
-    await prepareParkKube(server);
-  }, 180_000);
-  afterAll(async () => {
-    await server?.stop();
-  }, 30_000);
-
   beforeEach(async () => {
     root = mkdtempSync(join(tmpdir(), options.prefix));
     mkdirSync(join(root, 'live', 'platform'), { recursive: true });
@@ -89,17 +109,11 @@ export function useParkEnv(moto: MotoServer, options: ParkEnvOptions): ParkEnv {
       options.proxy.inject = undefined;
     }
     ({ bastionId } = await seedParkAws(moto.endpoint));
-    const live = need(server, 'Kubernetes API server');
-    await resetParkKube(live);
-    kube = await seedParkKube(live, { stuck: options.stuck ?? [] });
   }, 90_000);
 
-  afterEach(async () => {
-    const running = kube;
-    kube = undefined;
+  afterEach(() => {
     if (root !== undefined) rmSync(root, { recursive: true, force: true });
     root = undefined;
-    await running?.stop();
   });
 
   return env;

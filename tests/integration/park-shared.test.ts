@@ -2,27 +2,27 @@
  * `down`/`up` with `state.backend: s3` (docs/state.md, docs/park.md): they take the same per-environment lock as
  * bootstrap and teardown, keep the park record under `<key_prefix>/park/<env>.json` in the state bucket, and move a
  * record found at its old place. The built CLI in processes of their own, against moto (behind a recording proxy)
- * and the loopback Kubernetes API; two sandboxes are two checkouts (another directory, another HOME) of one
+ * and a real Kubernetes API server (platctl as the user of docs/park.md's ClusterRole); two sandboxes are two checkouts (another directory, another HOME) of one
  * repository whose environment is both parkable and has units (run by the fake terragrunt).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { useAwsProxy } from '../helpers/aws-proxy.js';
-import type { KubeApiServer } from '../helpers/kube-api.js';
-import { KEYS, fixturePdb, fixturePod } from '../helpers/kube-api.js';
 import { useMoto } from '../helpers/moto.js';
+import { useParkKube } from '../helpers/park-env.js';
 import {
   PARK_BUCKET,
   PARK_SIZES,
   instanceState,
   nodeGroupSizes,
   parkConfig,
+  parkPdb,
+  parkPod,
   s3ParkRecord,
   seedParkAws,
 } from '../helpers/park-fixture.js';
-import { startParkKube } from '../helpers/park-fixture-imitation.js';
 import { createBucket, lockHolder, lockIsStale, stateStore, useS3State } from '../helpers/state-bucket.js';
 import type { Sandbox } from './engine-helpers.js';
 import { sandbox, until } from './engine-helpers.js';
@@ -37,18 +37,14 @@ interface Journal {
 describe('down and up on the shared state backend', { timeout: 180_000 }, () => {
   const moto = useMoto();
   const proxy = useAwsProxy(moto);
-  let kube: KubeApiServer;
+  const park = useParkKube();
   let bastionId: string;
 
   beforeEach(async () => {
     proxy.inject = undefined;
     ({ bastionId } = await seedParkAws(moto.endpoint));
     await createBucket(moto, STATE_BUCKET);
-    kube = await startParkKube();
   }, 90_000);
-  afterEach(async () => {
-    await kube.close();
-  });
 
   const bucket = () => stateStore(moto, STATE_BUCKET);
 
@@ -64,7 +60,7 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
   const env = (box: Sandbox, user = 'alice'): Record<string, string> => ({
     ...moto.env,
     AWS_ENDPOINT_URL: proxy.endpoint,
-    KUBECONFIG: kube.writeKubeconfig(box.root, 'fixture'),
+    KUBECONFIG: park.current().kubeconfig(box.root),
     USER: user,
   });
 
@@ -108,10 +104,10 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
   });
 
   it('down holding the lock refuses bootstrap; killed -9, its lock goes stale and --break-lock resumes it', async () => {
-    const parker = await checkout();
+    // Hold down inside its karpenter step: Karpenter cannot terminate the NodeClaim, and the wait for it is long.
+    const parker = await checkout({ config: parkConfig('', '{ nodeclaim_timeout: 2m }') });
     const builder = await checkout();
-    // Hold down inside its karpenter step.
-    kube.hang = (request) => request.method === 'DELETE' && request.url.includes('/nodepools/');
+    park.current().controllers.stuck.add('default-abc');
     const down = parker.start(['down', '--yes'], env(parker));
     await until(() => journal(parker).last?.steps.karpenter?.status === 'running', 60_000, 'the karpenter step');
     const holder = await lockHolder(bucket(), 'platform');
@@ -127,7 +123,7 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
 
     down.kill('SIGKILL');
     await down;
-    kube.hang = undefined;
+    park.current().controllers.stuck.clear();
     const fresh = await parker.run(['down', '--resume', '--yes'], env(parker));
     expect(fresh.exitCode).toBe(3);
     await until(() => lockIsStale(bucket(), 'platform'), 15_000, 'the lock to go stale');
@@ -150,8 +146,8 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
     // A PodDisruptionBudget that never allows eviction holds the node-groups step for drain_grace, in the drain of
     // the first group (system), so the fence always lands before any group could be scaled.
     const parker = await checkout({ config: parkConfig().replace('drain_grace: 1s', 'drain_grace: 6s') });
-    kube.objects(KEYS.pods).push(fixturePod('apps', 'db-1', { node: 'sys-1', labels: { app: 'db' } }));
-    kube.objects(KEYS.pdbs).push(fixturePdb('apps', 'db', { app: 'db' }, 0));
+    await park.current().server.apply(parkPod('apps', 'db-1', { node: 'sys-1', labels: { app: 'db' } }));
+    await park.current().server.apply(parkPdb('apps', 'db', { app: 'db' }, 0));
     const down = parker.start(['down', '--yes'], env(parker));
     await until(() => journal(parker).last?.steps['node-groups']?.status === 'running', 60_000, 'node-groups');
     // S3 now refuses every write of the lock: the next renewal fails.
