@@ -10,8 +10,11 @@ import { parse, stringify } from 'yaml';
 import { kubeReaderFromContext } from '../../cloud/kube.js';
 import { mergeKubeconfig } from '../../cli/kubeconfig.js';
 import { runCli } from '../helpers/run-cli.js';
-import { fixtureNode, startKubeApi } from '../helpers/kube-api.js';
-import { createEksClusters, useMoto } from '../helpers/moto.js';
+import { startEksAuthenticator } from '../helpers/eks-authenticator.js';
+import { clusterRoleFor, node } from '../helpers/kube-objects.js';
+import { bindClusterRole } from '../helpers/kube-rbac.js';
+import { kubeServerUnavailable, startKubeServer } from '../helpers/kube-server.js';
+import { MOTO_ACCOUNT_ID, createEksClusters, useMoto } from '../helpers/moto.js';
 
 interface Kubeconfig {
   'current-context'?: string;
@@ -176,41 +179,59 @@ describe('platctl kubeconfig', () => {
     expect(missing.stderr).toContain('EKS cluster platform does not exist in eu-west-1');
   });
 
-  it('prints an ExecCredential that @kubernetes/client-node accepts as an exec plugin', async () => {
-    const run = await runCli(['kubeconfig', 'token', '--env', 'platform'], { cwd: root, env: env() });
-    expect(run.code).toBe(0);
-    const credential = JSON.parse(run.stdout) as { status: { token: string; expirationTimestamp: string } };
-    expect(credential).toMatchObject({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1beta1' });
-    expect(credential.status.token).toMatch(/^k8s-aws-v1\.[A-Za-z0-9_-]+$/);
-    const expires = Date.parse(credential.status.expirationTimestamp) - Date.now();
-    expect(expires).toBeGreaterThan(13 * 60_000);
-    expect(expires).toBeLessThanOrEqual(14 * 60_000);
+  it.skipIf(kubeServerUnavailable() !== undefined)(
+    'prints an ExecCredential that @kubernetes/client-node accepts as an exec plugin, and a real API server takes',
+    { timeout: 180_000 },
+    async () => {
+      const run = await runCli(['kubeconfig', 'token', '--env', 'platform'], { cwd: root, env: env() });
+      expect(run.code).toBe(0);
+      const credential = JSON.parse(run.stdout) as { status: { token: string; expirationTimestamp: string } };
+      expect(credential).toMatchObject({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1beta1' });
+      expect(credential.status.token).toMatch(/^k8s-aws-v1\.[A-Za-z0-9_-]+$/);
+      const expires = Date.parse(credential.status.expirationTimestamp) - Date.now();
+      expect(expires).toBeGreaterThan(13 * 60_000);
+      expect(expires).toBeLessThanOrEqual(14 * 60_000);
 
-    const kube = await startKubeApi({ nodes: [fixtureNode('a')] }, { requireBearerPrefix: 'k8s-aws-v1.' });
-    try {
-      const credentialFile = join(root, 'credential.json');
-      writeFileSync(credentialFile, run.stdout);
-      const doc = mergeKubeconfig({}, [{ env: 'platform', endpoint: kube.url, caData: '' }], {
-        command: 'cat',
-        configPath: credentialFile,
+      // A real API server that authenticates the token as EKS does (a TokenReview webhook checking the presigned
+      // GetCallerIdentity against moto), and lets the caller list nodes.
+      const authn = await startEksAuthenticator({
+        cluster: 'platform',
+        region: 'eu-west-1',
+        stsEndpoint: () => moto.endpoint,
       });
-      // `cat <file>` stands in for the plugin command; the plain-HTTP fixture needs skipTLSVerify.
-      const user = doc.users?.[0]?.user as { exec: { args: string[] } };
-      user.exec.args = [credentialFile];
-      doc.clusters = [{ name: 'platctl-platform', cluster: { server: kube.url, 'insecure-skip-tls-verify': true } }];
-      const kubeconfig = join(root, 'exec-kubeconfig');
-      writeFileSync(kubeconfig, stringify(doc));
-      const reader = await kubeReaderFromContext('platctl-platform', {
-        KUBECONFIG: kubeconfig,
-        PATH: process.env.PATH,
-      });
-      if (!reader.ok) throw new Error(reader.message);
-      expect((await reader.value.listNodes()).ok).toBe(true);
-      expect(kube.requests.at(-1)?.authorization).toBe(`Bearer ${credential.status.token}`);
-    } finally {
-      await kube.close();
-    }
-  });
+      const kube = await startKubeServer({ authWebhookUrl: authn.url });
+      try {
+        const caller = `arn:aws:sts::${MOTO_ACCOUNT_ID}:user/moto`;
+        const [role] = clusterRoleFor('eks-user-read-nodes', caller, [
+          { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'get'] },
+        ]);
+        await bindClusterRole(kube, role, caller);
+        await kube.apply(node('a'));
+        const credentialFile = join(root, 'credential.json');
+        writeFileSync(credentialFile, run.stdout);
+        const doc = mergeKubeconfig({}, [{ env: 'platform', endpoint: kube.url, caData: kube.caData }], {
+          command: 'cat',
+          configPath: credentialFile,
+        });
+        // `cat <file>` stands in for the plugin command.
+        const user = doc.users?.[0]?.user as { exec: { args: string[] } };
+        user.exec.args = [credentialFile];
+        const kubeconfig = join(root, 'exec-kubeconfig');
+        writeFileSync(kubeconfig, stringify(doc));
+        const reader = await kubeReaderFromContext('platctl-platform', {
+          KUBECONFIG: kubeconfig,
+          PATH: process.env.PATH,
+        });
+        if (!reader.ok) throw new Error(reader.message);
+        const nodes = await reader.value.listNodes();
+        expect(nodes.ok && nodes.value.map((n) => n.metadata?.name)).toEqual(['a']);
+        expect(authn.reviews.at(-1)).toEqual({ authenticated: true, username: caller });
+      } finally {
+        await kube.stop();
+        await authn.close();
+      }
+    },
+  );
 
   it('token needs exactly one --env', async () => {
     const run = await runCli(['kubeconfig', 'token'], { cwd: root, env: env() });
