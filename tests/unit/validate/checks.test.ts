@@ -15,7 +15,7 @@ import {
 } from '../../../validate/checks/kube.js';
 import { checkHttpEndpoint, checkTailscale, checkTailscaleUrl } from '../../../validate/checks/net.js';
 import { commandRunner } from '../../../validate/deps.js';
-import { fixtureApplication, fixtureDaemonSet, fixtureGateway, fixtureNode } from '../../helpers/kube-api.js';
+import { application, daemonSet, gateway, node } from '../../helpers/kube-objects.js';
 import type { FakeCloudAnswers } from './fakes.js';
 import { fakeCloud, fakeDeps } from './fakes.js';
 
@@ -41,6 +41,22 @@ function ctx(answers: FakeCloudAnswers = {}, overrides: Partial<CheckContext> = 
     ...overrides,
   };
 }
+
+/** The objects as the server stores them: a fresh object has generation 1. */
+const stored = <T extends { metadata: Record<string, unknown> }>(object: T, generation = 1): T => ({
+  ...object,
+  metadata: { ...object.metadata, generation },
+});
+const fixtureNode = node;
+const fixtureApplication = application;
+const fixtureGateway = (ns: string, name: string, accepted?: boolean, programmed?: boolean) =>
+  stored(gateway(ns, name, accepted, programmed));
+/** A DaemonSet whose controller reports `counts` (`generation`: the object's, default 1). */
+const fixtureDaemonSet = (
+  ns: string,
+  name: string,
+  counts: Parameters<typeof daemonSet>[2] & { generation?: number },
+) => stored(daemonSet(ns, name, counts), counts.generation);
 
 /** A KubeReader over in-memory fixtures (the loopback server is exercised in the cloud and integration tests). */
 function reader(objects: { nodes?: unknown[]; daemonSet?: unknown; apps?: unknown[]; gateway?: unknown }): KubeReader {
@@ -205,10 +221,9 @@ describe('gateway', () => {
       status: 'fail',
       message: 'Gateway gateway/public: Programmed=False (AddressNotAssigned: no load balancer address assigned yet)',
     });
-    const stale = fixtureGateway('gateway', 'public');
-    (stale.metadata as { generation: number }).generation = 5;
+    const stale = stored(gateway('gateway', 'public'), 5);
     expect((await checkGateway('platform', 'gateway', 'public', ctx(kube({ gateway: stale })))).message).toContain(
-      'Accepted is about generation 2, not the current 5',
+      'Accepted is about generation 1, not the current 5',
     );
   });
 });
