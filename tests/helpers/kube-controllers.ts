@@ -43,8 +43,6 @@ export interface ParkControllers {
   holdClasses: boolean;
   /** A rollout restart of a Deployment brings its pods back Ready (off: restarted pods stay as they are). */
   rollouts: boolean;
-  /** Resolves once a whole pass has run after this call (what the cluster would do by now is done). */
-  settled(): Promise<void>;
   /** Stops the loop; rejects with the first request that failed for another reason than a race (404, 409). */
   stop(): Promise<void>;
 }
@@ -74,8 +72,6 @@ export function startParkControllers(
 ): ParkControllers {
   const failures: Error[] = [];
   let running = true;
-  let passes = 0;
-  const waiters: { after: number; resolve: () => void }[] = [];
   /** The restartedAt each Deployment had when the rollout controller last looked (restarts before it ran count). */
   const restarted = new Map<string, unknown>();
 
@@ -187,11 +183,9 @@ export function startParkControllers(
     stuck: new Set(options.stuck ?? []),
     holdClasses: options.holdClasses ?? false,
     rollouts: false,
-    settled: () => new Promise<void>((resolve) => waiters.push({ after: passes + 1, resolve })),
     async stop() {
       running = false;
       await loop;
-      for (const waiter of waiters.splice(0)) waiter.resolve();
       const [first] = failures;
       if (first) throw first;
     },
@@ -200,11 +194,6 @@ export function startParkControllers(
     while (running) {
       await guarded(pass);
       if (controllers.rollouts) await guarded(rollout);
-      passes += 1;
-      for (const waiter of waiters.filter((w) => passes > w.after)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
       if (running) await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
     }
   })();
