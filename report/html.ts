@@ -127,6 +127,17 @@ function timeline(model: ReportModel): string {
 <div id="rows">${body}</div></section>`;
 }
 
+/** Long ids keep their environment and their end (the unit's own name): `prod/…/nested/unit-010`. */
+export function shortId(id: string, max = 44): string {
+  if (id.length <= max) return id;
+  const parts = id.split('/');
+  let tail = parts[parts.length - 1]!;
+  for (let i = parts.length - 2; i > 0 && parts[0]!.length + tail.length + parts[i]!.length + 4 <= max; i -= 1) {
+    tail = `${parts[i]!}/${tail}`;
+  }
+  return `${parts[0]!}/…/${tail}`;
+}
+
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 function ganttRow(row: ReportRow, total: number): string {
@@ -142,7 +153,7 @@ function ganttRow(row: ReportRow, total: number): string {
   const parts: string[] = [];
   if (row.ready_ms !== undefined && row.wait_ms !== undefined && row.wait_ms > 0) {
     parts.push(
-      `<div class="wait" style="left:${pct(row.ready_ms, total)};width:${pct(row.wait_ms, total)}" title="waited ${esc(formatMs(row.wait_ms))} for a slot"></div>`,
+      `<div class="waitbar" style="left:${pct(row.ready_ms, total)};width:${pct(row.wait_ms, total)}" title="waited ${esc(formatMs(row.wait_ms))} for a slot"></div>`,
     );
   }
   if (row.start_ms !== undefined) {
@@ -166,7 +177,7 @@ function ganttRow(row: ReportRow, total: number): string {
       `<div class="none">${esc(row.status)}${row.skipped_because ? ` (after ${esc(row.skipped_because)})` : ''}</div>`,
     );
   }
-  return `<div class="row${row.critical ? ' on-path' : ''}" data-id="${esc(row.id)}" data-status="${esc(row.status)}"><div class="label" title="${esc(row.id)}"><span class="id">${esc(row.id)}</span>${marks}</div><div class="track">${parts.join('')}</div></div>`;
+  return `<div class="row${row.critical ? ' on-path' : ''}" data-id="${esc(row.id)}" data-status="${esc(row.status)}"><div class="label" title="${esc(row.id)}"><span class="id">${esc(shortId(row.id))}</span>${marks}</div><div class="track">${parts.join('')}</div></div>`;
 }
 
 function parallelism(model: ReportModel): string {
@@ -202,7 +213,12 @@ ${limitLine}</svg></div></section>`;
 }
 
 function problems(model: ReportModel): string {
-  const rows = model.rows.filter((row) => ['failed', 'skipped', 'interrupted'].includes(row.status) || row.recovered);
+  // Failures first: they are what to look at; skips follow the failure they name.
+  const order = (row: ReportRow): number =>
+    row.status === 'failed' ? 0 : row.status === 'interrupted' ? 1 : row.status === 'skipped' ? 3 : 2;
+  const rows = model.rows
+    .filter((row) => ['failed', 'skipped', 'interrupted'].includes(row.status) || row.recovered)
+    .sort((a, b) => order(a) - order(b) || cmp(a.id, b.id));
   if (rows.length === 0) return '<section id="problems"><h2>Failures and skips</h2><p>None.</p></section>';
   const body = rows
     .map((row) => {
@@ -212,16 +228,13 @@ function problems(model: ReportModel): string {
           : row.status === 'failed' || row.status === 'interrupted'
             ? `${esc(row.reason ?? row.status)}${row.error ? `: <span class="error">${esc(row.error)}</span>` : ''}`
             : `recovered by ${esc(row.recovered ?? '')}`;
-      const log = row.log_href
-        ? `<a class="log" href="${esc(row.log_href)}">${esc(row.log ?? row.log_href)}</a>`
-        : row.kind === 'step'
-          ? '-'
-          : '-';
+      const log = row.log_href ? `<a class="log" href="${esc(row.log_href)}">${esc(row.log ?? row.log_href)}</a>` : '-';
       return `<tr data-id="${esc(row.id)}" class="s-${esc(row.status)}"><td><code>${esc(row.id)}</code>${row.optional ? ' <span class="badge optional">optional</span>' : ''}</td><td>${esc(row.status)}</td><td class="reason">${why}</td><td>${row.status === 'skipped' ? '-' : log}</td></tr>`;
     })
     .join('\n');
   return `<section id="problems"><h2>Failures and skips</h2>
-<table><thead><tr><th>unit</th><th>result</th><th>reason</th><th>log</th></tr></thead><tbody>
+<table><colgroup><col style="width:30%"><col style="width:10%"><col style="width:35%"><col style="width:25%"></colgroup>
+<thead><tr><th>unit</th><th>result</th><th>reason</th><th>log</th></tr></thead><tbody>
 ${body}</tbody></table></section>`;
 }
 
@@ -238,7 +251,7 @@ function history(model: ReportModel): string {
     })
     .join('\n');
   return `<section id="history"><h2>Against history</h2>
-<p>${slower} unit${slower === 1 ? '' : 's'} slower than ${SLOWER_FACTOR}× ${'their'} earlier duration (and by at least ${formatMs(SLOWER_MIN_MS)}).</p>
+<p>${slower} unit${slower === 1 ? '' : 's'} took more than ${SLOWER_FACTOR}× their earlier duration (and by at least ${formatMs(SLOWER_MIN_MS)}).</p>
 <details${slower > 0 ? ' open' : ''}><summary>${rows.length} units with history</summary>
 <table><thead><tr><th>unit</th><th>this run</th><th>before</th><th>change</th><th></th></tr></thead><tbody>
 ${body}</tbody></table></details></section>`;
@@ -316,8 +329,8 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 .axis{position:relative;height:18px;border-bottom:1px solid var(--line)}
 .tick{position:absolute;top:0;font-size:10px;color:var(--muted);transform:translateX(-50%);white-space:nowrap}
 .tick:first-child{transform:none}
-.bar,.wait{position:absolute;top:2px;height:10px;min-width:2px;border-radius:2px}
-.wait{background:repeating-linear-gradient(45deg,var(--wait) 0 3px,#fff 3px 6px);opacity:.8}
+.bar,.waitbar{position:absolute;top:2px;height:10px;min-width:2px;border-radius:2px}
+.waitbar{background:repeating-linear-gradient(45deg,var(--wait) 0 3px,#fff 3px 6px);opacity:.8}
 .bar{background:var(--ok)}.bar.s-running{background:var(--run)}.bar.s-failed{background:var(--fail)}
 .bar.s-interrupted{background:#f59e0b}.bar.s-skipped,.bar.s-pending{background:var(--skip)}
 .bar.critical{outline:2px solid var(--crit);outline-offset:0;z-index:1}
