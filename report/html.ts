@@ -127,15 +127,23 @@ function timeline(model: ReportModel): string {
 <div id="rows">${body}</div></section>`;
 }
 
-/** Long ids keep their environment and their end (the unit's own name): `prod/…/nested/unit-010`. */
+/**
+ * Long ids keep their end (the unit's own name) and as much of their environment as fits:
+ * `prod/…/nested/unit-010`, `prod-eu-west-1-with-a-ra…/unit-026`. The full id is the label's tooltip.
+ */
 export function shortId(id: string, max = 44): string {
   if (id.length <= max) return id;
   const parts = id.split('/');
+  const env = parts[0]!;
   let tail = parts[parts.length - 1]!;
-  for (let i = parts.length - 2; i > 0 && parts[0]!.length + tail.length + parts[i]!.length + 4 <= max; i -= 1) {
+  if (env.length + tail.length + 3 > max) {
+    const room = Math.max(4, max - tail.length - 2);
+    return `${env.slice(0, room)}…/${tail}`;
+  }
+  for (let i = parts.length - 2; i > 0 && env.length + tail.length + parts[i]!.length + 4 <= max; i -= 1) {
     tail = `${parts[i]!}/${tail}`;
   }
-  return `${parts[0]!}/…/${tail}`;
+  return `${env}/…/${tail}`;
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
