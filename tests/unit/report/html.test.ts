@@ -31,4 +31,15 @@ describe('report page', () => {
     expect(html).toContain("default-src 'none'");
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
+
+  it('draws a run in progress up to now: running bars, ready units waiting, "in progress"', () => {
+    const state = fixtureState({ count: 30, parallelism: 2, cutAtMs: 300_000 });
+    const model = buildWalkReport(state, { now: FIXTURE_START + 330_000, live: true });
+    expect(model.run.in_progress).toBe(true);
+    expect(model.makespan_ms).toBe(330_000);
+    const html = renderReportHtml(model);
+    expect(html).toContain('id="run-status">in progress<');
+    expect(html.match(/class="bar s-running[^"]*live"/g)?.length).toBe(model.rows.filter((r) => r.running).length);
+    expect(model.rows.some((r) => r.status === 'pending' && r.wait_ms !== undefined)).toBe(true);
+  });
 });
