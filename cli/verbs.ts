@@ -50,6 +50,12 @@ export const VERBS: readonly VerbEntry[] = [
     load: async () => (await import('./history.js')).historyVerb,
   },
   {
+    name: 'report',
+    describe:
+      'Draw a run as one self-contained HTML page (timeline, critical path, parallelism, history); --park for down/up',
+    load: async () => (await import('./report.js')).reportVerb,
+  },
+  {
     name: 'validate',
     describe: 'Health probe: credentials, deployer role and state bucket first, then every unit and endpoint',
     load: async () => (await import('./validate.js')).validateVerb,

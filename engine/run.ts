@@ -826,10 +826,23 @@ function initialState(input: {
     platctl_version: input.request.platctlVersion,
     resumes: resumed ? resumed.resumes + 1 : 0,
     known_durations_ms: previous?.known_durations_ms ?? {},
+    // What this run's units are compared with (platctl report); a resumed run keeps the baseline it began with.
+    history_ms: resumed?.history_ms ?? Object.fromEntries(knownDurations(input.request.command, previous)),
     ...(resumed?.manual_steps ? { manual_steps: resumed.manual_steps } : {}),
     ...(resumed?.lockdown ? { lockdown: resumed.lockdown } : {}),
     units,
   };
+}
+
+/** Each unit's last known duration (ms) for `command` from earlier runs: the carried map and the previous run. */
+function knownDurations(command: RunCommand, previous: RunState | undefined): Map<UnitId, number> {
+  const known = new Map<UnitId, number>(Object.entries(previous?.known_durations_ms[command] ?? {}));
+  if (previous?.command === command) {
+    for (const [id, unit] of Object.entries(previous.units)) {
+      if (unit.status === 'completed' && unit.duration_ms !== undefined && !unit.kept) known.set(id, unit.duration_ms);
+    }
+  }
+  return known;
 }
 
 /**
@@ -841,12 +854,7 @@ function estimatesFor(
   previous: RunState | undefined,
   plan: Plan,
 ): { estimates: Map<UnitId, number>; known: boolean } {
-  const known = new Map<UnitId, number>(Object.entries(previous?.known_durations_ms[command] ?? {}));
-  if (previous?.command === command) {
-    for (const [id, unit] of Object.entries(previous.units)) {
-      if (unit.status === 'completed' && unit.duration_ms !== undefined && !unit.kept) known.set(id, unit.duration_ms);
-    }
-  }
+  const known = knownDurations(command, previous);
   const values = [...known.values()].sort((a, b) => a - b);
   const fallback = values.length > 0 ? (values[Math.floor(values.length / 2)] ?? 1) : 1;
   const out = new Map<UnitId, number>();

@@ -29,6 +29,11 @@ export interface UnitState {
   wave: number;
   /** Its dependencies inside the run's selection (forward direction): the resume diff compares them. */
   dependencies: UnitId[];
+  /**
+   * When its last dependency finished in this attempt (or the attempt began, for a unit with none left): from then
+   * until `started_at` it waited for a free slot. Absent in states written before platctl recorded it.
+   */
+  ready_at?: string;
   started_at?: string;
   ended_at?: string;
   duration_ms?: number;
@@ -125,6 +130,11 @@ export interface RunState {
   stopped_because?: string;
   /** Last known duration of each unit per verb, carried across runs: the scheduler's weights and the ETA. */
   known_durations_ms: Partial<Record<RunCommand, Record<UnitId, number>>>;
+  /**
+   * Each unit's known duration for this verb when the run began (before this run's own durations replace them in
+   * `known_durations_ms`): what `platctl report` compares each unit with. Absent in states of older platctl.
+   */
+  history_ms?: Record<UnitId, number>;
   /** Manual steps found done before the run, by step id. */
   manual_steps?: Record<string, ManualStepRecord>;
   lockdown?: LockdownRecord;
@@ -145,6 +155,7 @@ const unitStateSchema = z.looseObject({
   attempts: count,
   wave: count,
   dependencies: z.array(text),
+  ready_at: optionalText,
   started_at: optionalText,
   ended_at: optionalText,
   duration_ms: z.number().min(0).optional(),
@@ -184,6 +195,7 @@ const runStateSchema = z.looseObject({
   resumes: count,
   stopped_because: optionalText,
   known_durations_ms: z.looseObject({ bootstrap: durations, teardown: durations }),
+  history_ms: durations,
   manual_steps: map(
     z.looseObject({ how: z.enum(['check', 'confirmed', 'yes']), by: optionalText, at: text }),
   ).optional(),

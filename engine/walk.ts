@@ -135,6 +135,7 @@ class Walk {
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
+    this.#recordInitiallyReady();
     const onHalt = (): void => this.#nudge();
     this.#o.halt?.addEventListener('abort', onHalt, { once: true });
     try {
@@ -149,6 +150,21 @@ class Walk {
     }
     rememberDurations(this.#store, this.#o.command, this.#durations);
     return this.#summarise();
+  }
+
+  /**
+   * Each unit not done yet: ready now (its dependencies are done) or not, so `ready_at` says when this attempt could
+   * first start it (a resumed run's earlier attempt said something else).
+   */
+  #recordInitiallyReady(): void {
+    const now = this.#iso();
+    for (const id of this.#o.graph.ids()) {
+      const state = this.#scheduler.state(id);
+      if (state === 'ready') this.#store.patchUnit(id, { ready_at: now });
+      else if (state === 'waiting' && this.#store.unit(id)?.ready_at !== undefined) {
+        this.#store.patchUnit(id, { ready_at: undefined });
+      }
+    }
   }
 
   #iso(ms: number = this.#o.now()): string {
@@ -510,7 +526,8 @@ class Walk {
         await this.#closeLog(unit, log, { result: 'completed', exitCode: 0, endedAt, durationMs });
         this.#store.patchUnit(unit, { ...common, status: 'completed', exit_code: 0 });
         this.#durations.set(unit, durationMs);
-        this.#scheduler.complete(unit);
+        // From now on they only wait for a free slot.
+        for (const ready of this.#scheduler.complete(unit)) this.#store.patchUnit(ready, { ready_at: endedAt });
         this.#emit({ type: 'unit-completed', at: endedAt, unit, duration_ms: durationMs, log: logPath });
         break;
       }

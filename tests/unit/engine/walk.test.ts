@@ -65,6 +65,34 @@ async function setup(graph: Graph, completed: readonly string[] = [], makeLog = 
 }
 
 describe('walk', () => {
+  it('records when each unit became ready, so a report can tell waiting for a slot from running', async () => {
+    const { store, clock, start } = await setup(diamond());
+    const executor = new ControlledExecutor();
+    const done = start(executor, { parallelism: 2 });
+    await executor.waitForStarted(2);
+    const t0 = new Date(clock.now()).toISOString();
+    // a and x ready at the start; b, c wait for a; d and e for more.
+    expect(store.unit('p/a')).toMatchObject({ ready_at: t0, started_at: t0 });
+    expect(store.unit('p/b')?.ready_at).toBeUndefined();
+    clock.advance(1000);
+    executor.finish('p/a');
+    await executor.waitForStarted(3);
+    const t1 = new Date(clock.now()).toISOString();
+    // x still holds a slot: c is ready since a ended but waits for one.
+    expect(store.unit('p/b')).toMatchObject({ ready_at: t1, started_at: t1 });
+    expect(store.unit('p/c')).toMatchObject({ status: 'pending', ready_at: t1 });
+    clock.advance(500);
+    executor.finish('p/x');
+    await executor.waitForStarted(4);
+    expect(store.unit('p/c')).toMatchObject({ ready_at: t1, started_at: new Date(clock.now()).toISOString() });
+    for (const unit of ['p/b', 'p/c']) executor.finish(unit);
+    await executor.waitForStarted(5);
+    executor.finish('p/d');
+    await executor.waitForStarted(6);
+    executor.finish('p/e');
+    await done;
+  });
+
   it('runs every unit once, dependencies first, never above the concurrency limit', async () => {
     // A random layered DAG of 60 units with random durations.
     let seed = 7;
