@@ -15,6 +15,7 @@ const LAYERS = {
   hooks: ['config', 'engine', 'cloud'],
   validate: ['config', 'engine/graph.ts', 'engine/timers.ts', 'cloud'],
   park: ['config', 'engine', 'cloud'],
+  converge: ['config', 'engine', 'cloud', 'validate'],
 };
 
 /**
@@ -95,7 +96,7 @@ export default tseslint.config(
   },
   js.configs.recommended,
   {
-    files: ['{config,cloud,engine,discover,hooks,validate,park}/**/*.ts'],
+    files: ['{config,cloud,engine,discover,hooks,validate,park,converge}/**/*.ts'],
     plugins: { platctl: { rules: { layers: layersRule } } },
     rules: { 'platctl/layers': 'error' },
   },

@@ -12,6 +12,8 @@ import type { PhaseContext, PhaseResult, RunPhases } from '../engine/phases.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import type { HookRegistry } from '../engine/hooks.js';
 import type { UnitRecovery } from '../engine/recovery.js';
+import type { ConvergeDeps } from '../converge/run.js';
+import { runConvergence } from '../converge/run.js';
 import { unitHooks } from './hooks.js';
 
 export interface PhaseOptions {
@@ -24,10 +26,14 @@ export interface PhaseOptions {
   readonly recoveries?: readonly UnitRecovery[];
   /** Waits between lockdown tries (tests pass a fake). */
   readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** How the convergence waits look at the cluster (bootstrap with `converge:`; converge/checks.ts). */
+  readonly converge?: ConvergeDeps;
 }
 
 export function walkPhases(command: RunCommand, config: PlatctlConfig, options: PhaseOptions): RunPhases {
   const lockdown = config.lockdown && config.lockdown.steps.length > 0 ? config.lockdown : undefined;
+  const converge = config.converge && config.converge.waits.length > 0 ? config.converge : undefined;
+  const convergeDeps = options.converge;
   if (command === 'teardown') {
     return lockdown ? { beforeWalk: (ctx) => lockPhase(ctx, lockdown, 'unlock', options) } : {};
   }
@@ -35,6 +41,12 @@ export function walkPhases(command: RunCommand, config: PlatctlConfig, options: 
     ...(options.beforeRun ? { beforeRun: options.beforeRun } : {}),
     ...(config.hooks.length > 0 ? { unitHooks: unitHooks(config, options.hooks) } : {}),
     ...(options.recoveries && options.recoveries.length > 0 ? { recoveries: options.recoveries } : {}),
+    ...(converge && convergeDeps
+      ? {
+          converge: (ctx: PhaseContext) =>
+            runConvergence(ctx, converge, Object.keys(config.environments), convergeDeps),
+        }
+      : {}),
     ...(lockdown ? { afterWalk: (ctx: PhaseContext) => lockPhase(ctx, lockdown, 'lock', options) } : {}),
   };
 }
