@@ -168,6 +168,35 @@ describe.skipIf(unavailable !== undefined)(
       expect((await box.state()).converge?.status).toBe('completed');
     });
 
+    it('the first Ctrl-C ends a wait at once: exit 130, the wait recorded as interrupted, --resume waits again', async () => {
+      const ns = kube.namespace;
+      await kube.create(application('stuck', 'OutOfSync', 'Progressing', ns));
+      const { box, env } = await platform(`  interval: 1s
+  waits:
+    - id: apps
+      after: [platform/argocd]
+      argocd_apps: { namespace: ${ns} }
+`);
+      const run = box.start(['bootstrap'], env);
+      let out = '';
+      run.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      await until(() => /waiting apps /.test(out), 120_000, 'the apps wait');
+      run.kill('SIGINT');
+      const result = await run;
+      expect(result.exitCode).toBe(130);
+      expect(out).toContain('stopped wait apps (interrupted)');
+      const state = await box.state();
+      expect(state.status).toBe('interrupted');
+      expect(state.converge?.waits.apps?.status).toBe('interrupted');
+      await kube.patch(
+        { ...APP, name: 'stuck', namespace: ns },
+        { status: { sync: { status: 'Synced' }, health: { status: 'Healthy' } } },
+      );
+      const resumed = await box.run(['bootstrap', '--resume'], env);
+      expect(resumed.exitCode).toBe(0);
+      expect(resumed.stdout).toMatch(/ready {3}apps /);
+    });
+
     it('a bootstrap of a few units waits only for what it applied', async () => {
       const { box, env } = await platform(`  waits:
     - id: apps
@@ -181,3 +210,44 @@ describe.skipIf(unavailable !== undefined)(
     });
   },
 );
+
+describe('bootstrap --dry-run with converge:', () => {
+  it('lists each wait with what it waits for, its bound and its units, and which a partial selection skips', async () => {
+    const box = await sandbox();
+    const path = join(box.root, '.platctl.yaml');
+    await writeFile(
+      path,
+      `${await readFile(path, 'utf8')}converge:
+  waits:
+    - id: apps
+      after: [platform/argocd]
+      argocd_apps: { selector: app.kubernetes.io/part-of=platform, project: platform }
+    - id: operators
+      after: [platform/eks]
+      timeout: 5m
+      workloads: [{ namespace: kyverno, kind: statefulset, name: kyverno }]
+    - id: ui
+      http: { url: "https://argocd.example.com/" }
+`,
+    );
+    const whole = await box.run(['bootstrap', '--dry-run']);
+    expect(whole.exitCode).toBe(0);
+    expect(whole.stdout).toContain(
+      [
+        'converge (after the units, before lockdown), 3 waits, each bounded:',
+        '  1. apps: Argo CD Applications in argocd (selector app.kubernetes.io/part-of=platform, project platform) ' +
+          'Synced and Healthy in platform (up to 30m00s, after platform/argocd)',
+        '  2. operators: Available: StatefulSet kyverno/kyverno in platform (up to 5m00s, after platform/eks)',
+        '  3. ui: https://argocd.example.com/ answers 200 or 302 (up to 10m00s)',
+      ].join('\n'),
+    );
+    const partial = await box.run(['bootstrap', '--dry-run', '--unit', 'platform/eks', '--with-deps', '--json']);
+    const view = JSON.parse(partial.stdout) as { converge: { id: string; decision: string; reason?: string }[] };
+    expect(view.converge.map((w) => [w.id, w.decision, w.reason])).toEqual([
+      ['apps', 'skipped', 'not in this run: platform/argocd'],
+      ['operators', 'waits', undefined],
+      ['ui', 'skipped', 'it has no after units and this run covers only part of them'],
+    ]);
+    expect(await box.calls()).toEqual([]);
+  });
+});
