@@ -1,7 +1,7 @@
 /**
  * Which lifecycle points a `bootstrap` or `teardown` runs (engine/phases.ts): bootstrap checks the manual steps
- * before the run, runs the named hooks around units and locks down after a complete walk; teardown unlocks before
- * the walk. A partial selection (`--unit`, or `--env` leaving units out) skips lockdown and unlock unless
+ * before the run, runs the named hooks around units, waits (bounded) for the platform to converge and locks down
+ * after a complete walk; teardown unlocks before the walk. A partial selection (`--unit`, or `--env` leaving units out) skips lockdown and unlock unless
  * `--lockdown`: a few units do not make a finished platform.
  */
 import type { PlatctlConfig } from '../config/schema.js';

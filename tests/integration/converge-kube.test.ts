@@ -197,6 +197,33 @@ describe.skipIf(unavailable !== undefined)(
       expect(resumed.stdout).toMatch(/ready {3}apps /);
     });
 
+    it('a label selector and a project pick the Applications waited for; the others do not hold the run', async () => {
+      const ns = kube.namespace;
+      const labelled = (name: string, project: string, health: string): KubeObject => {
+        const app = application(name, 'Synced', health, ns);
+        return {
+          ...app,
+          metadata: { ...app.metadata, labels: { 'app.kubernetes.io/part-of': 'platform' } },
+          spec: { ...(app.spec as Record<string, unknown>), project },
+        };
+      };
+      await kube.create(labelled('core', 'platform', 'Healthy'));
+      await kube.create(labelled('sandbox', 'experiments', 'Degraded'));
+      await kube.create(application('unlabelled', 'OutOfSync', 'Missing', ns));
+      const { box, env } = await platform(`  interval: 1s
+  waits:
+    - id: apps
+      after: [platform/argocd]
+      timeout: 2s
+      argocd_apps: { namespace: ${ns}, selector: app.kubernetes.io/part-of=platform, project: platform }
+`);
+      const result = await box.run(['bootstrap'], env);
+      expect(result.stderr).toBe('');
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toMatch(/ready {3}apps /);
+      expect(result.stdout).not.toContain('waiting apps');
+    });
+
     it('a bootstrap of a few units waits only for what it applied', async () => {
       const { box, env } = await platform(`  waits:
     - id: apps
