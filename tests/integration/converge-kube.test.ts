@@ -277,4 +277,18 @@ describe('bootstrap --dry-run with converge:', () => {
     ]);
     expect(await box.calls()).toEqual([]);
   });
+
+  it('a misspelt after unit stops bootstrap before it acts: exit 2 at its line, with a did-you-mean', async () => {
+    const box = await sandbox();
+    const path = join(box.root, '.platctl.yaml');
+    await writeFile(
+      path,
+      `${await readFile(path, 'utf8')}converge:\n  waits:\n    - { id: apps, after: [platform/argcd], argocd_apps: {} }\n`,
+    );
+    const result = await box.run(['bootstrap']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('converge.waits[0].after names unit "platform/argcd"');
+    expect(result.stderr).toContain('did you mean platform/argocd?');
+    expect(await box.calls()).toEqual([]);
+  });
 });
