@@ -16,6 +16,7 @@ const LAYERS = {
   validate: ['config', 'engine/graph.ts', 'engine/timers.ts', 'cloud'],
   park: ['config', 'engine', 'cloud'],
   report: ['config', 'engine', 'park'],
+  converge: ['config', 'engine', 'cloud', 'validate'],
 };
 
 /**
@@ -96,7 +97,7 @@ export default tseslint.config(
   },
   js.configs.recommended,
   {
-    files: ['{config,cloud,engine,discover,hooks,validate,park,report}/**/*.ts'],
+    files: ['{config,cloud,engine,discover,hooks,validate,park,report,converge}/**/*.ts'],
     plugins: { platctl: { rules: { layers: layersRule } } },
     rules: { 'platctl/layers': 'error' },
   },

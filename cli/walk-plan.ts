@@ -2,16 +2,18 @@
  * `bootstrap --dry-run` and `teardown --dry-run`: the whole plan of a run, as the run would do it, and nothing done.
  * In the order the run reaches them: the manual steps with the current result of their checks (bootstrap), the
  * unlock steps (teardown), each wave with each unit's exact terragrunt command line and its named hooks (bootstrap;
- * a hook's own applies, crd_two_stage's `-target` stage, with theirs), and the lockdown steps (bootstrap).
+ * a hook's own applies, crd_two_stage's `-target` stage, with theirs), the convergence waits and the lockdown steps
+ * (bootstrap).
  *
  * Checks are run (they only look: a check is how platctl learns whether a step is done); nothing else is.
  */
 import type { ManualStepCheck, PlatctlConfig } from '../config/schema.js';
+import { planWaits } from '../converge/plan.js';
 import type { HookPoint } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
 import type { LockdownConfig } from '../engine/lockdown.js';
 import { argsFor, stepsFor } from '../engine/lockdown.js';
-import { formatCommandLine } from '../engine/logs.js';
+import { formatCommandLine, formatDuration } from '../engine/logs.js';
 import type { Plan } from '../engine/plan.js';
 import { planWaves } from '../engine/plan.js';
 import type { Paint } from '../engine/reporters/paint.js';
@@ -62,6 +64,19 @@ export interface PlannedLockdown {
   readonly steps: readonly PlannedLockStep[];
 }
 
+/** A convergence wait as the dry run shows it (bootstrap, `converge:`). */
+export interface PlannedConvergeWait {
+  readonly id: string;
+  readonly what: string;
+  /** The environment whose cluster it reads (none for an HTTP wait). */
+  readonly env?: string;
+  readonly timeout_ms: number;
+  readonly after: readonly UnitId[];
+  /** `waits`: looked at after the walk; `skipped`: `reason` says why this run does not wait for it. */
+  readonly decision: 'waits' | 'skipped';
+  readonly reason?: string;
+}
+
 export interface WalkPlanView {
   readonly command: RunCommand;
   /** Unit ids per wave, in walk order. */
@@ -72,6 +87,8 @@ export interface WalkPlanView {
   readonly excluded: readonly { readonly unit: UnitId; readonly by: UnitId }[];
   readonly units: readonly PlannedUnit[];
   readonly manual_steps: readonly PlannedManualStep[];
+  /** Bootstrap's convergence waits, in the order they run (after the walk, before lockdown). */
+  readonly converge?: readonly PlannedConvergeWait[];
   readonly lockdown?: PlannedLockdown;
   /** Bootstrap's recoveries after a failed apply (engine/recovery.ts): on acts, off only advises. */
   readonly recover?: Readonly<Record<string, 'on' | 'off'>>;
@@ -88,7 +105,7 @@ export interface WalkPlanInput {
   readonly plan: Plan;
   /** How many units the whole graph has: fewer in the plan is a partial selection. */
   readonly graphSize: number;
-  readonly config: Pick<PlatctlConfig, 'units' | 'manual_steps' | 'lockdown'>;
+  readonly config: Pick<PlatctlConfig, 'units' | 'manual_steps' | 'lockdown' | 'converge' | 'environments'>;
   /** `--lockdown`: lock down (unlock) even after a partial selection. */
   readonly lockdownFlag: boolean;
   /** The terragrunt command line of `tfCommand` in `unit` with these Terraform arguments. */
@@ -149,6 +166,7 @@ export async function buildWalkPlan(input: WalkPlanInput): Promise<WalkPlanView>
     excluded: [...plan.excluded].map(([unit, by]) => ({ unit, by })),
     units,
     manual_steps: manualSteps,
+    ...(command === 'bootstrap' && (config.converge?.waits.length ?? 0) > 0 ? { converge: convergePlan(input) } : {}),
     ...(lockdown ? { lockdown: lockdownPlan(input, lockdown, line) } : {}),
     ...(input.recover ? { recover: input.recover } : {}),
   };
@@ -175,6 +193,26 @@ async function checkSteps(
     });
   }
   return out;
+}
+
+/** The waits, as if every unit of the plan completed: those bound to units outside it are skipped. */
+function convergePlan(input: WalkPlanInput): PlannedConvergeWait[] {
+  const { plan } = input;
+  const waits = planWaits({
+    converge: input.config.converge,
+    environments: Object.keys(input.config.environments),
+    unitStatus: (unit) => (plan.scope.has(unit) ? 'completed' : undefined),
+    partial: plan.scope.size < input.graphSize,
+  });
+  return waits.map((wait) => ({
+    id: wait.id,
+    what: wait.what,
+    ...(wait.env === undefined ? {} : { env: wait.env }),
+    timeout_ms: wait.timeoutMs,
+    after: wait.wait.after,
+    decision: wait.decision === 'not-applied' ? 'skipped' : 'waits',
+    ...(wait.reason === undefined ? {} : { reason: wait.reason }),
+  }));
 }
 
 function lockdownPlan(
@@ -242,6 +280,7 @@ export function renderWalkPlan(view: WalkPlanView, paint: Paint): string {
   });
   if (view.kept.length > 0) out.push(`kept (teardown floor, never destroyed): ${view.kept.join(', ')}`);
   if (view.excluded.length > 0) out.push(excludedLine(view));
+  if (view.converge) out.push(...renderConverge(view.converge));
   if (view.lockdown?.direction === 'lock') out.push(...renderLockdown(view.lockdown, 'after every unit completed'));
   for (const [name, state] of Object.entries(view.recover ?? {})) {
     out.push(
@@ -272,5 +311,18 @@ function renderLockdown(lockdown: PlannedLockdown, when: string): string[] {
   return [
     head,
     ...lockdown.steps.flatMap((step, i) => [`  ${i + 1}. ${step.id} (${step.unit})`, `     $ ${step.command}`]),
+  ];
+}
+
+function renderConverge(waits: readonly PlannedConvergeWait[]): string[] {
+  const count = `${waits.length} wait${waits.length === 1 ? '' : 's'}`;
+  return [
+    `converge (after the units, before lockdown), ${count}, each bounded:`,
+    ...waits.map((wait, i) => {
+      const where = wait.env === undefined ? '' : ` in ${wait.env}`;
+      const after = wait.after.length > 0 ? `, after ${wait.after.join(', ')}` : '';
+      const head = `  ${i + 1}. ${wait.id}: ${wait.what}${where} (up to ${formatDuration(wait.timeout_ms)}${after})`;
+      return wait.decision === 'skipped' ? `${head}: skipped (${wait.reason ?? 'not applied by this run'})` : head;
+    }),
   ];
 }

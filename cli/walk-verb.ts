@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
+import type { ConvergeDeps } from '../converge/run.js';
 import { excludedUnits } from '../discover/exclude.js';
 import type { WalkEvent } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
@@ -304,10 +305,22 @@ async function runDeps(
       ...(command === 'bootstrap' && config.manual_steps.length > 0
         ? { beforeRun: manualSteps(root, config, args, io, paint) }
         : {}),
+      ...(command === 'bootstrap' && (config.converge?.waits.length ?? 0) > 0
+        ? { converge: await convergeDeps(config, io) }
+        : {}),
     }),
     ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
     ...(shared ? { shared } : {}),
   };
+}
+
+/** The convergence waits' looks: validate's checks over validate's cluster access (loaded only when configured). */
+async function convergeDeps(config: PlatctlConfig, io: CliIo): Promise<ConvergeDeps> {
+  const [{ createValidateDeps }, { waitLooks }] = await Promise.all([
+    import('../validate/index.js'),
+    import('../converge/checks.js'),
+  ]);
+  return { look: waitLooks(createValidateDeps({ config, env: io.env })) };
 }
 
 /** Bootstrap's manual steps, asked on the terminal when there is one. */

@@ -51,6 +51,8 @@ export interface CustomResourceRef {
   readonly version: string;
   readonly plural: string;
   readonly namespace?: string;
+  /** Lists only the objects these labels select (`app.kubernetes.io/part-of=platform`). */
+  readonly labelSelector?: string;
 }
 
 /** The reads validate needs; each takes an AbortSignal so a hung API server cannot hang a check. */
@@ -235,7 +237,13 @@ async function makeReader(kc: KubeConfig, server: string, timeoutMs: number): Pr
     listCustomObjects: (ref, signal) =>
       call(describeRef(ref), () =>
         listAll<KubeObject>(async (cont) => {
-          const base = { group: ref.group, version: ref.version, plural: ref.plural, limit: 500 };
+          const base = {
+            group: ref.group,
+            version: ref.version,
+            plural: ref.plural,
+            limit: 500,
+            ...(ref.labelSelector === undefined ? {} : { labelSelector: ref.labelSelector }),
+          };
           const params = cont ? { ...base, _continue: cont } : base;
           const result: unknown = ref.namespace
             ? await custom.listNamespacedCustomObject({ ...params, namespace: ref.namespace }, withSignal(signal))

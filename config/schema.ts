@@ -252,6 +252,75 @@ const lockdown = z.strictObject({
   steps: z.array(lockdownStep).default([]).describe('Applied in order after bootstrap; unlocked in reverse'),
 });
 
+const rollout = z.strictObject({
+  namespace: z.string().min(1).describe("The workload's namespace"),
+  kind: z.enum(['deployment', 'statefulset']).default('deployment').describe('deployment or statefulset'),
+  name: z.string().min(1).describe("The workload's name"),
+});
+
+/** The kinds of convergence wait; a wait names exactly one. */
+export const CONVERGE_KINDS = ['argocd_apps', 'crds', 'workloads', 'http'] as const;
+
+const convergeWait = z
+  .strictObject({
+    id: z.string().min(1).describe('A short name, unique among the waits (recorded in the run state, for --resume)'),
+    after: z
+      .array(unitId)
+      .default([])
+      .describe(
+        'The units that produce what this waits for: it runs only when the run applied every one of them (none: only after a bootstrap of every unit)',
+      ),
+    env: envName
+      .describe("The environment whose cluster is read (default: the environment of the first 'after' unit)")
+      .optional(),
+    timeout: duration({ key: 'timeout', min: '1s', max: '6h' })
+      .describe('How long to wait before the run fails (default: 30m for argocd_apps, 10m otherwise)')
+      .optional(),
+    argocd_apps: z
+      .strictObject({
+        namespace: z.string().min(1).default('argocd').describe('The namespace of the Applications'),
+        selector: z.string().min(1).describe('A label selector (app.kubernetes.io/part-of=platform)').optional(),
+        project: z.string().min(1).describe('Only the Applications of this Argo CD project').optional(),
+      })
+      .describe('Every Argo CD Application (or those the selector/project pick) Synced and Healthy')
+      .optional(),
+    crds: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe('CustomResourceDefinitions by name (applications.argoproj.io) that must be Established')
+      .optional(),
+    workloads: z
+      .array(rollout)
+      .min(1)
+      .describe('Deployments/StatefulSets that must be Available (ready replicas = desired)')
+      .optional(),
+    http: z
+      .strictObject({
+        url: z.url().describe('The URL to GET (redirects are not followed)'),
+        expect: z
+          .array(z.number().int().min(100).max(599))
+          .min(1)
+          .default([200, 302])
+          .describe('The HTTP statuses that count as ready'),
+      })
+      .describe('An HTTP endpoint that must answer')
+      .optional(),
+  })
+  .refine((wait) => CONVERGE_KINDS.filter((kind) => wait[kind] !== undefined).length === 1, {
+    message: `name exactly one thing to wait for: ${CONVERGE_KINDS.join(', ')}`,
+  });
+
+const converge = z.strictObject({
+  // prefault, not default: the default goes through the transform, so it is 10 s and not 10 ms.
+  interval: duration({ key: 'interval', min: '1s', max: '5m' })
+    .prefault('10s')
+    .describe('The time between two looks of a wait'),
+  waits: z
+    .array(convergeWait)
+    .default([])
+    .describe('Checked in order after bootstrap applied the units, before lockdown'),
+});
+
 const validateSettings = z.strictObject({
   checkers: z
     .record(z.string().min(1), z.enum(['eks_cluster', 'cilium_agent', 'argocd_apps']))
@@ -306,12 +375,6 @@ const namesOrAll = (what: string) =>
     .union([z.literal('all'), z.array(z.string().min(1))])
     .default('all')
     .describe(`${what}: all, or a list of names`);
-
-const rollout = z.strictObject({
-  namespace: z.string().min(1).describe("The workload's namespace"),
-  kind: z.enum(['deployment', 'statefulset']).default('deployment').describe('deployment or statefulset'),
-  name: z.string().min(1).describe("The workload's name"),
-});
 
 const parkEnv = z.strictObject({
   node_groups: namesOrAll('The EKS managed node groups scaled to zero'),
@@ -507,6 +570,11 @@ export const configSchema = z
       .describe(
         'Recoveries bootstrap runs by itself when a unit fails (helm-pending: delete the Secret of a Helm release revision stuck pending-*, then apply the unit once more)',
       ),
+    converge: converge
+      .describe(
+        'The phase after bootstrap applied the units and before lockdown: bounded waits until the platform settles',
+      )
+      .optional(),
     lockdown: lockdown
       .describe('The phase after bootstrap that closes the platform; unlocked before teardown')
       .optional(),
@@ -528,6 +596,8 @@ export type ValidateConfig = PlatctlConfig['validate'];
 export type ParkConfig = PlatctlConfig['park'][string];
 export type ManualStepCheck = NonNullable<PlatctlConfig['manual_steps'][number]['check']>;
 export type StateConfig = PlatctlConfig['state'];
+export type ConvergeConfig = NonNullable<PlatctlConfig['converge']>;
+export type ConvergeWait = ConvergeConfig['waits'][number];
 
 /**
  * The JSON Schema of the file as written (the input side: durations are strings or seconds, defaults are the

@@ -167,6 +167,39 @@ function envReferenceErrors(source: ConfigSource, data: Json, envNames: readonly
       checkEnv(step.check.env, ['manual_steps', index, 'check', 'env'], 'value', 'this names');
     }
   });
+  out.push(...convergeEnvErrors(source, data, envNames, checkEnv));
+  return out;
+}
+
+/**
+ * Each convergence wait that reads a cluster must say which: its `env`, the environment of its first `after` unit,
+ * or the only environment declared.
+ */
+function convergeEnvErrors(
+  source: ConfigSource,
+  data: Json,
+  envNames: readonly string[],
+  checkEnv: (name: unknown, keyPath: KeyPath, target: LocateTarget, what: string) => void,
+): ConfigError[] {
+  const out: ConfigError[] = [];
+  const converge = isMap(data.converge) ? data.converge : undefined;
+  items(converge?.waits).forEach((wait, index) => {
+    if (!isMap(wait)) return;
+    checkEnv(wait.env, ['converge', 'waits', index, 'env'], 'value', 'this names');
+    const readsCluster = wait.http === undefined;
+    const after = items(wait.after);
+    if (readsCluster && wait.env === undefined && after.length === 0 && envNames.length > 1) {
+      out.push(
+        error(
+          source,
+          'missing-key',
+          ['converge', 'waits', index],
+          `converge wait ${JSON.stringify(wait.id)} reads a cluster but names neither env nor after units, and there are ${envNames.length} environments`,
+          `add env: <one of ${envNames.join(', ')}>, or after: [<the unit that installs it>]`,
+        ),
+      );
+    }
+  });
   return out;
 }
 
@@ -243,8 +276,12 @@ function ssmCheckErrors(source: ConfigSource, data: Json, envNames: readonly str
 /** Ids that name steps must be unique: state and output key on them. */
 function duplicateIdErrors(source: ConfigSource, data: Json): ConfigError[] {
   const out: ConfigError[] = [];
-  for (const listPath of [['manual_steps'], ['lockdown', 'steps']] as const) {
-    const list = listPath.length === 1 ? data.manual_steps : isMap(data.lockdown) ? data.lockdown.steps : undefined;
+  const lists = [
+    { listPath: ['manual_steps'], list: data.manual_steps },
+    { listPath: ['lockdown', 'steps'], list: isMap(data.lockdown) ? data.lockdown.steps : undefined },
+    { listPath: ['converge', 'waits'], list: isMap(data.converge) ? data.converge.waits : undefined },
+  ] as const;
+  for (const { listPath, list } of lists) {
     const seen = new Map<string, number>();
     items(list).forEach((step, index) => {
       const id = isMap(step) ? step.id : undefined;

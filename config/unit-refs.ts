@@ -46,6 +46,13 @@ export function unitReferences(data: unknown): UnitReference[] {
   items(lockdown?.steps).forEach((step, index) => {
     if (isMap(step)) add(step.unit, ['lockdown', 'steps', index, 'unit'], `lockdown.steps[${index}].unit`);
   });
+  const converge = isMap(data.converge) ? data.converge : undefined;
+  items(converge?.waits).forEach((wait, index) => {
+    if (isMap(wait))
+      items(wait.after).forEach((unit, u) =>
+        add(unit, ['converge', 'waits', index, 'after', u], `converge.waits[${index}].after`),
+      );
+  });
   for (const [env, park] of entries(data.park)) {
     if (!isMap(park)) continue;
     for (const key of ['node_group_units', 'reconnect_units'] as const) {

@@ -127,6 +127,37 @@ export type WalkEvent =
       readonly duration_ms: number;
       readonly log: string;
     }
+  | {
+      /** A convergence wait (converge: in .platctl.yaml) began: its first look follows. */
+      readonly type: 'converge-wait-started';
+      readonly at: string;
+      readonly wait: string;
+      /** What it waits for, one line: `Argo CD Applications in argocd Synced and Healthy`. */
+      readonly what: string;
+      readonly timeout_ms: number;
+    }
+  | {
+      /** A look found something not ready yet (sent when that changes, and now and then while it lasts). */
+      readonly type: 'converge-wait-progress';
+      readonly at: string;
+      readonly wait: string;
+      readonly waited_ms: number;
+      readonly timeout_ms: number;
+      /** One line: what is not ready. */
+      readonly message: string;
+      /** Each object not ready, with its conditions and messages. */
+      readonly details: readonly string[];
+    }
+  | {
+      readonly type: 'converge-wait-finished';
+      readonly at: string;
+      readonly wait: string;
+      /** `passed`: ready; `failed`: the timeout passed or the look itself failed; `skipped`: not this run's units. */
+      readonly result: 'passed' | 'failed' | 'interrupted' | 'skipped';
+      readonly waited_ms: number;
+      readonly message?: string;
+      readonly details?: readonly string[];
+    }
   | { readonly type: 'interrupting'; readonly at: string; readonly signal: string; readonly running: readonly UnitId[] }
   | { readonly type: 'warning'; readonly at: string; readonly message: string }
   | {

@@ -8,14 +8,16 @@
  * 2. `beforeWalk`: the state is written, no unit has run (teardown's unlock). A failure ends the run `failed` without
  *    walking.
  * 3. `unitHooks`: the named hooks around each unit (before-unit, after-unit), run by the walk.
- * 4. `afterWalk`: only when the walk completed every unit (bootstrap's lockdown). A failure makes the run `failed`.
+ * 4. `converge`: only when the walk completed, before `afterWalk` (bootstrap's convergence waits). A failure makes
+ *    the run `failed` and `afterWalk` does not run.
+ * 5. `afterWalk`: only when the walk completed every unit (bootstrap's lockdown). A failure makes the run `failed`.
  */
 import type { WalkEvent } from './events.js';
 import type { UnitOutcome } from './executor.js';
 import type { UnitId } from './graph.js';
 import type { Plan } from './plan.js';
 import type { ManualStepRecord, PhaseRecords, RunState } from './state.js';
-import type { RunCommand } from './unit-status.js';
+import type { RunCommand, UnitStatus } from './unit-status.js';
 import type { UnitRecovery } from './recovery.js';
 import type { UnitHook } from './walk.js';
 
@@ -25,6 +27,7 @@ export interface RunPhases {
   readonly unitHooks?: (unit: UnitId) => readonly UnitHook[];
   /** Tried after a unit's apply failed (engine/recovery.ts); bootstrap's `helm-pending`. */
   readonly recoveries?: readonly UnitRecovery[];
+  readonly converge?: (ctx: PhaseContext) => Promise<PhaseResult>;
   readonly afterWalk?: (ctx: PhaseContext) => Promise<PhaseResult>;
 }
 
@@ -61,6 +64,8 @@ export interface PhaseContext {
   readonly signal: AbortSignal;
   readonly now: () => number;
   readonly emit: (event: WalkEvent) => void;
+  /** A unit's status in this run (a resumed run's completed units included); undefined outside the selection. */
+  readonly unitStatus?: (unit: UnitId) => UnitStatus | undefined;
   /** The run's phase records as they are now (a resumed run's included). */
   readonly records: () => Readonly<PhaseRecords>;
   /** Records a phase's progress in the state file, written before this resolves. */

@@ -573,6 +573,15 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
       problems.push(...result.problems);
       // Fenced: nothing failed, the units left are pending; --resume (once the lock is free) continues them.
       status = locks?.fenced.aborted && result.status === 'failed' ? 'interrupted' : result.status;
+      if (status === 'completed' && deps.phases?.converge) {
+        const converged = (await stillOurs()) ? await deps.phases.converge(phase) : undefined;
+        // A convergence failure is the run's headline (the summary and status show it); nothing is rolled back.
+        if (converged === undefined) status = 'interrupted';
+        else if (!converged.ok) {
+          if (store.state.converge?.status !== 'failed') problems.push(converged.message, ...(converged.details ?? []));
+          status = deps.signal.aborted ? 'interrupted' : 'failed';
+        }
+      }
       if (status === 'completed' && deps.phases?.afterWalk && !(await stillOurs())) status = 'interrupted';
       else if (status === 'completed' && deps.phases?.afterWalk) {
         const after = await deps.phases.afterWalk(phase);
@@ -658,6 +667,7 @@ function phaseContext(run: RunContext, prepared: Prepared, started: Started, exe
     signal: deps.signal,
     now: deps.now,
     emit: deps.emit,
+    unitStatus: (unit) => store.unit(unit)?.status,
     records: () => store.state,
     record: async (patch) => {
       store.patchRun(patch);
@@ -829,6 +839,7 @@ function initialState(input: {
     // What this run's units are compared with (platctl report); a resumed run keeps the baseline it began with.
     history_ms: resumed?.history_ms ?? Object.fromEntries(knownDurations(input.request.command, previous)),
     ...(resumed?.manual_steps ? { manual_steps: resumed.manual_steps } : {}),
+    ...(resumed?.converge ? { converge: resumed.converge } : {}),
     ...(resumed?.lockdown ? { lockdown: resumed.lockdown } : {}),
     units,
   };

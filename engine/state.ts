@@ -106,9 +106,28 @@ export interface LockdownRecord {
   steps: Record<string, LockStepRecord>;
 }
 
+/** One convergence wait's outcome; `bootstrap --resume` runs again only the waits that have not passed. */
+export interface ConvergeWaitRecord {
+  status: 'running' | 'passed' | 'failed' | 'interrupted' | 'skipped';
+  waited_ms?: number;
+  ended_at?: string;
+  /** One line: what was not ready when it failed, or why it was skipped. */
+  error?: string;
+  /** The objects not ready, with their conditions and messages. */
+  details?: string[];
+}
+
+/** The convergence phase after a bootstrap's walk (before lockdown). */
+export interface ConvergeRecord {
+  status: 'running' | 'completed' | 'failed' | 'interrupted';
+  /** By wait id. */
+  waits: Record<string, ConvergeWaitRecord>;
+}
+
 /** Run-level records of the phases around the walk. */
 export interface PhaseRecords {
   manual_steps?: Record<string, ManualStepRecord>;
+  converge?: ConvergeRecord;
   lockdown?: LockdownRecord;
 }
 
@@ -137,6 +156,7 @@ export interface RunState {
   history_ms?: Record<UnitId, number>;
   /** Manual steps found done before the run, by step id. */
   manual_steps?: Record<string, ManualStepRecord>;
+  converge?: ConvergeRecord;
   lockdown?: LockdownRecord;
   units: Record<UnitId, UnitState>;
 }
@@ -199,6 +219,21 @@ const runStateSchema = z.looseObject({
   manual_steps: map(
     z.looseObject({ how: z.enum(['check', 'confirmed', 'yes']), by: optionalText, at: text }),
   ).optional(),
+  // Absent in states written before the convergence phase existed: they stay readable.
+  converge: z
+    .looseObject({
+      status: z.enum(['running', 'completed', 'failed', 'interrupted']),
+      waits: map(
+        z.looseObject({
+          status: z.enum(['running', 'passed', 'failed', 'interrupted', 'skipped']),
+          waited_ms: z.number().min(0).optional(),
+          ended_at: optionalText,
+          error: optionalText,
+          details: z.array(text).optional(),
+        }),
+      ),
+    })
+    .optional(),
   lockdown: z
     .looseObject({
       direction: z.enum(['lock', 'unlock']),

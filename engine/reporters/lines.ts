@@ -5,7 +5,9 @@
  */
 import { Writable } from 'node:stream';
 import { formatDuration } from '../logs.js';
+import type { WalkEvent } from '../events.js';
 import { stripAnsi } from '../redact.js';
+import type { Paint } from './paint.js';
 
 /** How often a non-terminal is told what is still running, unless configured (PLATCTL_PROGRESS_INTERVAL). */
 export const DEFAULT_HEARTBEAT_MS = 30_000;
@@ -121,4 +123,40 @@ export function heartbeatMs(value: string | undefined): number {
   if (value === undefined || value.trim() === '' || !Number.isFinite(seconds)) return DEFAULT_HEARTBEAT_MS;
   if (seconds === 0) return 0;
   return seconds >= 0.01 && seconds <= 3600 ? Math.round(seconds * 1000) : DEFAULT_HEARTBEAT_MS;
+}
+
+type ConvergeEvent = Extract<
+  WalkEvent,
+  { type: 'converge-wait-started' | 'converge-wait-progress' | 'converge-wait-finished' }
+>;
+
+/**
+ * A convergence wait's line (plain and live output alike): what it waits for, what is still not ready and for how
+ * long (each object with its conditions on a line of its own), how it ended.
+ */
+export function convergeLine(event: ConvergeEvent, p: Paint): string {
+  const more = (details: readonly string[] | undefined): string =>
+    (details ?? []).map((line) => `\n           ${plainText(line)}`).join('');
+  switch (event.type) {
+    case 'converge-wait-started':
+      return `${p.cyan('wait   ')} ${event.wait}: ${event.what} (up to ${formatDuration(event.timeout_ms)})`;
+    case 'converge-wait-progress':
+      return (
+        `${p.cyan('waiting')} ${event.wait} ${formatDuration(event.waited_ms)} of ${formatDuration(event.timeout_ms)}: ` +
+        `${plainText(event.message)}${more(event.details)}`
+      );
+    case 'converge-wait-finished': {
+      const why = event.message ? `: ${plainText(event.message)}` : '';
+      switch (event.result) {
+        case 'passed':
+          return `${p.green('ready  ')} ${event.wait} ${formatDuration(event.waited_ms)}`;
+        case 'skipped':
+          return `${p.yellow('skipped')} wait ${event.wait}${why}`;
+        case 'interrupted':
+          return `${p.yellow('stopped')} wait ${event.wait} (interrupted)`;
+        case 'failed':
+          return `${p.red('FAILED ')} wait ${event.wait}${why}${more(event.details)}`;
+      }
+    }
+  }
 }

@@ -7,7 +7,7 @@ import type { Reporter, WalkEvent } from '../events.js';
 import { formatDuration } from '../logs.js';
 import { unreachable } from '../unit-status.js';
 import type { HeartbeatOptions } from './lines.js';
-import { Heartbeat, lineStamp, plainText } from './lines.js';
+import { Heartbeat, convergeLine, lineStamp, plainText } from './lines.js';
 import type { Paint } from './paint.js';
 
 export interface PlainReporterOptions {
@@ -68,6 +68,12 @@ export class PlainReporter implements Reporter {
           );
         } else beat.end('lockdown');
         return;
+      case 'converge-wait-started':
+        beat.begin('converge', `converge wait ${event.wait}`, since);
+        return;
+      case 'converge-wait-finished':
+        beat.end('converge');
+        return;
       case 'run-finished':
         beat.close();
         return;
@@ -77,6 +83,7 @@ export class PlainReporter implements Reporter {
       case 'hook-finished':
       case 'interrupting':
       case 'warning':
+      case 'converge-wait-progress':
         return;
     }
   }
@@ -129,7 +136,8 @@ export class PlainReporter implements Reporter {
       case 'lockdown-step-finished': {
         const what = `${event.direction === 'lock' ? 'lockdown' : 'unlock'} step ${event.step}`;
         const why = event.message ? `: ${plainText(event.message)}` : '';
-        switch (event.result) {
+        const result = event.result;
+        switch (result) {
           case 'completed':
             return `${p.green('done   ')} ${what} ${formatDuration(event.duration_ms)}${why}`;
           case 'retrying':
@@ -139,7 +147,7 @@ export class PlainReporter implements Reporter {
           case 'interrupted':
             return `${p.yellow('stopped')} ${what} (interrupted)`;
           default:
-            return unreachable(event.result);
+            return unreachable(result);
         }
       }
       case 'interrupting':
@@ -148,6 +156,10 @@ export class PlainReporter implements Reporter {
         );
       case 'warning':
         return `${p.yellow('warning:')} ${plainText(event.message)}`;
+      case 'converge-wait-started':
+      case 'converge-wait-progress':
+      case 'converge-wait-finished':
+        return convergeLine(event, p);
       case 'run-finished':
         return undefined;
       default:

@@ -101,6 +101,29 @@ export function renderSummary(input: SummaryInput): string {
  * what it leaves (units applied, the platform not locked down), and how to go on. Empty when the phase did not fail.
  */
 export function phaseHeadline(state: Readonly<RunState>, paint: Paint): string[] {
+  return [...convergeHeadline(state, paint), ...lockdownHeadline(state, paint)];
+}
+
+/**
+ * A failed convergence as the run's headline: which wait, after how long, every object not ready with its
+ * conditions and messages, and what it leaves (the units applied and standing, lockdown not run yet).
+ */
+function convergeHeadline(state: Readonly<RunState>, paint: Paint): string[] {
+  const phase = state.converge;
+  if (phase?.status !== 'failed') return [];
+  const failed = Object.entries(phase.waits).find(([, wait]) => wait.status === 'failed');
+  const [id, wait] = failed ?? ['?', undefined];
+  const passed = Object.values(phase.waits).filter((w) => w.status === 'passed').length;
+  return [
+    `${paint.red('CONVERGENCE FAILED')} at wait ${paint.bold(id)}: ${wait?.error ?? 'no cause recorded'}`,
+    ...(wait?.details ?? []).map((line) => `        ${line}`),
+    `        the units are applied and stay (nothing is rolled back); lockdown has not run. Fix the cause, then ` +
+      `platctl ${state.command} --resume waits again for what has not passed` +
+      (passed > 0 ? ` (${passed} wait${passed === 1 ? '' : 's'} passed)` : ''),
+  ];
+}
+
+function lockdownHeadline(state: Readonly<RunState>, paint: Paint): string[] {
   const phase = state.lockdown;
   if (phase?.status !== 'failed') return [];
   const failed = Object.entries(phase.steps).find(([, step]) => step.status === 'failed');

@@ -92,6 +92,9 @@ export class TtyReporter implements Reporter {
       case 'hook-finished':
       case 'lockdown-step-started':
       case 'lockdown-step-finished':
+      case 'converge-wait-started':
+      case 'converge-wait-progress':
+      case 'converge-wait-finished':
       case 'interrupting':
       case 'warning':
       case 'run-finished':

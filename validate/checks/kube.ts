@@ -115,14 +115,47 @@ interface ApplicationStatus {
   readonly sync?: { readonly status?: string };
   readonly health?: { readonly status?: string; readonly message?: string };
   readonly operationState?: { readonly phase?: string; readonly message?: string };
+  readonly conditions?: readonly { readonly type?: string; readonly message?: string }[];
+}
+
+/** Which Applications a check looks at: all of a namespace, or those a label selector or an Argo CD project picks. */
+export interface ApplicationFilter {
+  readonly namespace: string;
+  readonly selector?: string;
+  readonly project?: string;
+}
+
+/** Why an Application is not Synced/Healthy: its health message, its conditions, its sync operation's message. */
+export function applicationProblem(name: string, status: ApplicationStatus): string {
+  const sync = status.sync?.status ?? 'Unknown';
+  const health = status.health?.status ?? 'Unknown';
+  const why = [
+    status.health?.message,
+    ...(status.conditions ?? []).map((c) => `${c.type ?? 'condition'}: ${c.message ?? ''}`.trim()),
+    status.operationState?.message && status.operationState.phase !== 'Succeeded'
+      ? `sync ${status.operationState.phase ?? 'operation'}: ${status.operationState.message}`
+      : undefined,
+  ].filter((x): x is string => x !== undefined && x !== '');
+  return `${name}: ${sync}/${health}${why.length > 0 ? ` (${why.join('; ')})` : ''}`;
 }
 
 /** `argocd_apps`: every Application Synced and Healthy; the others listed with their status. */
-export async function checkArgocdApps(env: string, ctx: CheckContext): Promise<CheckOutcome> {
+export async function checkArgocdApps(
+  env: string,
+  ctx: CheckContext,
+  filter: ApplicationFilter = { namespace: ARGOCD_NAMESPACE },
+): Promise<CheckOutcome> {
   const got = await reader(env, ctx);
   if ('outcome' in got) return got.outcome;
+  const { namespace } = filter;
   const apps = await got.reader.listCustomObjects(
-    { group: 'argoproj.io', version: 'v1alpha1', plural: 'applications', namespace: ARGOCD_NAMESPACE },
+    {
+      group: 'argoproj.io',
+      version: 'v1alpha1',
+      plural: 'applications',
+      namespace,
+      ...(filter.selector === undefined ? {} : { labelSelector: filter.selector }),
+    },
     ctx.signal,
   );
   if (!apps.ok) {
@@ -131,31 +164,126 @@ export async function checkArgocdApps(env: string, ctx: CheckContext): Promise<C
     }
     return fromCloudFailure(apps, ['unreachable', 'timeout']);
   }
-  if (apps.value.length === 0) {
+  const picked = apps.value.filter(
+    (app) =>
+      filter.project === undefined || (app.spec as { project?: unknown } | undefined)?.project === filter.project,
+  );
+  if (picked.length === 0) {
+    const which = [filter.selector && `selector ${filter.selector}`, filter.project && `project ${filter.project}`]
+      .filter((x) => x)
+      .join(', ');
     // Like a cluster without nodes: an empty list proves nothing, and usually means the root Application is gone.
-    return fail(`no Applications in namespace ${ARGOCD_NAMESPACE}: ArgoCD deploys nothing`, {
+    return fail(`no Applications in namespace ${namespace}${which ? ` (${which})` : ''}: ArgoCD deploys nothing`, {
       hint: 'apply the root Application (app of apps), or check that ArgoCD watches this namespace',
     });
   }
-  const bad = apps.value
-    .map((app) => ({ name: app.metadata?.name ?? '(unnamed)', status: (app.status ?? {}) as ApplicationStatus }))
+  const bad = picked
+    .map((app) => {
+      const status: ApplicationStatus = app.status ?? {};
+      return { name: app.metadata?.name ?? '(unnamed)', status };
+    })
     .filter(({ status }) => status.sync?.status !== 'Synced' || status.health?.status !== 'Healthy');
-  if (bad.length === 0) return pass(`${apps.value.length} Applications Synced and Healthy`);
+  if (bad.length === 0) return pass(`${picked.length} Applications Synced and Healthy`);
   return fail(
-    `${countOf(bad.length, apps.value.length)} Applications not Synced/Healthy: ${listNames(bad.map((b) => b.name))}`,
-    {
-      details: bad.map(({ name, status }) => {
-        const sync = status.sync?.status ?? 'Unknown';
-        const health = status.health?.status ?? 'Unknown';
-        const why =
-          status.health?.message ??
-          (status.operationState?.phase === 'Failed' || status.operationState?.phase === 'Error'
-            ? status.operationState.message
-            : undefined);
-        return `${name}: ${sync}/${health}${why ? ` (${why})` : ''}`;
-      }),
-    },
+    `${countOf(bad.length, picked.length)} Applications not Synced/Healthy: ${listNames(bad.map((b) => b.name))}`,
+    { details: bad.map(({ name, status }) => applicationProblem(name, status)) },
   );
+}
+
+/** Named CustomResourceDefinitions exist and are Established (the API server serves their kinds). */
+export async function checkCrdsEstablished(
+  env: string,
+  names: readonly string[],
+  ctx: CheckContext,
+): Promise<CheckOutcome> {
+  const got = await reader(env, ctx);
+  if ('outcome' in got) return got.outcome;
+  const problems: string[] = [];
+  for (const name of names) {
+    const crd = await got.reader.getCustomObject(
+      { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name },
+      ctx.signal,
+    );
+    if (!crd.ok) {
+      if (crd.reason === 'not-found') problems.push(`${name}: not found`);
+      else return fromCloudFailure(crd, ['unreachable', 'timeout']);
+      continue;
+    }
+    const established = crd.value.status?.conditions?.find((c) => c.type === 'Established');
+    if (established?.status !== 'True') {
+      const why = [established?.reason, established?.message].filter((x) => x).join(': ');
+      problems.push(`${name}: Established=${established?.status ?? 'no condition yet'}${why ? ` (${why})` : ''}`);
+    }
+  }
+  if (problems.length > 0) {
+    return fail(`${countOf(problems.length, names.length)} CRDs not Established`, { details: problems });
+  }
+  return pass(`${names.length} CRD${names.length === 1 ? '' : 's'} Established`);
+}
+
+/** A Deployment or StatefulSet to find Available. */
+export interface WorkloadRef {
+  readonly namespace: string;
+  readonly kind: 'deployment' | 'statefulset';
+  readonly name: string;
+}
+
+interface WorkloadStatus {
+  readonly replicas?: number;
+  readonly readyReplicas?: number;
+  readonly updatedReplicas?: number;
+  readonly observedGeneration?: number;
+  readonly conditions?: readonly KubeCondition[];
+}
+
+/**
+ * Why a Deployment/StatefulSet is not Available, or undefined when it is: the controller saw the current generation
+ * and every desired replica is ready (a Deployment's Available condition, when present, must be True too).
+ */
+export function workloadProblem(kind: WorkloadRef['kind'], object: KubeObject): string | undefined {
+  const generation = object.metadata?.generation ?? 0;
+  const status = (object.status ?? {}) as WorkloadStatus;
+  const observed = status.observedGeneration ?? 0;
+  if (generation > observed) return `the controller has not observed generation ${generation} yet (at ${observed})`;
+  const desired = typeof object.spec?.replicas === 'number' ? object.spec.replicas : 1;
+  const ready = status.readyReplicas ?? 0;
+  if (ready < desired) return `${countOf(ready, desired)} replicas ready`;
+  const available = kind === 'deployment' ? status.conditions?.find((c) => c.type === 'Available') : undefined;
+  if (available && available.status !== 'True') {
+    return `Available=${available.status ?? 'Unknown'}${available.message ? ` (${available.message})` : ''}`;
+  }
+  return undefined;
+}
+
+/** Named Deployments/StatefulSets are Available: ready replicas = desired, at their current generation. */
+export async function checkWorkloadsAvailable(
+  env: string,
+  workloads: readonly WorkloadRef[],
+  ctx: CheckContext,
+): Promise<CheckOutcome> {
+  const got = await reader(env, ctx);
+  if ('outcome' in got) return got.outcome;
+  const problems: string[] = [];
+  for (const workload of workloads) {
+    const { namespace, kind, name } = workload;
+    const what = `${kind === 'deployment' ? 'Deployment' : 'StatefulSet'} ${namespace}/${name}`;
+    const plural = kind === 'deployment' ? 'deployments' : 'statefulsets';
+    const object = await got.reader.getCustomObject(
+      { group: 'apps', version: 'v1', plural, namespace, name },
+      ctx.signal,
+    );
+    if (!object.ok) {
+      if (object.reason === 'not-found') problems.push(`${what}: not found`);
+      else return fromCloudFailure(object, ['unreachable', 'timeout']);
+      continue;
+    }
+    const problem = workloadProblem(kind, object.value);
+    if (problem) problems.push(`${what}: ${problem}`);
+  }
+  if (problems.length > 0) {
+    return fail(`${countOf(problems.length, workloads.length)} workloads not Available`, { details: problems });
+  }
+  return pass(`${workloads.length} workload${workloads.length === 1 ? '' : 's'} Available`);
 }
 
 /** The Gateway API Gateway is Accepted and Programmed (for its current generation). */
