@@ -235,6 +235,18 @@ async function dropUnsafeProviderCache(
   }
 }
 
+/**
+ * Bootstrap's rollback: on with `--rollback-on-failure` or `rollback: on_failure`; `--no-rollback` (or
+ * `--no-rollback-on-failure`) over the configuration is recorded as refused, so the run can say which rule held.
+ */
+function rollbackMode(command: RunCommand, args: Args, config: PlatctlConfig): { rollback?: 'on_failure' | 'refused' } {
+  if (command !== 'bootstrap') return {};
+  const refused = args['no-rollback'] === true || args['rollback-on-failure'] === false;
+  const wanted = args['rollback-on-failure'] === true || config.rollback === 'on_failure';
+  if (refused) return config.rollback === 'on_failure' ? { rollback: 'refused' } : {};
+  return wanted ? { rollback: 'on_failure' } : {};
+}
+
 /** What to run: the graph, the selection and the flags that shape the walk. */
 function runInput(command: RunCommand, args: Args, project: Project, scope: WalkScope): RunRequest {
   return {
@@ -247,6 +259,7 @@ function runInput(command: RunCommand, args: Args, project: Project, scope: Walk
     force: args.force === true,
     ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),
     failFast: args['fail-fast'] === true,
+    ...rollbackMode(command, args, project.config),
     commandLine: invocation(command, args),
     platctlVersion: platctlVersion(),
   };

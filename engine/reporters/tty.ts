@@ -92,6 +92,10 @@ export class TtyReporter implements Reporter {
       case 'hook-finished':
       case 'lockdown-step-started':
       case 'lockdown-step-finished':
+      case 'rollback-probe':
+      case 'rollback-decided':
+      case 'rollback-unit':
+      case 'rollback-finished':
       case 'interrupting':
       case 'warning':
       case 'run-finished':
