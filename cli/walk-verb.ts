@@ -42,6 +42,8 @@ import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk
 import type { ToolsReady } from './walk-tools.js';
 import { parseGrace, prepareTools, toolsForPlan } from './walk-tools.js';
 import { platctlVersion } from './version.js';
+import { rollbackPreview } from '../engine/rollback.js';
+import { optionalUnits } from '../engine/rollback-run.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
 export interface WalkVerbHooks {
@@ -206,7 +208,17 @@ async function printDryRun(
       : {}),
     signal: io.signal,
   });
-  io.stdout.write(args.json ? `${JSON.stringify(view)}\n` : renderWalkPlan(view, paint));
+  const rollback =
+    rollbackMode(command, args, config).rollback === 'on_failure'
+      ? rollbackPreview({
+          graph: discovery.graph,
+          walkOrder: view.waves.flat(),
+          optional: optionalUnits(config),
+          floor: (id) => config.units[id]?.teardown_skip === true || preventDestroy.has(id),
+        })
+      : undefined;
+  if (args.json) io.stdout.write(`${JSON.stringify(rollback ? { ...view, rollback } : view)}\n`);
+  else io.stdout.write(renderWalkPlan(view, paint) + (rollback ? renderRollbackPreview(rollback) : ''));
   return EXIT.ok;
 }
 
@@ -233,6 +245,19 @@ async function dropUnsafeProviderCache(
     delete unitEnv.TF_PLUGIN_CACHE_DIR;
     emit({ type: 'warning', at: new Date().toISOString(), message: decision.message });
   }
+}
+
+/** The dry run's rollback lines: per unit, what its failed apply would destroy, or the rule that holds. */
+function renderRollbackPreview(preview: ReturnType<typeof rollbackPreview>): string {
+  const lines = [
+    'rollback on failure (at most: units that stood before the run, found by the probe, are spared):',
+    ...preview.map(({ unit, destroys, rule }) =>
+      rule !== undefined
+        ? `  if ${unit} fails: nothing destroyed (${rule})`
+        : `  if ${unit} fails: destroy ${destroys.join(', ')}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /**

@@ -7,7 +7,7 @@
  * that could not answer counts as standing (fail closed). engine/run.ts runs the probe and the destroy walk.
  */
 import type { Graph, UnitId } from './graph.js';
-import { reverse, subgraph, topologicalOrder } from './graph.js';
+import { reverse, subgraph, topologicalOrder, transitiveDependents } from './graph.js';
 
 /** What a unit's Terraform state held before the run. */
 export type StateProbe =
@@ -133,4 +133,35 @@ export function keepMessage(unit: UnitId, why: KeepReason): string {
     case 'floor':
       return `${unit} stays: teardown never destroys it (teardown_skip or prevent_destroy)`;
   }
+}
+
+/**
+ * `--dry-run` with rollback on: for each unit of the walk (in walk order), what a rollback would destroy if that unit's
+ * apply failed, assuming no walked unit stood before the run (the real run probes; a unit that stood is spared) and
+ * that everything not depending on it was applied by then (the most parallelism could have applied).
+ */
+export function rollbackPreview(input: {
+  readonly graph: Graph;
+  readonly walkOrder: readonly UnitId[];
+  readonly optional: (unit: UnitId) => boolean;
+  readonly floor: (unit: UnitId) => boolean;
+}): { unit: UnitId; destroys: readonly UnitId[]; rule?: HoldRule }[] {
+  const walked = new Set(input.walkOrder);
+  const before = new Map<UnitId, StateProbe>(input.walkOrder.map((id) => [id, { type: 'absent' }]));
+  return input.walkOrder.map((unit) => {
+    const skipped = transitiveDependents(input.graph, [unit]);
+    const decision = decideRollback({
+      graph: input.graph,
+      ended: 'unit-failed',
+      refused: false,
+      failed: [unit],
+      optional: input.optional,
+      applied: [...walked].filter((id) => !skipped.has(id)),
+      before,
+      floor: input.floor,
+    });
+    return decision.type === 'destroy'
+      ? { unit, destroys: decision.order }
+      : { unit, destroys: [], rule: decision.rule };
+  });
 }

@@ -104,4 +104,26 @@ describe('optional units and narrow rollback', { timeout: 180_000 }, () => {
     expect(refused.stdout).toContain('no rollback: --no-rollback was given');
     expect((await box.state()).rollback).toMatchObject({ mode: 'refused', status: 'held', rule: 'no-rollback' });
   });
+
+  it('--dry-run --rollback-on-failure shows what a failure of each unit would destroy, and runs nothing', async () => {
+    const box = await sandbox();
+    const result = await box.run(['bootstrap', '--dry-run', '--rollback-on-failure']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('rollback on failure (at most');
+    expect(result.stdout).toMatch(/if platform\/eks fails: destroy .*platform\/eks/);
+    // iam-roles is the teardown floor: never in a rollback.
+    expect(result.stdout).not.toMatch(/destroy [^\n]*platform\/iam-roles/);
+    expect((await box.calls()).length).toBe(0);
+  });
+
+  it('refuses --rollback-on-failure with teardown, and with --no-rollback (exit 2)', async () => {
+    const box = await sandbox();
+    const teardown = await box.run(['teardown', '--rollback-on-failure', '--yes']);
+    expect(teardown.exitCode).toBe(2);
+    expect(teardown.stderr).toContain('apply to bootstrap only');
+    const both = await box.run(['bootstrap', '--rollback-on-failure', '--no-rollback']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('contradict');
+    expect((await box.calls()).length).toBe(0);
+  });
 });
