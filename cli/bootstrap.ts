@@ -54,6 +54,15 @@ export function walkVerbOptions(command: RunCommand) {
       describe:
         "bootstrap: when a unit fails on a Helm release stuck pending-*, delete that revision's Secret and apply the unit once more (also recover: in .platctl.yaml)",
     },
+    'rollback-on-failure': {
+      type: 'boolean',
+      describe:
+        "bootstrap: when a unit's apply fails, destroy in reverse order exactly the units this run created, the failed one included (also rollback: on_failure in .platctl.yaml)",
+    },
+    'no-rollback': {
+      type: 'boolean',
+      describe: 'bootstrap: never roll back, even with rollback: on_failure in .platctl.yaml',
+    },
     'allow-unresolved': {
       type: 'boolean',
       describe: 'Treat HCL expressions that need a real run as warnings during discovery',
@@ -75,6 +84,13 @@ export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs & GlobalOp
   if (args.force && !args.resume && command !== 'bootstrap') return '--force only applies to --resume';
   if (args['with-deps'] && (args.unit ?? []).length === 0) return '--with-deps needs --unit';
   if (args.recover !== undefined && command !== 'bootstrap') return '--recover applies to bootstrap (an apply) only';
+  const rollbackFlag = args['rollback-on-failure'] !== undefined || args['no-rollback'] !== undefined;
+  if (rollbackFlag && command !== 'bootstrap') {
+    return '--rollback-on-failure and --no-rollback apply to bootstrap only (teardown destroys already)';
+  }
+  if (args['rollback-on-failure'] === true && args['no-rollback'] === true) {
+    return '--rollback-on-failure and --no-rollback contradict each other; give one';
+  }
   return undefined;
 }
 

@@ -62,6 +62,8 @@ function sharedFlags(args: WalkVerbArgs & GlobalOptions): string[] {
   if (args.yes) out.push('--yes');
   if (args['allow-unresolved']) out.push('--allow-unresolved');
   if (args.lockdown) out.push('--lockdown');
+  if (args['rollback-on-failure'] === true) out.push('--rollback-on-failure');
+  if (args['no-rollback'] === true || args['rollback-on-failure'] === false) out.push('--no-rollback');
   return out;
 }
 

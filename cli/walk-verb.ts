@@ -43,6 +43,8 @@ import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk
 import type { ToolsReady } from './walk-tools.js';
 import { parseGrace, prepareTools, toolsForPlan } from './walk-tools.js';
 import { platctlVersion } from './version.js';
+import { rollbackPreview } from '../engine/rollback.js';
+import { optionalUnits } from '../engine/rollback-run.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
 export interface WalkVerbHooks {
@@ -207,7 +209,17 @@ async function printDryRun(
       : {}),
     signal: io.signal,
   });
-  io.stdout.write(args.json ? `${JSON.stringify(view)}\n` : renderWalkPlan(view, paint));
+  const rollback =
+    rollbackMode(command, args, config).rollback === 'on_failure'
+      ? rollbackPreview({
+          graph: discovery.graph,
+          walkOrder: view.waves.flat(),
+          optional: optionalUnits(config),
+          floor: (id) => config.units[id]?.teardown_skip === true || preventDestroy.has(id),
+        })
+      : undefined;
+  if (args.json) io.stdout.write(`${JSON.stringify(rollback ? { ...view, rollback } : view)}\n`);
+  else io.stdout.write(renderWalkPlan(view, paint) + (rollback ? renderRollbackPreview(rollback) : ''));
   return EXIT.ok;
 }
 
@@ -236,6 +248,31 @@ async function dropUnsafeProviderCache(
   }
 }
 
+/** The dry run's rollback lines: per unit, what its failed apply would destroy, or the rule that holds. */
+function renderRollbackPreview(preview: ReturnType<typeof rollbackPreview>): string {
+  const lines = [
+    'rollback on failure (at most: units that stood before the run, found by the probe, are spared):',
+    ...preview.map(({ unit, destroys, rule }) =>
+      rule !== undefined
+        ? `  if ${unit} fails: nothing destroyed (${rule})`
+        : `  if ${unit} fails: destroy ${destroys.join(', ')}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Bootstrap's rollback: on with `--rollback-on-failure` or `rollback: on_failure`; `--no-rollback` (or
+ * `--no-rollback-on-failure`) over the configuration is recorded as refused, so the run can say which rule held.
+ */
+function rollbackMode(command: RunCommand, args: Args, config: PlatctlConfig): { rollback?: 'on_failure' | 'refused' } {
+  if (command !== 'bootstrap') return {};
+  const refused = args['no-rollback'] === true || args['rollback-on-failure'] === false;
+  const wanted = args['rollback-on-failure'] === true || config.rollback === 'on_failure';
+  if (refused) return config.rollback === 'on_failure' ? { rollback: 'refused' } : {};
+  return wanted ? { rollback: 'on_failure' } : {};
+}
+
 /** What to run: the graph, the selection and the flags that shape the walk. */
 function runInput(command: RunCommand, args: Args, project: Project, scope: WalkScope): RunRequest {
   return {
@@ -248,6 +285,7 @@ function runInput(command: RunCommand, args: Args, project: Project, scope: Walk
     force: args.force === true,
     ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),
     failFast: args['fail-fast'] === true,
+    ...rollbackMode(command, args, project.config),
     commandLine: invocation(command, args),
     platctlVersion: platctlVersion(),
   };

@@ -166,6 +166,11 @@ const manualStep = z.strictObject({
   before: z.array(unitId).describe('The units that need this step; every unit when omitted').optional(),
 });
 
+/** A unit id, or a glob over unit ids (`*` within a path part, `**` across parts): `optional` takes these. */
+export const unitPattern = z.string().regex(/^[^/\s]+\/[^\s]+$/, {
+  message: 'a unit id or glob: <env>/<path inside the env dir>, e.g. platform/grafana*',
+});
+
 const hookUnits = z.array(unitId).min(1).describe('The units the hook runs for');
 
 const subnetSelector = z
@@ -561,6 +566,18 @@ export const configSchema = z
       .default({})
       .describe('Extra edges the HCL cannot express: unit id -> the unit ids it depends on'),
     units: z.record(unitId, unitSettings).default({}).describe('Per-unit settings, by unit id'),
+    optional: z
+      .array(unitPattern)
+      .default([])
+      .describe(
+        "Units (ids or globs such as 'platform/grafana*') whose failure skips only their own dependents: the rest of the run goes on, and the run still ends non-zero naming them",
+      ),
+    rollback: z
+      .enum(['never', 'on_failure'])
+      .default('never')
+      .describe(
+        "on_failure: when a unit's apply fails, bootstrap destroys (in reverse order) exactly the units this run applied for the first time, the failed one included (--no-rollback overrides)",
+      ),
     manual_steps: z.array(manualStep).default([]).describe('Things a person must do, checked before bootstrap'),
     hooks: z.array(hook).default([]).describe('Named hooks run around units'),
     recover: z

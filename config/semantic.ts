@@ -12,7 +12,7 @@ import { entries, isMap, items } from './json-shape.js';
 import { PROSE_KEYS, findPlaceholder } from './placeholders.js';
 import type { ConfigSource, LocateTarget } from './source.js';
 import { configError, stringsOf } from './source.js';
-import { unitReferences } from './unit-refs.js';
+import { isUnitGlob, unitReferences } from './unit-refs.js';
 
 function error(
   source: ConfigSource,
@@ -210,7 +210,8 @@ function unitIdErrors(source: ConfigSource, data: Json, envNames: readonly strin
     const slash = id.indexOf('/');
     if (slash <= 0) continue; // the schema reports ids without an environment
     const env = id.slice(0, slash);
-    if (!envNames.includes(env)) {
+    // A glob's environment part may be a glob too: discovery checks that the pattern matches a unit.
+    if (!envNames.includes(env) && !isUnitGlob(env)) {
       out.push(unknownEnv(source, env, keyPath, isKey ? 'key' : 'value', `unit id ${id} names`, envNames));
     }
   }

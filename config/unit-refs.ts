@@ -7,6 +7,7 @@
  * of the wrong shape: the schema reports that.
  */
 import type { KeyPath } from './errors.js';
+import picomatch from 'picomatch';
 import { entries, isMap, items } from './json-shape.js';
 
 /** One unit id written in the configuration. */
@@ -17,6 +18,20 @@ export interface UnitReference {
   readonly isKey: boolean;
   /** Where it is named, for messages: `lockdown.steps[0].unit`, `hooks[1].units`. */
   readonly role: string;
+  /** A glob (`optional` entries may be): it must match at least one unit, rather than be one. */
+  readonly glob?: boolean;
+}
+
+/** True when a unit reference is a glob, not an id (`*`, `?`, `[...]`, `{...}`). */
+export function isUnitGlob(id: string): boolean {
+  return /[*?[\]{}]/.test(id);
+}
+
+/** A test for unit ids: equality for an id, picomatch for a glob (`*` stays within a path part, `**` crosses). */
+export function unitMatcher(pattern: string): (id: string) => boolean {
+  if (!isUnitGlob(pattern)) return (id) => id === pattern;
+  const match = picomatch(pattern, { dot: true });
+  return (id) => match(id);
 }
 
 /** Every unit id the configuration names, in the order of the keys below. */
@@ -31,6 +46,10 @@ export function unitReferences(data: unknown): UnitReference[] {
     items(deps).forEach((dep, i) => add(dep, ['implicit_deps', id, i], `implicit_deps.${id}`));
   }
   for (const [id] of entries(data.units)) add(id, ['units', id], 'units', true);
+  items(data.optional).forEach((pattern, i) => {
+    if (typeof pattern === 'string')
+      out.push({ id: pattern, keyPath: ['optional', i], isKey: false, role: 'optional', glob: isUnitGlob(pattern) });
+  });
   items(data.manual_steps).forEach((step, index) => {
     if (isMap(step)) {
       items(step.before).forEach((unit, u) =>

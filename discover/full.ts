@@ -26,7 +26,7 @@ import type { DiscoverOptions, Problem, UnitInfo } from './types.js';
 import { PathSuggester } from './suggest.js';
 import { readErrorText } from './parsed-files.js';
 import { SnapshotWitness, filesystemNow, writeSnapshot } from './snapshot.js';
-import { unitReferences } from '../config/unit-refs.js';
+import { unitMatcher, unitReferences } from '../config/unit-refs.js';
 
 /** Attempts per unit: each parses the files the previous attempt found it needs (includes, read files). */
 const MAX_ROUNDS = 25;
@@ -774,12 +774,14 @@ function danglingProblem(id: UnitId, dep: DeclaredDependency, dir: string, why: 
 
 function addConfiguredEdges(graph: Graph, options: DiscoverOptions, extras: DiscoverExtras, problems: Problem[]): void {
   let suggester: PathSuggester | undefined;
-  const unknown = (id: UnitId, keyPath: (string | number)[], role: string): void => {
+  const unknown = (id: UnitId, keyPath: (string | number)[], role: string, glob = false): void => {
     const base = problem({
       severity: 'error',
       kind: 'unknown-id',
       unit: id,
-      message: `${role} names unit "${id}", which discovery did not find`,
+      message: glob
+        ? `${role} names the pattern "${id}", which matches no unit discovery found`
+        : `${role} names unit "${id}", which discovery did not find`,
       location: extras.locate?.(keyPath),
     });
     problems.push(
@@ -794,8 +796,8 @@ function addConfiguredEdges(graph: Graph, options: DiscoverOptions, extras: Disc
   };
   // Every unit id the configuration names (config/unit-refs.ts), whatever the key: a misspelt one in a hook or a
   // step would be silently never run, and lockdown would run its apply in <root>/<id>.
-  for (const { id, keyPath, role } of unitReferences(options.config)) {
-    if (!graph.has(id)) unknown(id, [...keyPath], role);
+  for (const { id, keyPath, role, glob } of unitReferences(options.config)) {
+    if (glob === true ? !graph.ids().some(unitMatcher(id)) : !graph.has(id)) unknown(id, [...keyPath], role, glob);
   }
   for (const [from, targets] of Object.entries(options.config.implicit_deps)) {
     if (!graph.has(from)) continue;

@@ -63,6 +63,8 @@ export type WalkEvent =
       readonly error: string;
       /** With reason `hook-failed`: the hook that failed. */
       readonly hook?: string;
+      /** An optional unit (`optional:`): its failure skipped only its dependents. */
+      readonly optional?: true;
       readonly exit_code?: number;
       readonly duration_ms: number;
       readonly log: string;
@@ -157,6 +159,43 @@ export type WalkEvent =
       readonly waited_ms: number;
       readonly message?: string;
       readonly details?: readonly string[];
+    }
+  | {
+      /** The rollback probe's answer for one unit, before the first apply (engine/rollback.ts). */
+      readonly type: 'rollback-probe';
+      readonly at: string;
+      readonly unit: UnitId;
+      /** `unknown` counts as standing. */
+      readonly result: 'absent' | 'standing' | 'unknown';
+      readonly detail?: string;
+    }
+  | {
+      /** After a failed bootstrap with rollback on: what goes, or the rule that keeps the platform standing. */
+      readonly type: 'rollback-decided';
+      readonly at: string;
+      readonly action: 'destroy' | 'hold';
+      readonly rule?: string;
+      readonly message: string;
+      /** The units to destroy, in order (`--dry-run`: what a failure would destroy). */
+      readonly destroy: readonly UnitId[];
+      /** One line per applied unit that stays, and why. */
+      readonly kept: readonly string[];
+    }
+  | {
+      readonly type: 'rollback-unit';
+      readonly at: string;
+      readonly unit: UnitId;
+      readonly result: 'started' | 'destroyed' | 'failed' | 'skipped' | 'interrupted';
+      readonly error?: string;
+      readonly log?: string;
+    }
+  | {
+      readonly type: 'rollback-finished';
+      readonly at: string;
+      readonly status: 'completed' | 'failed' | 'interrupted';
+      readonly destroyed: readonly UnitId[];
+      /** Units the rollback did not destroy (failed, skipped, interrupted): still standing. */
+      readonly left: readonly UnitId[];
     }
   | { readonly type: 'interrupting'; readonly at: string; readonly signal: string; readonly running: readonly UnitId[] }
   | { readonly type: 'warning'; readonly at: string; readonly message: string }

@@ -3,6 +3,7 @@
  * units when a test (or the benchmark) says so. An executor only runs and reports; the walk owns all state.
  */
 import type { UnitId } from './graph.js';
+import type { StateProbe } from './rollback.js';
 import type { FailureReason } from './unit-status.js';
 
 /** Everything an executor needs to run one unit once. */
@@ -55,9 +56,21 @@ export type UnitOutcome =
     }
   | { readonly type: 'interrupted'; readonly exitCode?: number; readonly signal?: string };
 
+/** One read of a unit's Terraform state (the rollback probe, engine/rollback.ts). */
+export interface ProbeJob {
+  readonly unit: UnitId;
+  readonly absDir: string;
+  readonly timeoutMs: number;
+}
+
 export interface Executor {
   /** The command line a job runs, for the log header (already redacted by the caller). */
   commandLine(job: UnitJob): readonly string[];
   /** Runs the job to its end. Expected failures are outcomes, never exceptions. */
   run(job: UnitJob, hooks: RunHooks): Promise<UnitOutcome>;
+  /**
+   * What the unit's Terraform state holds, read without changing anything; any doubt is `unknown`, never `absent`.
+   * An executor without it cannot tell (every unit counts as standing).
+   */
+  probeState?(job: ProbeJob, hooks: RunHooks): Promise<StateProbe>;
 }

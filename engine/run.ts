@@ -29,6 +29,9 @@ import { STATE_VERSION, StateStore, backupState, loadState, removeStaleTempFiles
 import { UNIT_ENV } from './terragrunt.js';
 import type { RunCommand } from './unit-status.js';
 import { walk } from './walk.js';
+import type { HoldRule, StateProbe } from './rollback.js';
+import { decideRollback, holdMessage } from './rollback.js';
+import { announceDecision, optionalUnits, probeRecord, probeUnits, runRollback } from './rollback-run.js';
 import type { EnvLocks } from './env-lock.js';
 import type { SharedBackend } from './shared-run.js';
 import { checkResumedUnchanged, lockShared, sharedPrevious } from './shared-run.js';
@@ -58,6 +61,11 @@ export interface RunRequest {
   /** `--parallelism`; otherwise the resumed run's, otherwise `parallelism.apply`. */
   readonly parallelism?: number;
   readonly failFast: boolean;
+  /**
+   * Bootstrap's narrow rollback (engine/rollback.ts): `on_failure` probes before the first apply and destroys what
+   * the run created when a unit's apply fails; `refused` (`--no-rollback` over `rollback: on_failure`) only says so.
+   */
+  readonly rollback?: 'on_failure' | 'refused';
   /** The command line as typed, for the lock file. */
   readonly commandLine: string;
   readonly platctlVersion: string;
@@ -531,10 +539,13 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
   let status: RunOutcomeStatus = 'failed';
   let counts = emptyCounts();
   try {
-    const before = (await stillOurs())
-      ? ((await deps.phases?.beforeWalk?.(phase)) ?? { ok: true as const })
-      : { ok: true as const };
-    if (locks?.fenced.aborted) {
+    // The rollback probe reads what stood before anything is applied (the before-walk phase applies too).
+    const probes = await probeBeforeRun(run, prepared, started, executor);
+    const before =
+      deps.signal.aborted || !(await stillOurs())
+        ? { ok: true as const }
+        : ((await deps.phases?.beforeWalk?.(phase)) ?? { ok: true as const });
+    if (locks?.fenced.aborted || deps.signal.aborted) {
       status = 'interrupted';
     } else if (!before.ok) {
       problems.push(before.message, ...(before.details ?? []));
@@ -547,6 +558,7 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
         command: request.command,
         parallelism: started.parallelism,
         failFast: started.failFast,
+        optional: (id) => store.unit(id)?.optional === true,
         signal: deps.signal,
         ...(locks ? { halt: locks.fenced, beforeSpawn: () => locks.ensureFresh() } : {}),
         now: deps.now,
@@ -573,7 +585,13 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
       problems.push(...result.problems);
       // Fenced: nothing failed, the units left are pending; --resume (once the lock is free) continues them.
       status = locks?.fenced.aborted && result.status === 'failed' ? 'interrupted' : result.status;
-      if (status === 'completed' && deps.phases?.converge) {
+      const failures = walkFailures(store, plan.walkGraph, result.problems.length > 0);
+      if (probes !== undefined)
+        status = await rollBackIfDue(run, prepared, started, executor, probes, status, failures);
+      // Only optional units failed: the core stands, so convergence and the after-walk phase (lockdown) run; the run
+      // still fails.
+      let coreDone = status === 'completed' || (status === 'failed' && failures.onlyOptional);
+      if (coreDone && deps.phases?.converge) {
         const converged = (await stillOurs()) ? await deps.phases.converge(phase) : undefined;
         // A convergence failure is the run's headline (the summary and status show it); nothing is rolled back.
         if (converged === undefined) status = 'interrupted';
@@ -581,9 +599,10 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
           if (store.state.converge?.status !== 'failed') problems.push(converged.message, ...(converged.details ?? []));
           status = deps.signal.aborted ? 'interrupted' : 'failed';
         }
+        if (converged === undefined || !converged.ok) coreDone = false;
       }
-      if (status === 'completed' && deps.phases?.afterWalk && !(await stillOurs())) status = 'interrupted';
-      else if (status === 'completed' && deps.phases?.afterWalk) {
+      if (coreDone && deps.phases?.afterWalk && !(await stillOurs())) status = 'interrupted';
+      else if (coreDone && deps.phases?.afterWalk) {
         const after = await deps.phases.afterWalk(phase);
         if (!after.ok) {
           // A lockdown recorded as failed is the run's headline (the summary and status show it), not a warning.
@@ -591,6 +610,10 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
           status = deps.signal.aborted ? 'interrupted' : 'failed';
         }
       }
+    }
+    if (probes !== undefined && store.state.rollback?.status === 'armed' && status !== 'completed') {
+      // Failed after the walk (the lockdown) or interrupted before it: a rollback follows only a unit's failed apply.
+      await holdRollback(run, started, deps.signal.aborted ? 'interrupted' : 'not-a-unit-failure');
     }
   } catch (error) {
     problems.push(`internal error (a bug in platctl): ${(error as Error).message}`);
@@ -644,6 +667,126 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
     state: store.state,
     ...(fenced === undefined ? {} : { fenced }),
   };
+}
+
+/**
+ * With rollback on (a bootstrap): reads, before the first apply, what each unit the walk will run held; the answers
+ * (or, with `--no-rollback`, none) go into the state's `rollback` record. Undefined when rollback is off.
+ */
+async function probeBeforeRun(
+  run: RunContext,
+  prepared: Prepared,
+  started: Started,
+  executor: Executor,
+): Promise<Map<UnitId, StateProbe> | undefined> {
+  const { request, deps } = run;
+  const { store } = started;
+  if (request.command !== 'bootstrap' || request.rollback === undefined) return undefined;
+  const probes = new Map<UnitId, StateProbe>();
+  if (request.rollback === 'on_failure') {
+    const units = prepared.plan.walkGraph.ids().filter((id) => store.unit(id)?.status === 'pending');
+    const found = await probeUnits({
+      units,
+      executor,
+      absDir: request.absDir,
+      timeoutMs: (unit) => request.config.units[unit]?.timeout ?? request.config.unit_timeout,
+      parallelism: started.parallelism,
+      signal: deps.signal,
+      emit: deps.emit,
+      now: deps.now,
+    });
+    for (const [unit, probe] of found) probes.set(unit, probe);
+  }
+  store.patchRun({ rollback: { mode: request.rollback, status: 'armed', probe: probeRecord(probes) } });
+  await store.flush();
+  return probes;
+}
+
+/** The units whose apply failed, and whether they are all optional with nothing else left undone. */
+function walkFailures(
+  store: StateStore,
+  graph: Graph,
+  hadProblems: boolean,
+): { failed: UnitId[]; onlyOptional: boolean } {
+  const failed = graph.ids().filter((id) => store.unit(id)?.status === 'failed');
+  const optional = (id: UnitId | undefined): boolean => id !== undefined && store.unit(id)?.optional === true;
+  const onlyOptional =
+    !hadProblems &&
+    failed.length > 0 &&
+    graph.ids().every((id) => {
+      const unit = store.unit(id);
+      if (unit === undefined || unit.status === 'completed' || unit.status === 'excluded') return true;
+      if (unit.status === 'failed') return optional(id);
+      return unit.status === 'skipped' && unit.skip_reason === 'dependency-failed' && optional(unit.skipped_because);
+    });
+  return { failed, onlyOptional };
+}
+
+/**
+ * After the walk, with rollback on: when a unit's apply failed, decides (engine/rollback.ts) and either says which rule
+ * keeps the platform standing or destroys what the run created. Returns the run's status after it.
+ */
+async function rollBackIfDue(
+  run: RunContext,
+  prepared: Prepared,
+  started: Started,
+  executor: Executor,
+  probes: ReadonlyMap<UnitId, StateProbe>,
+  status: RunOutcomeStatus,
+  failures: { failed: readonly UnitId[] },
+): Promise<RunOutcomeStatus> {
+  const { request, deps } = run;
+  const { store } = started;
+  if (status !== 'failed' || failures.failed.length === 0 || deps.signal.aborted) return status;
+  const applied = prepared.plan.walkGraph
+    .ids()
+    .filter((id) => probes.has(id) && ['completed', 'failed'].includes(store.unit(id)?.status ?? ''));
+  const decision = decideRollback({
+    graph: request.graph,
+    ended: 'unit-failed',
+    refused: request.rollback === 'refused',
+    failed: failures.failed,
+    optional: (id) => store.unit(id)?.optional === true,
+    applied,
+    before: probes,
+    floor: (id) => request.config.units[id]?.teardown_skip === true || request.preventDestroy?.has(id) === true,
+  });
+  const { event, patch } = announceDecision(decision, run.iso());
+  const current = store.state.rollback;
+  if (current) store.patchRun({ rollback: { ...current, ...patch } });
+  await store.flush();
+  deps.emit(event);
+  if (decision.type === 'hold') return status;
+  const result = await runRollback({
+    root: request.root,
+    runId: started.runId,
+    graph: request.graph,
+    order: decision.order,
+    config: request.config,
+    absDir: request.absDir,
+    executor,
+    redactor: deps.redactor,
+    parallelism: started.parallelism,
+    signal: deps.signal,
+    now: deps.now,
+    emit: deps.emit,
+    store,
+    platctlVersion: request.platctlVersion,
+  });
+  return result === 'interrupted' ? 'interrupted' : 'failed';
+}
+
+/** Records and says the rule that kept the platform standing when the run failed other than in a unit's apply. */
+async function holdRollback(run: RunContext, started: Started, rule: HoldRule): Promise<void> {
+  const { store } = started;
+  const current = store.state.rollback;
+  if (!current) return;
+  const message = holdMessage(current.mode === 'refused' ? 'no-rollback' : rule);
+  store.patchRun({
+    rollback: { ...current, status: 'held', rule: current.mode === 'refused' ? 'no-rollback' : rule, message },
+  });
+  await store.flush();
+  run.deps.emit({ type: 'rollback-decided', at: run.iso(), action: 'hold', rule, message, destroy: [], kept: [] });
 }
 
 /** A unit's directory, arguments and time limit for the walk. */
@@ -799,6 +942,7 @@ function initialState(input: {
 }): RunState {
   const { plan, runId, resumed, previous } = input;
   const kept = new Set(plan.kept);
+  const optional = optionalUnits(input.request.config);
   const units: Record<UnitId, UnitState> = {};
   for (const id of plan.scope.ids()) {
     const dependencies = [...(plan.scope.get(id)?.dependencies ?? [])].sort(compareIds);
@@ -823,6 +967,10 @@ function initialState(input: {
         ...(before?.hooks ? { hooks: before.hooks } : {}),
       };
     }
+  }
+  for (const id of plan.scope.ids()) {
+    const unit = units[id];
+    if (unit && optional(id)) unit.optional = true;
   }
   return {
     version: STATE_VERSION,

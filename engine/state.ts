@@ -57,6 +57,30 @@ export interface UnitState {
   excluded_by?: UnitId;
   /** Named hooks that ran for the unit in this run, by `<point>:<hook name>` (`before-unit:crd_two_stage`). */
   hooks?: Record<string, HookRecord>;
+  /** An optional unit (`optional:` in .platctl.yaml): its failure skips only its dependents. */
+  optional?: boolean;
+  /** The run's rollback destroyed it after a failure (it is `pending` again: `--resume` applies it anew). */
+  rolled_back?: boolean;
+}
+
+/** The narrow rollback of a bootstrap (engine/rollback.ts): armed, then held by a rule, or run. */
+export interface RollbackRecord {
+  /** `on_failure`: armed (flag or configuration); `refused`: `--no-rollback` overrode `rollback: on_failure`. */
+  mode: 'on_failure' | 'refused';
+  status: 'armed' | 'held' | 'running' | 'completed' | 'failed' | 'interrupted';
+  /** What each unit's Terraform state held before the run (`unknown` counts as standing). */
+  probe: Record<UnitId, { result: 'absent' | 'standing' | 'unknown'; detail?: string }>;
+  /** With `held`: the rule that kept the platform standing. */
+  rule?: string;
+  /** One line: what happened and why. */
+  message?: string;
+  /** The units it destroys, by id. */
+  units?: Record<
+    UnitId,
+    { status: 'pending' | 'running' | 'destroyed' | 'failed' | 'skipped' | 'interrupted'; error?: string; log?: string }
+  >;
+  /** One line per unit the run applied that the rollback leaves standing, and why. */
+  kept?: string[];
 }
 
 /** How a named hook went; a resume does not run a `completed` before-unit hook again. */
@@ -158,6 +182,7 @@ export interface RunState {
   manual_steps?: Record<string, ManualStepRecord>;
   converge?: ConvergeRecord;
   lockdown?: LockdownRecord;
+  rollback?: RollbackRecord;
   units: Record<UnitId, UnitState>;
 }
 
@@ -191,6 +216,8 @@ const unitStateSchema = z.looseObject({
   hooks: map(
     z.looseObject({ status: z.enum(['completed', 'failed']), ended_at: text, detail: optionalText }),
   ).optional(),
+  optional: z.boolean().optional(),
+  rolled_back: z.boolean().optional(),
 });
 
 const durations = map(z.number()).optional();
@@ -247,6 +274,23 @@ const runStateSchema = z.looseObject({
           log: optionalText,
         }),
       ),
+    })
+    .optional(),
+  rollback: z
+    .looseObject({
+      mode: z.enum(['on_failure', 'refused']),
+      status: z.enum(['armed', 'held', 'running', 'completed', 'failed', 'interrupted']),
+      probe: map(z.looseObject({ result: z.enum(['absent', 'standing', 'unknown']), detail: optionalText })),
+      rule: optionalText,
+      message: optionalText,
+      units: map(
+        z.looseObject({
+          status: z.enum(['pending', 'running', 'destroyed', 'failed', 'skipped', 'interrupted']),
+          error: optionalText,
+          log: optionalText,
+        }),
+      ).optional(),
+      kept: z.array(text).optional(),
     })
     .optional(),
   units: map(unitStateSchema),

@@ -14,7 +14,10 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import type { PlatctlConfig } from '../config/schema.js';
 import { runChild } from './child.js';
-import type { Executor, RunHooks, UnitJob, UnitOutcome } from './executor.js';
+import * as z from '../config/zod.js';
+import type { Executor, ProbeJob, RunHooks, UnitJob, UnitOutcome } from './executor.js';
+import { stripAnsi } from './redact.js';
+import type { StateProbe } from './rollback.js';
 import type { ProcessGroups } from './processes.js';
 import { unreachable } from './unit-status.js';
 
@@ -55,6 +58,47 @@ export function terragruntArgs(job: UnitJob, tfPath: string, extraArgs: readonly
   ];
 }
 
+/** Terragrunt's arguments to read a unit's state (`state pull`: the state as JSON, nothing when there is none). */
+export function stateProbeArgs(absDir: string, tfPath: string, extraArgs: readonly string[]): string[] {
+  return [
+    'run',
+    '--working-dir',
+    absDir,
+    '--non-interactive',
+    '--tf-path',
+    tfPath,
+    ...extraArgs,
+    '--',
+    'state',
+    'pull',
+  ];
+}
+
+/** The parts of a Terraform state the probe reads; anything else in the file is kept out of the decision. */
+const pulledState = z.looseObject({
+  version: z.number(),
+  resources: z.array(z.looseObject({ mode: z.string().optional() })),
+});
+
+/**
+ * Reads `state pull`'s output: nothing at all (exit 0) is a unit with no state; a state whose resources include a
+ * managed one is standing; a state with none (everything destroyed) is absent. Anything that does not parse is unknown.
+ */
+export function readPulledState(stdout: readonly string[]): StateProbe {
+  const text = stdout.join('\n').trim();
+  if (text === '') return { type: 'absent' };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { type: 'unknown', message: 'state pull printed something that is not a Terraform state (JSON)' };
+  }
+  const parsed = pulledState.safeParse(raw);
+  if (!parsed.success) return { type: 'unknown', message: 'state pull printed JSON that is not a Terraform state' };
+  const managed = parsed.data.resources.filter((r) => r.mode === undefined || r.mode === 'managed').length;
+  return managed === 0 ? { type: 'absent' } : { type: 'standing', resources: managed };
+}
+
 export class TerragruntExecutor implements Executor {
   readonly #settings: TerragruntSettings;
   readonly #groups: ProcessGroups;
@@ -66,6 +110,43 @@ export class TerragruntExecutor implements Executor {
 
   commandLine(job: UnitJob): readonly string[] {
     return [this.#settings.binary, ...terragruntArgs(job, this.#settings.tfPath, this.#settings.extraArgs)];
+  }
+
+  async probeState(job: ProbeJob, hooks: RunHooks): Promise<StateProbe> {
+    const stdout: string[] = [];
+    let lastError = '';
+    const result = await runChild(
+      {
+        file: this.#settings.binary,
+        args: stateProbeArgs(job.absDir, this.#settings.tfPath, this.#settings.extraArgs),
+        cwd: job.absDir,
+        env: { ...this.#settings.env, [UNIT_ENV]: job.unit },
+        timeoutMs: job.timeoutMs,
+        graceMs: this.#settings.graceMs,
+        signal: hooks.signal,
+        // stdout is the state itself (secrets included): kept in memory for the verdict, never logged.
+        onLine: (line, stream) => {
+          if (stream === 'stdout') {
+            stdout.push(line);
+            return;
+          }
+          hooks.output.line(line, stream);
+          if (/error/i.test(line)) lastError = stripAnsi(line).trim();
+        },
+        ...(hooks.onSpawn ? { onSpawn: hooks.onSpawn } : {}),
+      },
+      this.#groups,
+    );
+    if (result.type === 'exited' && result.exitCode === 0) return readPulledState(stdout);
+    const how =
+      result.type === 'exited'
+        ? `state pull exited ${result.exitCode}`
+        : result.type === 'timeout'
+          ? `state pull timed out after ${formatMinutes(job.timeoutMs)}`
+          : result.type === 'spawn-error'
+            ? `cannot start ${this.#settings.binary}: ${result.message}`
+            : `state pull was ${result.type}`;
+    return { type: 'unknown', message: lastError ? `${how}: ${lastError}` : how };
   }
 
   async run(job: UnitJob, hooks: RunHooks): Promise<UnitOutcome> {

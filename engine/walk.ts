@@ -50,8 +50,10 @@ export interface WalkOptions {
   readonly command: RunCommand;
   /** At most this many units run at once. */
   readonly parallelism: number;
-  /** Start nothing new after the first failure. */
+  /** Start nothing new after the first failure (of a unit that is not optional). */
   readonly failFast: boolean;
+  /** Optional units (`optional:` in .platctl.yaml): a failure skips only their dependents, even with `failFast`. */
+  readonly optional?: (unit: UnitId) => boolean;
   /** Aborted on the first SIGINT/SIGTERM; its `reason` is the signal name. */
   readonly signal: AbortSignal;
   /** Aborted when the run must start nothing more but let running units finish (its shared lock was lost). */
@@ -550,10 +552,12 @@ class Walk {
           exit_code: effective.exitCode,
         });
         const skipped = this.#scheduler.fail(unit);
+        const optional = this.#o.optional?.(unit) === true;
         this.#emit({
           type: 'unit-failed',
           at: endedAt,
           unit,
+          ...(optional ? { optional } : {}),
           reason: effective.reason,
           error,
           ...(effective.hook === undefined ? {} : { hook: effective.hook }),
@@ -564,7 +568,7 @@ class Walk {
         });
         // Skips are recorded in the same turn as the failure, before the slot frees up.
         this.#recordSkips(skipped, 'dependency-failed');
-        if (this.#o.failFast && this.#failFastCause === undefined) {
+        if (this.#o.failFast && !optional && this.#failFastCause === undefined) {
           this.#failFastCause = unit;
           this.#recordSkips(this.#scheduler.skipRemaining(unit), 'fail-fast');
         }

@@ -77,10 +77,17 @@ export class PlainReporter implements Reporter {
       case 'run-finished':
         beat.close();
         return;
+      case 'rollback-unit':
+        if (event.result === 'started') beat.begin(`rollback ${event.unit}`, `rollback of ${event.unit}`, since);
+        else beat.end(`rollback ${event.unit}`);
+        return;
       case 'run-started':
       case 'unit-skipped':
       case 'hook-started':
       case 'hook-finished':
+      case 'rollback-probe':
+      case 'rollback-decided':
+      case 'rollback-finished':
       case 'interrupting':
       case 'warning':
       case 'converge-wait-progress':
@@ -150,6 +157,41 @@ export class PlainReporter implements Reporter {
             return unreachable(result);
         }
       }
+      case 'rollback-probe':
+        return `${p.dim('probe  ')} ${event.unit}: ${
+          event.result === 'absent'
+            ? 'no state before the run'
+            : event.result === 'standing'
+              ? `standing (${event.detail ?? 'has state'}); a rollback never destroys it`
+              : `cannot tell (${plainText(event.detail ?? 'the probe failed')}); counted as standing`
+        }`;
+      case 'rollback-decided': {
+        const kept = event.kept.map((line) => `\n         ${plainText(line)}`).join('');
+        return event.action === 'destroy'
+          ? `${p.red('ROLLBACK')} ${plainText(event.message)}: ${event.destroy.join(', ')}${kept}`
+          : `${p.yellow('rollback')} ${plainText(event.message)}${kept}`;
+      }
+      case 'rollback-unit': {
+        const result = event.result;
+        switch (result) {
+          case 'started':
+            return `${p.cyan('destroy')} ${event.unit} (rollback)${event.log ? `\n         log: ${event.log}` : ''}`;
+          case 'destroyed':
+            return `${p.green('done   ')} ${event.unit} destroyed (rollback)`;
+          case 'failed':
+            return `${p.red('FAILED ')} ${event.unit} (rollback): ${plainText(event.error ?? 'failed')}`;
+          case 'skipped':
+            return `${p.yellow('skipped')} ${event.unit} (rollback): ${plainText(event.error ?? 'not destroyed')}`;
+          case 'interrupted':
+            return `${p.yellow('stopped')} ${event.unit} (rollback, interrupted)`;
+          default:
+            return unreachable(result);
+        }
+      }
+      case 'rollback-finished':
+        return event.status === 'completed'
+          ? `${p.green('rollback done')}: destroyed ${event.destroyed.join(', ') || 'nothing'}`
+          : `${p.red(`rollback ${event.status}`)}: destroyed ${event.destroyed.join(', ') || 'nothing'}; still standing: ${event.left.join(', ')}`;
       case 'interrupting':
         return p.yellow(
           `${event.signal}: starting nothing new; interrupting ${event.running.length} running unit(s) and waiting for them (Ctrl-C again to kill now)`,

@@ -68,7 +68,10 @@ export function renderSummary(input: SummaryInput): string {
     out.push('');
     const exit = unit.exit_code === undefined ? '' : `, exit code ${unit.exit_code}`;
     const took = unit.duration_ms === undefined ? '' : `, ${formatDuration(unit.duration_ms)}`;
-    out.push(`${paintStatus(paint, 'failed', 'FAILED ')} ${paint.bold(id)} (${unit.reason ?? 'failed'}${exit}${took})`);
+    const optional = unit.optional === true ? ', optional' : '';
+    out.push(
+      `${paintStatus(paint, 'failed', 'FAILED ')} ${paint.bold(id)} (${unit.reason ?? 'failed'}${exit}${took}${optional})`,
+    );
     if (unit.error) out.push(`        ${unit.error}`);
     for (const line of input.lastLines.get(id) ?? []) out.push(paint.dim(`        │ ${line}`));
     if (unit.log) out.push(`        log: ${unit.log}`);
@@ -88,6 +91,7 @@ export function renderSummary(input: SummaryInput): string {
     out.push(`${paintStatus(paint, 'excluded', 'EXCLUDED')} ${pad(id, width)}  ${exclusionCause(state, unit)}`);
   }
   for (const problem of input.problems ?? []) out.push(`${paint.yellow('warning:')} ${problem}`);
+  out.push(...optionalAndRollback(state, paint));
   out.push('');
   out.push(formatCounts(countStatuses(state), paint));
   if (state.status !== 'completed' && input.resumeCommand !== undefined) {
@@ -144,6 +148,32 @@ function lockdownHeadline(state: Readonly<RunState>, paint: Paint): string[] {
   return lines;
 }
 
+/** The optional units that failed, and what the rollback did (or the rule that held it). */
+export function optionalAndRollback(state: Readonly<RunState>, paint: Paint): string[] {
+  const out: string[] = [];
+  const optional = Object.entries(state.units)
+    .filter(([, u]) => u.status === 'failed' && u.optional === true)
+    .map(([id]) => id)
+    .sort(compareIds);
+  if (optional.length > 0) {
+    out.push(
+      '',
+      `${paint.yellow('Optional units failed:')} ${optional.join(', ')} (only their dependents were skipped)`,
+    );
+  }
+  const rollback = state.rollback;
+  if (rollback === undefined || rollback.status === 'armed') return out;
+  out.push(
+    '',
+    `${rollback.status === 'completed' ? 'ROLLED BACK' : 'ROLLBACK'}: ${rollback.message ?? rollback.status}`,
+  );
+  for (const [id, unit] of Object.entries(rollback.units ?? {}).sort((a, b) => compareIds(a[0], b[0]))) {
+    out.push(`        ${pad(id, 30)}  ${unit.status}${unit.error ? `: ${unit.error}` : ''}`);
+  }
+  for (const line of rollback.kept ?? []) out.push(`        ${line}`);
+  return out;
+}
+
 /** Why an excluded unit was not run, in the words of the verb's Terraform command. */
 function exclusionCause(state: Readonly<RunState>, unit: UnitState): string {
   const command = state.command === 'bootstrap' ? 'apply (treated as applied)' : 'destroy (not destroyed)';
@@ -188,9 +218,10 @@ export function renderStatus(state: Readonly<RunState>, paint: Paint, options: {
               : unit.status === 'pending'
                 ? ''
                 : (unit.log ?? '');
-    const word = unit.kept ? 'kept' : unit.status;
+    const word = unit.kept ? 'kept' : unit.rolled_back === true ? 'rolled back' : unit.status;
     lines.push(`${pad(id, width)}  ${pad(paintStatus(paint, unit.status, word), 11)}  ${pad(duration, 8)}  ${detail}`);
   }
+  lines.push(...optionalAndRollback(state, paint));
   lines.push('');
   lines.push(formatCounts(countStatuses(state), paint));
   return `${lines.join('\n')}\n`;

@@ -95,6 +95,10 @@ export class TtyReporter implements Reporter {
       case 'converge-wait-started':
       case 'converge-wait-progress':
       case 'converge-wait-finished':
+      case 'rollback-probe':
+      case 'rollback-decided':
+      case 'rollback-unit':
+      case 'rollback-finished':
       case 'interrupting':
       case 'warning':
       case 'run-finished':

@@ -31,6 +31,11 @@ export interface UnitBehaviour {
   exec?: string[];
   /** Overrides for calls whose Terraform arguments contain the key. */
   when_args?: Record<string, UnitBehaviour>;
+  /** `state pull`: a state with this many managed resources (none: no state). */
+  state_resources?: number;
+  /** `state pull` fails as with an expired credential. */
+  state_fail?: boolean;
+  state_sleep_ms?: number;
 }
 
 /** One recorded call of the fake terragrunt. */
