@@ -219,7 +219,6 @@ function unitRow(
   const endMs = hasRun ? (ended ?? (running ? end : undefined)) : undefined;
   const duration = unit.duration_ms ?? (hasRun && endMs !== undefined ? endMs - started : undefined);
   const before = history?.[id];
-  const extra = unit as unknown as { optional?: unknown };
   const recovered = Object.entries(unit.hooks ?? {}).find(
     ([key, hook]) => key.startsWith('on-failure:') && hook.status === 'completed',
   );
@@ -250,7 +249,7 @@ function unitRow(
     ...(unit.skipped_because === undefined ? {} : { skipped_because: unit.skipped_because }),
     ...(unit.skip_reason === undefined ? {} : { skip_reason: unit.skip_reason }),
     ...(unit.log === undefined ? {} : { log: unit.log, log_href: options.logHref?.(unit.log) ?? unit.log }),
-    optional: extra.optional === true,
+    optional: unit.optional === true,
     ...(recovered ? { recovered: `${recovered[0].slice('on-failure:'.length)}${detailOf(recovered[1])}` } : {}),
     kept: unit.kept === true,
     ...(unit.excluded_by === undefined ? {} : { excluded_by: unit.excluded_by }),
