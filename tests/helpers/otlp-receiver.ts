@@ -117,7 +117,8 @@ function attributesOf(list: readonly JsonKeyValue[] | undefined): Record<string,
 /** Both encodings, as the JSON mapping (protobuf decoded with bytes as hex, 64-bit numbers as strings). */
 function spansOf(request: JsonRequest, encoding: ReceivedSpan['encoding']): ReceivedSpan[] {
   return (request.resourceSpans ?? []).flatMap((rs) => {
-    const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
+    const name = attributesOf(rs.resource?.attributes)['service.name'];
+    const service = typeof name === 'string' ? name : '';
     return (rs.scopeSpans ?? []).flatMap((ss) =>
       (ss.spans ?? []).map((span) => ({
         traceId: span.traceId.toLowerCase(),
