@@ -484,7 +484,11 @@ class Tracing implements RunTracer {
         () => ({ type: 'done' as const, error: this.#exporter.failure }),
         (error: unknown) => ({ type: 'done' as const, error: error instanceof Error ? error.message : String(error) }),
       ),
-      abortableSleep(bound, AbortSignal.any([signal, stop.signal])).then(() => ({ type: 'gave-up' as const })),
+      abortableSleep(
+        bound,
+        // After a Ctrl-C the signal is already aborted: the shorter bound applies instead of no wait at all.
+        signal.aborted ? stop.signal : AbortSignal.any([signal, stop.signal]),
+      ).then(() => ({ type: 'gave-up' as const })),
     ]);
     stop.abort();
     const where = `the trace was not exported to ${this.#settings.url}`;
