@@ -7,6 +7,7 @@ import type { RunCommand } from '../engine/unit-status.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import type { GlobalOptions } from './verb.js';
 import { METRICS_OPTION, withMetrics } from './metrics.js';
+import { TRACE_OPTION, withTracing } from './tracing.js';
 import { defineVerb } from './verb.js';
 import { runWalkVerb } from './walk-verb.js';
 
@@ -68,6 +69,7 @@ export function walkVerbOptions(command: RunCommand) {
       describe: 'Treat HCL expressions that need a real run as warnings during discovery',
     },
     ...METRICS_OPTION,
+    ...TRACE_OPTION,
   } as const satisfies OptionSpecs;
 }
 
@@ -103,5 +105,8 @@ export const bootstrapVerb = defineVerb({
     ['platctl bootstrap --unit platform/eks --with-deps', 'platform/eks and everything it needs'],
     ['platctl bootstrap --resume', 'continue after a failure or an interruption'],
   ],
-  run: (args, io) => withMetrics('bootstrap', args, io, (metrics) => runWalkVerb('bootstrap', args, io, { metrics })),
+  run: (args, io) =>
+    withTracing('bootstrap', args, io, (tracer) =>
+      withMetrics('bootstrap', args, io, (metrics) => runWalkVerb('bootstrap', args, io, { metrics, tracer })),
+    ),
 });

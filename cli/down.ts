@@ -33,6 +33,8 @@ import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from './metrics.js';
 import { METRICS_OPTION, withMetrics } from './metrics.js';
+import { TRACE_OPTION, withTracing } from './tracing.js';
+import type { RunTracer } from '../engine/tracing.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, runAuthor, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
@@ -47,6 +49,7 @@ export interface ParkArgs {
   'break-lock'?: boolean | undefined;
   'restore-size'?: string[] | undefined;
   'metrics-file'?: string | undefined;
+  trace?: boolean | undefined;
 }
 
 /**
@@ -62,6 +65,7 @@ export function parkOptions(op: ParkOp) {
       describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
     },
     ...METRICS_OPTION,
+    ...TRACE_OPTION,
   } as const satisfies OptionSpecs;
   return op === 'down'
     ? ({
@@ -93,7 +97,10 @@ export const downVerb = defineVerb({
       'groups already at 0 and no record: the sizes up restores (min/max/desired)',
     ],
   ],
-  run: (args, io) => withMetrics('down', args, io, (metrics) => runParkVerb('down', args, io, metrics)),
+  run: (args, io) =>
+    withTracing('down', args, io, (tracer) =>
+      withMetrics('down', args, io, (metrics) => runParkVerb('down', args, io, metrics, tracer)),
+    ),
 });
 
 /** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */
@@ -174,6 +181,7 @@ export async function runParkVerb(
   args: ParkArgs & GlobalOptions,
   io: CliIo,
   metrics?: MetricsSink,
+  tracer?: RunTracer,
 ): Promise<number> {
   if (args.resume && args['dry-run']) {
     io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
@@ -193,6 +201,7 @@ export async function runParkVerb(
     return EXIT.usage;
   }
   metrics?.envs(chosen.envs);
+  tracer?.envs(chosen.envs);
   const state = await stateStore(config.state, io);
   if (args['break-lock'] && !state) {
     io.stderr.write(
@@ -259,7 +268,11 @@ export async function runParkVerb(
   handleInterruptions();
   const access = parkAccess({ config, io, human, state, locks, applier });
   const rendered = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
-  const render = output.withHeartbeat(metrics ? metrics.parkEvents(rendered) : rendered);
+  const traced = (event: ParkEvent): void => {
+    tracer?.parkEvent(event);
+    rendered(event);
+  };
+  const render = output.withHeartbeat(metrics ? metrics.parkEvents(traced) : traced);
   let outcomes: EnvOutcome[];
   try {
     outcomes = await runPark({

@@ -9,7 +9,9 @@ import type { ConfirmRequest } from '../engine/run.js';
 import type { WalkVerbArgs } from './bootstrap.js';
 import { checkWalkArgs, walkVerbOptions } from './bootstrap.js';
 import type { MetricsSink } from './metrics.js';
+import type { RunTracer } from '../engine/tracing.js';
 import { withMetrics } from './metrics.js';
+import { withTracing } from './tracing.js';
 import { runWalkVerb } from './walk-verb.js';
 import { clearParkAfterTeardown } from './park-status.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -77,12 +79,21 @@ export const teardownVerb = defineVerb({
     ['platctl teardown --env preprod', 'destroy one environment (asks first)'],
     ['platctl teardown --yes --fail-fast', 'unattended, stopping at the first failure'],
   ],
-  run: (args, io) => withMetrics('teardown', args, io, (metrics) => runTeardown(args, io, metrics)),
+  run: (args, io) =>
+    withTracing('teardown', args, io, (tracer) =>
+      withMetrics('teardown', args, io, (metrics) => runTeardown(args, io, metrics, tracer)),
+    ),
 });
 
-function runTeardown(args: WalkVerbArgs & GlobalOptions, io: CliIo, metrics: MetricsSink): Promise<number> {
+function runTeardown(
+  args: WalkVerbArgs & GlobalOptions,
+  io: CliIo,
+  metrics: MetricsSink,
+  tracer: RunTracer,
+): Promise<number> {
   return runWalkVerb('teardown', args, io, {
     metrics,
+    tracer,
     // Nothing of an environment torn down as a whole is parked any more.
     completed: (state, { root, config, discovery }, out) =>
       clearParkAfterTeardown(root, config, discovery.graph, state, io, out),

@@ -4,6 +4,7 @@
  */
 import { parkOptions, runParkVerb } from './down.js';
 import { withMetrics } from './metrics.js';
+import { withTracing } from './tracing.js';
 import { defineVerb } from './verb.js';
 
 export const upVerb = defineVerb({
@@ -14,5 +15,8 @@ export const upVerb = defineVerb({
     ['platctl up', 'every environment with a park: entry'],
     ['platctl up --resume', 'finish an up that failed or was killed'],
   ],
-  run: (args, io) => withMetrics('up', args, io, (metrics) => runParkVerb('up', args, io, metrics)),
+  run: (args, io) =>
+    withTracing('up', args, io, (tracer) =>
+      withMetrics('up', args, io, (metrics) => runParkVerb('up', args, io, metrics, tracer)),
+    ),
 });

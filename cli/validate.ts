@@ -11,6 +11,9 @@ import type { ParkState, ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
 import type { MetricsSink } from './metrics.js';
 import { METRICS_OPTION, withMetrics } from './metrics.js';
+import { TRACE_OPTION, withTracing } from './tracing.js';
+import type { RunTracer } from '../engine/tracing.js';
+import type { CheckResult } from '../validate/types.js';
 import { loadCheckedConfig, loadProject } from './project.js';
 import { exitCodeForSignal, handleInterruptions } from './signals.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
@@ -35,6 +38,7 @@ const VALIDATE_OPTIONS = {
     describe: 'List the checks that would run (which check each unit gets) and call nothing',
   },
   ...METRICS_OPTION,
+  ...TRACE_OPTION,
 } as const satisfies OptionSpecs;
 
 export type ValidateArgs = ArgsOf<typeof VALIDATE_OPTIONS>;
@@ -116,6 +120,7 @@ export async function runValidate(
   io: CliIo,
   deps?: ValidateDeps,
   metrics?: MetricsSink,
+  tracer?: RunTracer,
 ): Promise<number> {
   const { validate, createValidateDeps } = await import('../validate/index.js');
   const concurrency = args.concurrency ?? project.config.parallelism.validate;
@@ -132,6 +137,7 @@ export async function runValidate(
       ...(args.check !== undefined ? { checkPrefix: args.check } : {}),
       concurrency,
       signal: io.signal,
+      ...(tracer ? { onResult: (result: CheckResult) => tracer.checkResult(result) } : {}),
     },
     deps ??
       createValidateDeps({
@@ -177,15 +183,19 @@ export const validateVerb = defineVerb({
     ['platctl validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)'],
     ['platctl validate --dry-run', 'the planned checks, without calling anything'],
   ],
-  run: (args, io) =>
-    withMetrics('validate', args, io, async (metrics) => {
-      const { prefixNeedsUnits } = await import('../validate/plan.js');
-      const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
-      if (!loaded.ok) return loaded.exitCode;
-      if (args['dry-run'] === true) return printPlan(loaded.project, args, io);
-      metrics.envs(args.env ?? Object.keys(loaded.project.config.environments));
-      // The first SIGINT/SIGTERM ends the checks and still prints the report (a cron `timeout` gets one too).
-      handleInterruptions();
-      return runValidate(loaded.project, args, io, undefined, metrics);
-    }),
+  run: (args, io) => withTracing('validate', args, io, (tracer) => validateTraced(args, io, tracer)),
 });
+
+function validateTraced(args: ValidateArgs & GlobalOptions, io: CliIo, tracer: RunTracer): Promise<number> {
+  return withMetrics('validate', args, io, async (metrics) => {
+    const { prefixNeedsUnits } = await import('../validate/plan.js');
+    const loaded = await loadForValidate(args, io, prefixNeedsUnits(args.check));
+    if (!loaded.ok) return loaded.exitCode;
+    if (args['dry-run'] === true) return printPlan(loaded.project, args, io);
+    metrics.envs(args.env ?? Object.keys(loaded.project.config.environments));
+    tracer.envs(args.env ?? Object.keys(loaded.project.config.environments));
+    // The first SIGINT/SIGTERM ends the checks and still prints the report (a cron `timeout` gets one too).
+    handleInterruptions();
+    return runValidate(loaded.project, args, io, undefined, metrics, tracer);
+  });
+}

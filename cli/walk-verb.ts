@@ -21,6 +21,7 @@ import { RUN_ID_ENV, executeRun } from '../engine/run.js';
 import type { SharedBackend } from '../engine/shared-run.js';
 import type { RunState } from '../engine/state.js';
 import { TerragruntExecutor, detectTfVersion, providerCacheDecision, terragruntArgs } from '../engine/terragrunt.js';
+import type { RunTracer } from '../engine/tracing.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
@@ -59,6 +60,8 @@ export interface WalkVerbHooks {
   ) => Promise<number | undefined>;
   /** `--metrics-file`: told the environments once the project is loaded, and the run's result. */
   readonly metrics?: MetricsSink;
+  /** `--trace`: told the environments and every event; gives each Terragrunt process its span's trace context. */
+  readonly tracer?: RunTracer;
 }
 
 type Args = WalkVerbArgs & GlobalOptions;
@@ -91,6 +94,7 @@ export async function runWalkVerb(
   if (!loaded.ok) return loaded.exitCode;
   const project = loaded.project;
   hooks.metrics?.envs(selectionEnvs(args, project.config.environments));
+  hooks.tracer?.envs(selectionEnvs(args, project.config.environments));
   const shared = await sharedBackend(project.config.state, io, args['break-lock'] === true);
   const refusal = await refuseToStart(command, args, project, shared, io);
   if (refusal !== undefined) return refusal;
@@ -109,6 +113,7 @@ export async function runWalkVerb(
   const emit = (event: WalkEvent): void => {
     if (event.type === 'unit-failed') track.failureLines.set(event.unit, event.last_lines.slice(-8));
     if (event.type === 'run-finished') track.durationMs = event.duration_ms;
+    hooks.tracer?.walkEvent(event);
     reporter.event(event);
   };
   let result: RunResult;
@@ -320,6 +325,7 @@ async function runDeps(
           extraArgs: config.terragrunt.extra_args,
           env: { ...tools.unitEnv, [RUN_ID_ENV]: runId },
           graceMs,
+          ...(hooks.tracer ? { jobEnv: (job) => hooks.tracer!.childEnv(job.unit) } : {}),
         },
         childGroups,
       ),

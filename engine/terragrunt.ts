@@ -38,6 +38,8 @@ export interface TerragruntSettings {
   readonly env: Readonly<Record<string, string>>;
   /** SIGINT to SIGKILL, on timeout and on interruption. */
   readonly graceMs: number;
+  /** Variables for one job's process only, asked as it starts (the trace context of its span: engine/tracing.ts). */
+  readonly jobEnv?: (job: UnitJob) => Readonly<Record<string, string>>;
 }
 
 /** Terragrunt's arguments for one job (without the binary). */
@@ -157,7 +159,7 @@ export class TerragruntExecutor implements Executor {
         cwd: job.absDir,
         // PLATCTL_UNIT lets hooks and wrappers know where they are; PLATCTL_RUN_ID (set by the caller) lets a later
         // run recognise this process if platctl is killed while it runs.
-        env: { ...this.#settings.env, [UNIT_ENV]: job.unit },
+        env: { ...this.#settings.env, ...this.#settings.jobEnv?.(job), [UNIT_ENV]: job.unit },
         timeoutMs: job.timeoutMs,
         graceMs: this.#settings.graceMs,
         signal: hooks.signal,

@@ -49,6 +49,10 @@ export interface Call {
   grandchild_pid: number | null;
   run_id: string;
   plugin_cache: string | null;
+  /** The W3C trace context and Terragrunt's trace exporter settings it was started with (tracing: docs/tracing.md). */
+  traceparent: string | null;
+  trace_exporter: string | null;
+  traces_endpoint: string | null;
   at: number;
 }
 

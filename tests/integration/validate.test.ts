@@ -23,6 +23,7 @@ import type { KubeObject } from '../helpers/kube-server.js';
 import { kubeServerUnavailable, useKubeServer } from '../helpers/kube-server.js';
 import type { SeedPlatformOptions } from '../helpers/moto.js';
 import { MOTO_ACCOUNT_ID, seedPlatform, useMoto } from '../helpers/moto.js';
+import { childrenOf, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { PROM_PARSER_MISSING, parseProm, sampleValue } from '../helpers/prom-parse.js';
 
 const FAKE_TAILSCALE = join(import.meta.dirname, '../fixtures/validate/fake-tailscale.sh');
@@ -370,6 +371,23 @@ describe.skipIf(unavailable !== undefined)(`platctl validate${unavailable ? ` (s
     });
     expect(byId.get('cluster/api:platform')?.message).toContain('401');
     expect(byId.get('cluster/api:platform')?.hint).toMatch(/access entr/);
+  });
+
+  it('with an OTLP endpoint: a trace of validate -> checks <phase> -> check <id>, with the result', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const { run } = await validateJson(['--check', 'tailscale'], { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+      expect(run.code).toBe(0);
+      const root = receiver.spans.find((s) => s.name === 'platctl validate')!;
+      expect(root.attributes).toMatchObject({ 'platctl.exit_code': 0 });
+      const phases = childrenOf(receiver.spans, root);
+      expect(phases).toHaveLength(1);
+      const checks = childrenOf(receiver.spans, phases[0]!);
+      expect(checks.map((c) => c.name)).toEqual(['check tailscale/status:local']);
+      expect(checks[0]!.attributes).toMatchObject({ 'platctl.result': 'pass', 'platctl.check': 'tailscale/status' });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('--check tailscale touches nothing else: no AWS, no cluster, no discovery', async () => {
