@@ -228,6 +228,9 @@ export async function runRollback(input: RollbackWalkInput): Promise<'completed'
       case 'rollback-decided':
       case 'rollback-unit':
       case 'rollback-finished':
+      case 'converge-wait-started':
+      case 'converge-wait-progress':
+      case 'converge-wait-finished':
         return;
     }
   };

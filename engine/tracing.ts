@@ -182,7 +182,7 @@ interface Open {
   readonly ctx: Context;
 }
 
-type WalkPhase = 'walk' | 'lockdown' | 'unlock';
+type WalkPhase = 'walk' | 'converge' | 'rollback' | 'lockdown' | 'unlock';
 
 /** A validate check's result and when it arrived (epoch ms). */
 interface EndedCheck {
@@ -207,6 +207,7 @@ class Tracing implements RunTracer {
   /** Lockdown steps by unit (a Terragrunt process of the step is started under it) and park steps by env/step. */
   readonly #steps = new Map<string, Open>();
   readonly #parkEnvs = new Map<string, Open>();
+  readonly #waits = new Map<string, Open>();
   readonly #checks: EndedCheck[] = [];
   #result: string | undefined;
 
@@ -317,6 +318,15 @@ class Tracing implements RunTracer {
           );
         return;
       }
+      case 'converge-wait-started':
+      case 'converge-wait-progress':
+      case 'converge-wait-finished':
+        return this.#convergeEvent(event);
+      case 'rollback-probe':
+      case 'rollback-decided':
+      case 'rollback-unit':
+      case 'rollback-finished':
+        return this.#rollbackEvent(event);
       case 'warning':
         this.#root.span.addEvent('warning', { message: event.message }, time(event.at));
         return;
@@ -326,6 +336,87 @@ class Tracing implements RunTracer {
       case 'run-finished':
         this.#closePhase(time(event.at));
         this.#result = event.status;
+        return;
+    }
+  }
+
+  /** A convergence wait is a span under the converge phase; each look that found something not ready, an event. */
+  #convergeEvent(event: Extract<WalkEvent, { type: `converge-wait-${string}` }>): void {
+    const at = time(event.at);
+    switch (event.type) {
+      case 'converge-wait-started': {
+        const attributes = {
+          'platctl.wait': event.wait,
+          'platctl.what': event.what,
+          'platctl.timeout_ms': event.timeout_ms,
+        };
+        this.#waits.set(
+          event.wait,
+          this.#open(`wait ${event.wait}`, this.#phase?.ctx ?? this.#root.ctx, attributes, at),
+        );
+        return;
+      }
+      case 'converge-wait-progress':
+        this.#waits
+          .get(event.wait)
+          ?.span.addEvent('not ready', { message: event.message, waited_ms: event.waited_ms }, at);
+        return;
+      case 'converge-wait-finished': {
+        const open =
+          this.#waits.get(event.wait) ??
+          this.#open(`wait ${event.wait}`, this.#phase?.ctx ?? this.#root.ctx, { 'platctl.wait': event.wait }, at);
+        this.#waits.delete(event.wait);
+        const failed = event.result === 'failed';
+        this.#end(
+          open.span,
+          at,
+          { 'platctl.result': event.result, 'platctl.waited_ms': event.waited_ms },
+          failed ? (event.message ?? 'failed') : undefined,
+        );
+        return;
+      }
+    }
+  }
+
+  /**
+   * The probe's answers are events on the run (they come before the walk); the rollback is a phase whose destroys
+   * are spans, each the parent of its Terragrunt process (kept with the lockdown steps, which childEnv reads).
+   */
+  #rollbackEvent(event: Extract<WalkEvent, { type: `rollback-${string}` }>): void {
+    const at = time(event.at);
+    switch (event.type) {
+      case 'rollback-probe':
+        this.#root.span.addEvent('rollback probe', { unit: event.unit, result: event.result }, at);
+        return;
+      case 'rollback-decided':
+        this.#phase?.span.setAttributes({
+          'platctl.rollback.action': event.action,
+          ...(event.rule === undefined ? {} : { 'platctl.rollback.rule': event.rule }),
+        });
+        this.#phase?.span.addEvent('rollback decided', { action: event.action, message: event.message }, at);
+        return;
+      case 'rollback-unit': {
+        if (event.result === 'started') {
+          this.#steps.set(
+            event.unit,
+            this.#open(`destroy ${event.unit}`, this.#phase?.ctx ?? this.#root.ctx, unitAttrs(event.unit), at),
+          );
+          return;
+        }
+        const open =
+          this.#steps.get(event.unit) ??
+          this.#open(`destroy ${event.unit}`, this.#phase?.ctx ?? this.#root.ctx, unitAttrs(event.unit), at);
+        this.#steps.delete(event.unit);
+        this.#end(
+          open.span,
+          at,
+          { 'platctl.result': event.result },
+          event.result === 'failed' ? (event.error ?? 'failed') : undefined,
+        );
+        return;
+      }
+      case 'rollback-finished':
+        this.#phase?.span.setAttributes({ 'platctl.result': event.status });
         return;
     }
   }
@@ -467,7 +558,12 @@ class Tracing implements RunTracer {
     const now = Date.now();
     this.#emitChecks();
     for (const open of [...this.#hooks.values()]) open.end(now);
-    for (const open of [...this.#steps.values(), ...this.#units.values(), ...this.#parkEnvs.values()])
+    for (const open of [
+      ...this.#steps.values(),
+      ...this.#waits.values(),
+      ...this.#units.values(),
+      ...this.#parkEnvs.values(),
+    ])
       open.span.end(now);
     this.#closePhase(new Date(now));
     const failed = exitCode !== 0;
@@ -510,6 +606,15 @@ function phaseOf(event: WalkEvent): WalkPhase | undefined {
     case 'lockdown-step-started':
     case 'lockdown-step-finished':
       return event.direction === 'lock' ? 'lockdown' : 'unlock';
+    case 'converge-wait-started':
+    case 'converge-wait-progress':
+    case 'converge-wait-finished':
+      return 'converge';
+    case 'rollback-decided':
+    case 'rollback-unit':
+    case 'rollback-finished':
+      return 'rollback';
+    case 'rollback-probe':
     case 'run-started':
     case 'run-finished':
     case 'hook-started':

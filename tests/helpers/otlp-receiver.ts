@@ -23,6 +23,8 @@ export interface ReceivedSpan {
   readonly endNs: bigint;
   /** 2: error. */
   readonly statusCode: number;
+  /** The names of the span's events, in order (JSON only: the protobuf decoding reads no events). */
+  readonly eventNames: readonly string[];
   /** How it came: `json` or `protobuf`. */
   readonly encoding: 'json' | 'protobuf';
 }
@@ -92,6 +94,7 @@ interface JsonSpan {
   endTimeUnixNano: string | number;
   attributes?: JsonKeyValue[];
   status?: { code?: number };
+  events?: { name?: string }[];
 }
 interface JsonRequest {
   resourceSpans?: {
@@ -130,6 +133,7 @@ function spansOf(request: JsonRequest, encoding: ReceivedSpan['encoding']): Rece
         startNs: BigInt(span.startTimeUnixNano),
         endNs: BigInt(span.endTimeUnixNano),
         statusCode: span.status?.code ?? 0,
+        eventNames: (span.events ?? []).map((e) => e.name ?? ''),
         encoding,
       })),
     );

@@ -72,6 +72,37 @@ describe('platctl bootstrap with tracing (built CLI, fake terragrunt)', { timeou
     }
   });
 
+  it('a rollback is its own phase: a destroy span per unit, each the parent of its terragrunt', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const box = await sandbox();
+      await box.control({ 'platform/eks': { fail_times: 1 } });
+      const result = await box.run(['bootstrap', '--rollback-on-failure', '--parallelism', '1', '--trace'], {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      });
+      expect(result.exitCode, result.stdout + result.stderr).toBe(1);
+      const spans = receiver.spans;
+      const root = spans.find((s) => s.name === 'platctl bootstrap')!;
+      expect(root.eventNames.filter((e) => e === 'rollback probe').length).toBeGreaterThan(0);
+      const phases = childrenOf(spans, root);
+      expect(phases.map((s) => s.name)).toEqual(['phase walk', 'phase rollback']);
+      expect(phases[1]!.attributes).toMatchObject({
+        'platctl.rollback.action': 'destroy',
+        'platctl.result': 'completed',
+      });
+      const destroys = childrenOf(spans, phases[1]!);
+      const destroyed = (await box.calls()).filter((c) => c.command === 'destroy');
+      expect(destroys.map((s) => s.name).sort()).toEqual(destroyed.map((c) => `destroy ${c.unit}`).sort());
+      expect(destroys.every((s) => s.attributes['platctl.result'] === 'destroyed')).toBe(true);
+      for (const call of destroyed) {
+        const span = destroys.find((s) => s.attributes['platctl.unit.id'] === call.unit)!;
+        expect(call.traceparent).toBe(`00-${span.traceId}-${span.spanId}-01`);
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('a dead collector: the run ends with its own exit code and a warning, within the flush bound', async () => {
     const hole = await startBlackHole();
     try {

@@ -92,7 +92,7 @@ describe('report model', () => {
             error: 'exit code 1: boom',
             log: '.platctl-logs/r1/1_p__c.log',
             optional: true,
-          } as RunState['units'][string],
+          },
           'p/d': {
             status: 'skipped',
             attempts: 0,
