@@ -1,7 +1,7 @@
 /**
  * bench/validate: `platctl validate` on a healthy fixture platform of 100 units, as a user runs it (a fresh
- * `node bin/platctl.js` process: config, discovery, every check), against moto's server and the loopback
- * Kubernetes API; and `platctl validate --check tailscale`, which must touch nothing but the tailscale CLI.
+ * `node bin/platctl.js` process: config, discovery, every check), against moto's server and a real
+ * kube-apiserver (built by `npm run tools:kube`); and `platctl validate --check tailscale`, which must touch nothing but the tailscale CLI.
  *
  *   npm run build && node dist/bench/validate.js [--units 100] [--runs 5] [--concurrency N] [--profile DIR]
  *
@@ -15,13 +15,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  fixtureApplication,
-  fixtureDaemonSet,
-  fixtureGateway,
-  fixtureNode,
-  startKubeApi,
-} from '../tests/helpers/kube-api.js';
+import { startKubeServer } from '../scripts/lib/kube-server.js';
+import { installCrds } from '../tests/helpers/kube-crds.js';
+import { application, daemonSet, gateway, namespace, node } from '../tests/helpers/kube-objects.js';
 import { MOTO_ACCOUNT_ID, seedPlatform, startMoto } from '../tests/helpers/moto.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -53,12 +49,17 @@ const stateUnits = Array.from({ length: unitCount - 3 }, (_, i) => `svc-${String
 
 const root = mkdtempSync(join(tmpdir(), 'platctl-bench-validate-'));
 const moto = await startMoto();
-const kube = await startKubeApi({
-  nodes: Array.from({ length: 20 }, (_, i) => fixtureNode(`ip-10-0-0-${i}`)),
-  daemonSets: [fixtureDaemonSet('kube-system', 'cilium', { desired: 20 })],
-  applications: Array.from({ length: 50 }, (_, i) => fixtureApplication(`app-${i}`)),
-  gateways: [fixtureGateway('gateway', 'public')],
-});
+const kube = await startKubeServer();
+await installCrds(kube, ['applications', 'gateways']);
+for (const ns of ['argocd', 'gateway']) await kube.create(namespace(ns));
+for (const object of [
+  ...Array.from({ length: 20 }, (_, i) => node(`ip-10-0-0-${i}`)),
+  daemonSet('kube-system', 'cilium', { desired: 20 }),
+  ...Array.from({ length: 50 }, (_, i) => application(`app-${i}`)),
+  gateway('gateway', 'public'),
+]) {
+  await kube.apply(object);
+}
 const http = createServer((_request, response) => response.writeHead(200).end('ok'));
 await new Promise<void>((done) => http.listen(0, '127.0.0.1', () => done()));
 const address = http.address();
@@ -106,7 +107,7 @@ validate:
 
   const env = {
     ...moto.childEnv(process.env),
-    KUBECONFIG: kube.writeKubeconfig(root, 'bench'),
+    KUBECONFIG: kube.writeKubeconfig(root, { context: 'bench' }),
     NO_COLOR: '1',
   };
   // Asynchronous on purpose: the loopback servers live in this process and must keep answering.
@@ -170,7 +171,7 @@ validate:
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 } finally {
   http.close();
-  await kube.close();
+  await kube.stop();
   await moto.stop();
   rmSync(root, { recursive: true, force: true });
 }

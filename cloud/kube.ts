@@ -12,7 +12,7 @@ import { eksToken } from './eks-token.js';
 import type { EnvVars } from './env.js';
 import { REQUEST_TIMEOUT_MS, homeDir, requestTimeoutMs } from './env.js';
 import type { CloudResult } from './result.js';
-import { failure, isAbortError, networkErrorCode, ok } from './result.js';
+import { TLS_VERIFY_CODES, failure, isAbortError, networkErrorCode, ok } from './result.js';
 
 /** The parts of a Node health checks read. */
 export interface KubeCondition {
@@ -305,6 +305,13 @@ function kubeFailure(
   }
   if (isAbortError(error)) return failure('timeout', `no answer from the API server ${server} reading ${what}`);
   const code = networkErrorCode(error);
+  if (code && TLS_VERIFY_CODES.has(code)) {
+    return failure(
+      'unreachable',
+      `the API server ${server} presented a certificate that the cluster's certificate authority does not verify (${code}), reading ${what}`,
+      'the CA in the kubeconfig (or from EKS DescribeCluster) is not the one that signed this server: run `platctl kubeconfig` again, or look for a proxy that intercepts TLS',
+    );
+  }
   if (code) return failure('unreachable', `cannot reach the API server ${server} (${code})`);
   return failure('error', `reading ${what} failed: ${errorText(error)}`);
 }

@@ -42,6 +42,19 @@ export function failure(reason: CloudFailureReason, message: string, hint?: stri
   return hint === undefined ? { ok: false, reason, message } : { ok: false, reason, message, hint };
 }
 
+/** Node's codes for a server certificate that the trusted CAs do not verify (OpenSSL's verify errors). */
+export const TLS_VERIFY_CODES: ReadonlySet<string> = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
 /** Network-level failure codes Node reports on `error.cause.code` (fetch) or `error.code`. */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -51,13 +64,9 @@ const UNREACHABLE_CODES = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EPIPE',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_SOCKET',
+  ...TLS_VERIFY_CODES,
 ]);
 
 /** The network error code inside `error` (or its cause chain), if any. */

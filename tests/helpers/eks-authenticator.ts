@@ -34,6 +34,8 @@ export interface Review {
   readonly authenticated: boolean;
   readonly username?: string;
   readonly error?: string;
+  /** The token's X-Amz-Date (`20260101T000000Z`), when it had one: tells tokens apart without keeping them. */
+  readonly signedAt?: string;
 }
 
 export interface EksAuthenticator {
@@ -109,12 +111,13 @@ function callSts(endpoint: string, url: URL, cluster: string): Promise<{ status:
 async function review(token: string, options: EksAuthenticatorOptions): Promise<Review> {
   const url = presignedUrl(token, options.region);
   if (typeof url === 'string') return { authenticated: false, error: url };
+  const signedAt = url.searchParams.get('X-Amz-Date') ?? '';
   const sts = await callSts(options.stsEndpoint(), url, options.cluster);
   const arn = /<Arn>([^<]+)<\/Arn>/.exec(sts.body)?.[1];
   if (sts.status !== 200 || arn === undefined) {
-    return { authenticated: false, error: `STS answered ${sts.status}: ${sts.body.slice(0, 200)}` };
+    return { authenticated: false, error: `STS answered ${sts.status}: ${sts.body.slice(0, 200)}`, signedAt };
   }
-  return { authenticated: true, username: arn };
+  return { authenticated: true, username: arn, signedAt };
 }
 
 export async function startEksAuthenticator(options: EksAuthenticatorOptions): Promise<EksAuthenticator> {

@@ -225,7 +225,7 @@ describe('platctl kubeconfig', () => {
         if (!reader.ok) throw new Error(reader.message);
         const nodes = await reader.value.listNodes();
         expect(nodes.ok && nodes.value.map((n) => n.metadata?.name)).toEqual(['a']);
-        expect(authn.reviews.at(-1)).toEqual({ authenticated: true, username: caller });
+        expect(authn.reviews.at(-1)).toMatchObject({ authenticated: true, username: caller });
       } finally {
         await kube.stop();
         await authn.close();

@@ -1,29 +1,45 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+/**
+ * The kube reader against a real kube-apiserver: as the documented validate role, every page of a long list, a hung
+ * server (a proxy that never answers), kubeconfig merging, and EKS tokens checked by a TokenReview webhook. The one
+ * imitation left is a certificate authority that did not sign the server: any other CA (the system's first root).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubeReaderForEks, kubeReaderFromContext, kubeconfigFiles } from '../../../cloud/kube.js';
 import type { KubeReader } from '../../../cloud/kube.js';
-import type { KubeApiServer } from '../../helpers/kube-api.js';
+import { startEksAuthenticator } from '../../helpers/eks-authenticator.js';
+import type { EksAuthenticator } from '../../helpers/eks-authenticator.js';
 import { installCrds } from '../../helpers/kube-crds.js';
-import { application, daemonSet, gateway, namespace, node } from '../../helpers/kube-objects.js';
+import { application, clusterRoleFor, daemonSet, gateway, namespace, node } from '../../helpers/kube-objects.js';
+import { startKubeProxy } from '../../helpers/kube-proxy.js';
 import { bindClusterRole, documentedClusterRole } from '../../helpers/kube-rbac.js';
-import { KUBERNETES_VERSION, kubeServerUnavailable, useKubeServer } from '../../helpers/kube-server.js';
+import type { KubeObject, KubeServer } from '../../helpers/kube-server.js';
 import {
-  fixtureApplication,
-  fixtureDaemonSet,
-  fixtureGateway,
-  fixtureNode,
-  startKubeApi,
-} from '../../helpers/kube-api.js';
+  KUBERNETES_VERSION,
+  kubeServerUnavailable,
+  startKubeServer,
+  useKubeServer,
+} from '../../helpers/kube-server.js';
+import { MOTO_ACCOUNT_ID, useMoto } from '../../helpers/moto.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'platctl-kube-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function contextReader(kube: KubeApiServer, context = 'fixture'): Promise<KubeReader> {
-  const result = await kubeReaderFromContext(context, { KUBECONFIG: kube.writeKubeconfig(dir, context), HOME: dir });
-  if (!result.ok) throw new Error(result.message);
-  return result.value;
+/** Creates `objects` as the admin, 25 at a time. */
+async function createAll(kube: KubeServer, objects: readonly KubeObject[]): Promise<void> {
+  for (let i = 0; i < objects.length; i += 25) {
+    await Promise.all(objects.slice(i, i + 25).map((object) => kube.create(object)));
+  }
+}
+
+/** List requests of `resource` the server answered with a continue token in the URL. */
+function continuedLists(kube: KubeServer, resource: string): number {
+  return kube
+    .audit()
+    .filter((e) => e.verb === 'list' && e.objectRef?.resource === resource && e.requestURI.includes('continue='))
+    .length;
 }
 
 const unavailable = kubeServerUnavailable();
@@ -31,7 +47,7 @@ const unavailable = kubeServerUnavailable();
 describe.skipIf(unavailable !== undefined)(
   `kube reader on a real API server, as the validate role${unavailable ? ` (skipped: ${unavailable})` : ''}`,
   () => {
-    const kube = useKubeServer();
+    const kube = useKubeServer({ audit: true });
     let reader: KubeReader;
 
     beforeAll(async () => {
@@ -88,142 +104,138 @@ describe.skipIf(unavailable !== undefined)(
       expect(forbidden).toMatchObject({ ok: false, reason: 'forbidden' });
       expect(!forbidden.ok && forbidden.message).toContain('User "limited" cannot get resource "secrets"');
     });
+
+    it('reads every page of a list longer than one (500): nodes and custom objects follow continue tokens', async () => {
+      const names = Array.from({ length: 501 }, (_, i) => `n-${String(i).padStart(3, '0')}`);
+      await createAll(
+        kube,
+        names.map((name) => node(name)),
+      );
+      await createAll(
+        kube,
+        names.map((name) => application(name, 'Synced', 'Healthy', kube.namespace)),
+      );
+      const nodes = await reader.listNodes();
+      expect(nodes.ok && nodes.value.length).toBe(503);
+      expect(nodes.ok && new Set(nodes.value.map((n) => n.metadata?.name)).size).toBe(503);
+      expect(continuedLists(kube, 'nodes')).toBe(1);
+      const apps = await reader.listCustomObjects({
+        group: 'argoproj.io',
+        version: 'v1alpha1',
+        plural: 'applications',
+        namespace: kube.namespace,
+      });
+      expect(apps.ok && apps.value.map((a) => a.metadata?.name)).toEqual(names);
+      expect(continuedLists(kube, 'applications')).toBe(1);
+    }, 120_000);
+
+    it('gives up on a hung API server when the signal aborts', async () => {
+      const proxy = await startKubeProxy(kube.url);
+      try {
+        const file = kube.writeKubeconfig(dir, { context: 'hung', user: 'limited', server: proxy.url });
+        const result = await kubeReaderFromContext('hung', { KUBECONFIG: file, HOME: dir });
+        if (!result.ok) throw new Error(result.message);
+        expect((await result.value.listNodes()).ok).toBe(true);
+        proxy.mode = 'hang';
+        const started = Date.now();
+        const hung = await result.value.listNodes(AbortSignal.timeout(200));
+        expect(hung).toMatchObject({ ok: false, reason: 'timeout' });
+        expect(Date.now() - started).toBeLessThan(5_000);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('reports an unknown context and a missing kubeconfig as not-configured', async () => {
+      const file = kube.writeKubeconfig(dir, { context: 'other' });
+      const unknown = await kubeReaderFromContext('nope', { KUBECONFIG: file });
+      expect(unknown).toMatchObject({ ok: false, reason: 'not-configured' });
+      expect(!unknown.ok && unknown.message).toContain('"nope"');
+      const none = await kubeReaderFromContext('nope', { KUBECONFIG: join(dir, 'missing') });
+      expect(none).toMatchObject({ ok: false, reason: 'not-configured' });
+    });
+
+    it('merges KUBECONFIG files with the first one winning', async () => {
+      const first = kube.writeKubeconfig(dir, { context: 'first', user: 'limited' });
+      const second = join(dir, 'second');
+      writeFileSync(
+        second,
+        `apiVersion: v1\nkind: Config\nclusters:\n- name: first\n  cluster:\n    server: http://127.0.0.1:9\ncontexts:\n- name: second\n  context:\n    cluster: first\n    user: first\nusers: []\ncurrent-context: second\n`,
+      );
+      const result = await kubeReaderFromContext('second', { KUBECONFIG: [first, second].join(delimiter) });
+      if (!result.ok) throw new Error(result.message);
+      expect(result.value.server).toBe(kube.url);
+      // The merged context reaches the real server with the first file's cluster and user.
+      expect((await result.value.listNodes()).ok).toBe(true);
+      expect(kubeconfigFiles({ HOME: '/home/x' })).toEqual(['/home/x/.kube/config']);
+    });
   },
 );
 
-describe('kube reader from a kubeconfig context (plain HTTP fixture server paging at 2)', () => {
-  let kube: KubeApiServer;
-  beforeAll(async () => {
-    kube = await startKubeApi(
-      {
-        nodes: [fixtureNode('a'), fixtureNode('b', false), fixtureNode('c')],
-        daemonSets: [fixtureDaemonSet('kube-system', 'cilium', { desired: 3 })],
-        applications: ['one', 'two', 'three', 'four', 'five'].map((n) => fixtureApplication(n)),
-        gateways: [fixtureGateway('gateway', 'public')],
-      },
-      { pageSize: 2 },
-    );
-  });
-  afterAll(() => kube.close());
-  afterEach(() => {
-    kube.hang = undefined;
-    kube.fail = undefined;
-  });
-
-  it('reads version, every node page (continue tokens), a DaemonSet, a custom list and a custom object', async () => {
-    const reader = await contextReader(kube);
-    expect(reader.server).toBe(kube.url);
-    const version = await reader.version();
-    expect(version).toEqual({ ok: true, value: { gitVersion: 'v1.31.0-fixture' } });
-
-    const before = kube.requests.length;
-    const nodes = await reader.listNodes();
-    expect(nodes.ok && nodes.value.map((n) => n.metadata?.name)).toEqual(['a', 'b', 'c']);
-    // pageSize 2: two requests, the second with the continue token
-    const nodeRequests = kube.requests.slice(before).filter((r) => r.url.startsWith('/api/v1/nodes'));
-    expect(nodeRequests).toHaveLength(2);
-    expect(nodeRequests[1]?.url).toContain('continue=2');
-
-    const ds = await reader.readDaemonSet('kube-system', 'cilium');
-    expect(ds.ok && ds.value.status?.desiredNumberScheduled).toBe(3);
-
-    const apps = await reader.listCustomObjects({
-      group: 'argoproj.io',
-      version: 'v1alpha1',
-      plural: 'applications',
-      namespace: 'argocd',
+describe.skipIf(unavailable !== undefined)(
+  `kube reader for EKS: a real API server whose TokenReview webhook checks the token against STS (moto)${
+    unavailable ? ` (skipped: ${unavailable})` : ''
+  }`,
+  () => {
+    const moto = useMoto();
+    const caller = `arn:aws:sts::${MOTO_ACCOUNT_ID}:user/moto`;
+    let authn: EksAuthenticator;
+    let kube: KubeServer;
+    beforeAll(async () => {
+      authn = await startEksAuthenticator({
+        cluster: 'platform',
+        region: 'eu-west-1',
+        stsEndpoint: () => moto.endpoint,
+      });
+      kube = await startKubeServer({ authWebhookUrl: authn.url });
+      const [role] = clusterRoleFor('eks-read-nodes', caller, [
+        { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'get'] },
+      ]);
+      await bindClusterRole(kube, role, caller);
+      await kube.apply(node('a'));
+    }, 150_000);
+    afterAll(async () => {
+      await kube.stop();
+      await authn.close();
     });
-    expect(apps.ok && apps.value.map((a) => a.metadata?.name)).toEqual(['one', 'two', 'three', 'four', 'five']);
-    expect(
-      kube.requests.some((r) => r.url.startsWith('/apis/argoproj.io/v1alpha1/namespaces/argocd/applications')),
-    ).toBe(true);
 
-    const gateway = await reader.getCustomObject({
-      group: 'gateway.networking.k8s.io',
-      version: 'v1',
-      plural: 'gateways',
-      namespace: 'gateway',
-      name: 'public',
-    });
-    expect(gateway.ok && gateway.value.status?.conditions?.map((c) => c.type)).toEqual(['Accepted', 'Programmed']);
-  });
-
-  it('gives up on a hung API server when the signal aborts', async () => {
-    const reader = await contextReader(kube);
-    kube.hang = (r) => r.url.startsWith('/api/v1/nodes');
-    const started = Date.now();
-    const result = await reader.listNodes(AbortSignal.timeout(200));
-    expect(result).toMatchObject({ ok: false, reason: 'timeout' });
-    expect(Date.now() - started).toBeLessThan(2000);
-  });
-
-  it('reports an unknown context and a missing kubeconfig as not-configured', async () => {
-    const file = kube.writeKubeconfig(dir, 'other');
-    const unknown = await kubeReaderFromContext('nope', { KUBECONFIG: file });
-    expect(unknown).toMatchObject({ ok: false, reason: 'not-configured' });
-    expect(!unknown.ok && unknown.message).toContain('"nope"');
-    const none = await kubeReaderFromContext('nope', { KUBECONFIG: join(dir, 'missing') });
-    expect(none).toMatchObject({ ok: false, reason: 'not-configured' });
-  });
-
-  it('merges KUBECONFIG files with the first one winning', async () => {
-    const first = kube.writeKubeconfig(dir, 'first');
-    const second = join(dir, 'second');
-    writeFileSync(
-      second,
-      `apiVersion: v1\nkind: Config\nclusters:\n- name: first\n  cluster:\n    server: http://127.0.0.1:9\ncontexts:\n- name: second\n  context:\n    cluster: first\n    user: first\nusers: []\ncurrent-context: second\n`,
-    );
-    const result = await kubeReaderFromContext('second', { KUBECONFIG: [first, second].join(delimiter) });
-    expect(result.ok && result.value.server).toBe(kube.url);
-    expect(kubeconfigFiles({ HOME: '/home/x' })).toEqual(['/home/x/.kube/config']);
-  });
-});
-
-describe('kube reader for EKS (HTTPS fixture server, CA from DescribeCluster, signed token per request)', () => {
-  let kube: KubeApiServer;
-  beforeAll(async () => {
-    kube = await startKubeApi({ nodes: [fixtureNode('a')] }, { https: true, requireBearerPrefix: 'k8s-aws-v1.' });
-  });
-  afterAll(() => kube.close());
-
-  it('authenticates with an EKS token and re-signs it when it nears expiry', async () => {
-    let clock = Date.parse('2026-01-01T00:00:00Z');
-    const reader = await kubeReaderForEks({
-      name: 'platform',
-      endpoint: kube.url,
-      caData: kube.caData ?? '',
-      region: 'eu-west-1',
-      credentials: () =>
-        Promise.resolve({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session' }),
-      now: () => clock,
-    });
-    expect(await reader.version()).toMatchObject({ ok: true });
-    expect((await reader.listNodes()).ok).toBe(true);
-    clock += 14 * 60_000;
-    expect((await reader.listNodes()).ok).toBe(true);
-    const tokens = kube.requests.map((r) => r.authorization ?? '');
-    expect(tokens).toHaveLength(3);
-    expect(tokens[0]).toBe(tokens[1]);
-    expect(tokens[2]).not.toBe(tokens[0]);
-    const url = Buffer.from((tokens[0] ?? '').replace('Bearer k8s-aws-v1.', ''), 'base64url').toString();
-    expect(url).toContain('https://sts.eu-west-1.amazonaws.com/?Action=GetCallerIdentity');
-    expect(url).toContain('X-Amz-SignedHeaders=host%3Bx-k8s-aws-id');
-  });
-
-  it('refuses a server whose certificate does not match the CA', async () => {
-    const other = await startKubeApi({}, { https: true });
-    try {
-      const reader = await kubeReaderForEks({
+    const eksReader = (caData: string, now?: () => number): Promise<KubeReader> =>
+      kubeReaderForEks({
         name: 'platform',
         endpoint: kube.url,
-        caData: other.caData ?? '',
+        caData,
         region: 'eu-west-1',
-        credentials: () => Promise.resolve({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' }),
+        credentials: () =>
+          Promise.resolve({ accessKeyId: moto.env.AWS_ACCESS_KEY_ID ?? 'testing', secretAccessKey: 'testing' }),
+        ...(now ? { now } : {}),
       });
+
+    it('authenticates with an EKS token and signs a new one when it nears expiry', async () => {
+      // The first token is signed 14 minutes ago (EKS takes it for 15); then the clock reaches now.
+      let clock = Date.now() - 14 * 60_000;
+      const reader = await eksReader(kube.caData, () => clock);
+      const before = authn.reviews.length;
+      const first = await reader.listNodes();
+      expect(first.ok && first.value.map((n) => n.metadata?.name)).toEqual(['a']);
+      clock = Date.now();
+      expect((await reader.listNodes()).ok).toBe(true);
+      const reviews = authn.reviews.slice(before);
+      expect(reviews.every((r) => r.authenticated && r.username === caller)).toBe(true);
+      // Two tokens reached the webhook: the old one, and the one signed when it neared expiry.
+      expect(new Set(reviews.map((r) => r.signedAt)).size).toBe(2);
+    });
+
+    it('refuses a server whose certificate another authority signed', async () => {
+      const bundle = readFileSync('/etc/ssl/certs/ca-certificates.crt', 'utf8');
+      const foreign = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/.exec(bundle)?.[0] ?? '';
+      expect(foreign).not.toBe('');
+      const reader = await eksReader(Buffer.from(foreign).toString('base64'));
       const result = await reader.version();
-      expect(result.ok).toBe(false);
-    } finally {
-      await other.close();
-    }
-  });
-});
+      expect(result).toMatchObject({ ok: false });
+      expect(!result.ok && result.message).toContain(
+        "presented a certificate that the cluster's certificate authority does not verify (UNABLE_TO_VERIFY_LEAF_SIGNATURE)",
+      );
+      expect(!result.ok && result.hint).toContain('platctl kubeconfig');
+    });
+  },
+);
