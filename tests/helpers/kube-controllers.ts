@@ -43,6 +43,11 @@ export interface ParkControllers {
   holdClasses: boolean;
   /** A rollout restart of a Deployment brings its pods back Ready (off: restarted pods stay as they are). */
   rollouts: boolean;
+  /**
+   * Turns `rollouts` on for restarts made from now: those made while it was off stay unanswered, so a test knows
+   * which restart brings the pods back (the next one), whatever the load.
+   */
+  answerRestartsFromNow(): Promise<void>;
   /** Stops the loop; rejects with the first request that failed for another reason than a race (404, 409). */
   stop(): Promise<void>;
 }
@@ -65,6 +70,10 @@ async function removeFinalizer(kube: KubeServer, ref: ObjectRef, object: KubeObj
     },
   });
 }
+
+const restartedAtOf = (deployment: KubeObject): string | undefined =>
+  (deployment.spec as { template?: { metadata?: { annotations?: Record<string, string> } } } | undefined)?.template
+    ?.metadata?.annotations?.['kubectl.kubernetes.io/restartedAt'];
 
 export function startParkControllers(
   kube: KubeServer,
@@ -149,7 +158,7 @@ export function startParkControllers(
         selector?: { matchLabels?: Record<string, string> };
         template?: { metadata?: { annotations?: Record<string, string> } };
       };
-      const at = spec.template?.metadata?.annotations?.['kubectl.kubernetes.io/restartedAt'];
+      const at = restartedAtOf(deployment);
       if (at === undefined || restarted.get(key) === at) continue;
       restarted.set(key, at);
       const selector = Object.entries(spec.selector?.matchLabels ?? {})
@@ -183,6 +192,12 @@ export function startParkControllers(
     stuck: new Set(options.stuck ?? []),
     holdClasses: options.holdClasses ?? false,
     rollouts: false,
+    async answerRestartsFromNow() {
+      for (const deployment of await kube.list({ apiVersion: 'apps/v1', kind: 'Deployment' })) {
+        restarted.set(`${deployment.metadata.namespace ?? ''}/${deployment.metadata.name}`, restartedAtOf(deployment));
+      }
+      controllers.rollouts = true;
+    },
     async stop() {
       running = false;
       await loop;

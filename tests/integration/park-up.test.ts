@@ -309,8 +309,9 @@ describe('platctl up', { timeout: 240_000 }, () => {
         .some((w) => w.startsWith('PATCH /apis/apps/v1/namespaces/kyverno/deployments/kyverno-admission-controller')),
     ).toBe(true);
 
-    // A restart now brings pods back ready; one pod of a readiness namespace never gets ready.
-    park.kube.controllers.rollouts = true;
+    // A restart now brings pods back ready (the next one: Kyverno's restart by the failed up stays unanswered);
+    // one pod of a readiness namespace never gets ready.
+    await park.kube.controllers.answerRestartsFromNow();
     await kube.apply(parkPod('apps', 'stuck-1', { ready: false }));
     const notReady = await cli(['up', '--resume']);
     expect(notReady.code).toBe(1);

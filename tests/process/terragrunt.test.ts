@@ -156,7 +156,9 @@ describe('TerragruntExecutor (fake terragrunt, real processes)', () => {
       },
       realGroups(),
     );
-    const outcome = await executor.run(job(dir, { timeoutMs: 400 }), {
+    // 2 s: the fake (a node process) must have started and set its handlers before the timeout's SIGINT, even on a
+    // loaded machine (at 400 ms it sometimes had not, and died of the SIGINT).
+    const outcome = await executor.run(job(dir, { timeoutMs: 2_000 }), {
       output: { line: () => undefined },
       signal: new AbortController().signal,
     });
@@ -164,7 +166,7 @@ describe('TerragruntExecutor (fake terragrunt, real processes)', () => {
       type: 'failed',
       reason: 'timeout',
       signal: 'SIGKILL',
-      message: 'timed out after 400ms (raise units.platform/vpc.timeout in .platctl.yaml)',
+      message: 'timed out after 2s (raise units.platform/vpc.timeout in .platctl.yaml)',
     });
     const [call] = await records(record);
     expect(await gone(call?.pid as number)).toBe(true);
