@@ -214,7 +214,8 @@ export async function runParkVerb(
   // by down too: it must not park what up could not bring back.
   const parkUnits = await discoverParkUnits(chosen.envs, checked.loaded, args, io);
   if (!parkUnits.ok) return parkUnits.exitCode;
-  const units = op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, parkUnits.dirs, io) : undefined;
+  const units =
+    op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, parkUnits.dirs, io, tracer) : undefined;
   if (units && !units.ok) return units.exitCode;
   const applier = units?.applier;
   const dryRun = args['dry-run'] === true;

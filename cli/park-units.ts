@@ -12,6 +12,7 @@ import type { UnitJob } from '../engine/executor.js';
 import { LOGS_DIR, formatCommandLine } from '../engine/logs.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { RUN_ID_ENV } from '../engine/run.js';
+import type { RunTracer } from '../engine/tracing.js';
 import { TerragruntExecutor } from '../engine/terragrunt.js';
 import type { UnitApplier } from '../park/context.js';
 import { childGroups } from './signals.js';
@@ -81,6 +82,7 @@ export async function parkUnitApplier(
   loaded: LoadedConfig,
   dirs: ReadonlyMap<string, string>,
   io: CliIo,
+  tracer?: RunTracer,
 ): Promise<{ ok: true; applier: UnitApplier | undefined } | { ok: false; exitCode: number }> {
   const { config, root } = loaded;
   const wanted = configuredUnits(loaded, envs);
@@ -103,6 +105,8 @@ export async function parkUnitApplier(
       extraArgs: config.terragrunt.extra_args,
       env: { ...tools.unitEnv, [RUN_ID_ENV]: runId },
       graceMs: parseGrace(io.env.PLATCTL_KILL_GRACE),
+      // The trace context of the step that applies the unit (engine/tracing.ts), as a walk's unit gets its own.
+      ...(tracer ? { jobEnv: (job: UnitJob) => tracer.childEnv(job.unit) } : {}),
     },
     childGroups,
   );

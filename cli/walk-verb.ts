@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
+import type { OutputReader } from '../converge/checks.js';
 import type { ConvergeDeps } from '../converge/run.js';
 import { excludedUnits } from '../discover/exclude.js';
 import type { WalkEvent } from '../engine/events.js';
@@ -350,7 +351,7 @@ async function runDeps(
         ? { beforeRun: manualSteps(root, config, args, io, paint) }
         : {}),
       ...(command === 'bootstrap' && (config.converge?.waits.length ?? 0) > 0
-        ? { converge: await convergeDeps(config, io) }
+        ? { converge: await convergeDeps(project, io, outputReader(project, tools, graceMs)) }
         : {}),
     }),
     ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
@@ -358,13 +359,33 @@ async function runDeps(
   };
 }
 
-/** The convergence waits' looks: validate's checks over validate's cluster access (loaded only when configured). */
-async function convergeDeps(config: PlatctlConfig, io: CliIo): Promise<ConvergeDeps> {
-  const [{ createValidateDeps }, { waitLooks }] = await Promise.all([
+/**
+ * The convergence waits' looks: validate's checks over validate's cluster access, and `output` waits' reader (loaded
+ * only when configured).
+ */
+async function convergeDeps(project: Project, io: CliIo, outputs: OutputReader): Promise<ConvergeDeps> {
+  const [{ createValidateDeps }, { LOOK_TIMEOUT_MS, waitLooks }] = await Promise.all([
     import('../validate/index.js'),
     import('../converge/checks.js'),
   ]);
-  return { look: waitLooks(createValidateDeps({ config, env: io.env })) };
+  return { look: waitLooks(createValidateDeps({ config: project.config, env: io.env }), LOOK_TIMEOUT_MS, outputs) };
+}
+
+/** `terragrunt output -json` of a unit, with the run's tools and environment; one look's bound is its signal's. */
+function outputReader(project: Project, tools: ToolsReady, graceMs: number): OutputReader {
+  const executor = new TerragruntExecutor(
+    {
+      binary: tools.binary.path,
+      tfPath: tools.tfPathArg,
+      extraArgs: project.config.terragrunt.extra_args,
+      env: tools.unitEnv,
+      graceMs,
+    },
+    childGroups,
+  );
+  const absDir = (unit: string): string =>
+    project.discovery.units.get(unit)?.absDir ?? resolve(project.root, project.discovery.graph.get(unit)?.dir ?? unit);
+  return (unit, signal, timeoutMs) => executor.readOutputs({ unit, absDir: absDir(unit), timeoutMs }, signal);
 }
 
 /** Bootstrap's manual steps, asked on the terminal when there is one. */

@@ -264,7 +264,7 @@ const rollout = z.strictObject({
 });
 
 /** The kinds of convergence wait; a wait names exactly one. */
-export const CONVERGE_KINDS = ['argocd_apps', 'crds', 'workloads', 'http'] as const;
+export const CONVERGE_KINDS = ['argocd_apps', 'crds', 'workloads', 'http', 'output'] as const;
 
 const convergeWait = z
   .strictObject({
@@ -309,6 +309,17 @@ const convergeWait = z
           .describe('The HTTP statuses that count as ready'),
       })
       .describe('An HTTP endpoint that must answer')
+      .optional(),
+    output: z
+      .strictObject({
+        unit: unitId.describe('The unit whose output is read (terragrunt output -json)'),
+        name: z.string().min(1).describe('The output'),
+        equals: z
+          .union([z.string(), z.number(), z.boolean()])
+          .describe('The value it must have (a string, number or boolean); without it, the output must be set')
+          .optional(),
+      })
+      .describe("A unit's Terraform output that must be set (and equal a value)")
       .optional(),
   })
   .refine((wait) => CONVERGE_KINDS.filter((kind) => wait[kind] !== undefined).length === 1, {

@@ -186,7 +186,7 @@ function convergeEnvErrors(
   items(converge?.waits).forEach((wait, index) => {
     if (!isMap(wait)) return;
     checkEnv(wait.env, ['converge', 'waits', index, 'env'], 'value', 'this names');
-    const readsCluster = wait.http === undefined;
+    const readsCluster = wait.http === undefined && wait.output === undefined;
     const after = items(wait.after);
     if (readsCluster && wait.env === undefined && after.length === 0 && envNames.length > 1) {
       out.push(

@@ -70,10 +70,13 @@ export function unitReferences(data: unknown): UnitReference[] {
   });
   const converge = isMap(data.converge) ? data.converge : undefined;
   items(converge?.waits).forEach((wait, index) => {
-    if (isMap(wait))
-      items(wait.after).forEach((unit, u) =>
-        add(unit, ['converge', 'waits', index, 'after', u], `converge.waits[${index}].after`),
-      );
+    if (!isMap(wait)) return;
+    items(wait.after).forEach((unit, u) =>
+      add(unit, ['converge', 'waits', index, 'after', u], `converge.waits[${index}].after`),
+    );
+    if (isMap(wait.output)) {
+      add(wait.output.unit, ['converge', 'waits', index, 'output', 'unit'], `converge.waits[${index}].output.unit`);
+    }
   });
   for (const [env, park] of entries(data.park)) {
     if (!isMap(park)) continue;

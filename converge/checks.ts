@@ -4,6 +4,7 @@
  * cluster access validate uses: the environment's kubeconfig context, or EKS with a signed token.
  */
 import type { ConvergeWait } from '../config/schema.js';
+import type { OutputsRead } from '../engine/terragrunt.js';
 import type { CheckContext } from '../validate/checks/context.js';
 import { checkArgocdApps, checkCrdsEstablished, checkWorkloadsAvailable } from '../validate/checks/kube.js';
 import { checkHttpEndpoint } from '../validate/checks/net.js';
@@ -16,8 +17,14 @@ export const LOOK_TIMEOUT_MS = 30_000;
 /** Looks once at what `wait` waits for; `signal` is the run's (Ctrl-C). */
 export type WaitLook = (wait: ConvergeWait, env: string | undefined, signal: AbortSignal) => Promise<CheckOutcome>;
 
-/** The looks, over validate's dependencies (its cloud access per environment, fetch). */
-export function waitLooks(deps: ValidateDeps, lookTimeoutMs = LOOK_TIMEOUT_MS): WaitLook {
+/** Reads a unit's outputs (`terragrunt output -json`), within `timeoutMs` and until `signal` aborts. */
+export type OutputReader = (unit: string, signal: AbortSignal, timeoutMs: number) => Promise<OutputsRead>;
+
+/**
+ * The looks, over validate's dependencies (its cloud access per environment, fetch) and, for `output` waits, a
+ * reader of units' outputs.
+ */
+export function waitLooks(deps: ValidateDeps, lookTimeoutMs = LOOK_TIMEOUT_MS, outputs?: OutputReader): WaitLook {
   return async (wait, env, signal) => {
     const limit = AbortSignal.timeout(lookTimeoutMs);
     const ctx: CheckContext = {
@@ -28,6 +35,10 @@ export function waitLooks(deps: ValidateDeps, lookTimeoutMs = LOOK_TIMEOUT_MS): 
       timeoutMs: lookTimeoutMs,
     };
     if (wait.http) return checkHttpEndpoint(wait.http.url, wait.http.expect, ctx);
+    if (wait.output) {
+      if (!outputs) return { status: 'error', message: `converge wait ${wait.id}: no terragrunt to read outputs with` };
+      return checkOutput(wait.output, await outputs(wait.output.unit, signal, lookTimeoutMs));
+    }
     if (env === undefined) {
       return { status: 'error', message: `converge wait ${wait.id} names no environment`, hint: 'add env:' };
     }
@@ -43,4 +54,42 @@ export function waitLooks(deps: ValidateDeps, lookTimeoutMs = LOOK_TIMEOUT_MS): 
     if (wait.workloads) return checkWorkloadsAvailable(env, wait.workloads, ctx);
     return { status: 'error', message: `converge wait ${wait.id} names nothing to wait for` };
   };
+}
+
+/**
+ * An `output` wait's verdict from what `terragrunt output -json` read: set (and equal to `equals`) passes; unset or
+ * another value is not ready yet; a read that failed is an error. A sensitive output's value is never shown.
+ */
+export function checkOutput(want: NonNullable<ConvergeWait['output']>, read: OutputsRead): CheckOutcome {
+  const which = `output ${want.name} of ${want.unit}`;
+  if (read.type === 'failed') {
+    return {
+      status: 'error',
+      message: `cannot read ${which}: ${read.message}`,
+      hint: `run terragrunt output -json in ${want.unit} to see why`,
+    };
+  }
+  const found = read.outputs.get(want.name);
+  if (found === undefined || found.value === null) {
+    const names = [...read.outputs.keys()].sort();
+    return {
+      status: 'fail',
+      message: `${which} is not set`,
+      details: [names.length === 0 ? `${want.unit} has no outputs` : `${want.unit} has outputs: ${names.join(', ')}`],
+    };
+  }
+  const shown = (value: unknown): string => {
+    if (found.sensitive) return '(sensitive)';
+    const text = JSON.stringify(value);
+    return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+  };
+  if (want.equals !== undefined && found.value !== want.equals) {
+    return {
+      status: 'fail',
+      message: found.sensitive
+        ? `${which} (sensitive) is not the value expected`
+        : `${which} is ${shown(found.value)}, not ${JSON.stringify(want.equals)}`,
+    };
+  }
+  return { status: 'pass', message: `${which} is ${shown(found.value)}` };
 }

@@ -81,7 +81,7 @@ function applied(status: UnitStatus | undefined): boolean {
 
 /** The environment of a wait: `env`, the environment of its first `after` unit, or the only one declared. */
 export function waitEnv(wait: ConvergeWait, environments: readonly string[]): string | undefined {
-  if (wait.http) return undefined;
+  if (wait.http || wait.output) return undefined;
   if (wait.env !== undefined) return wait.env;
   const first = wait.after[0];
   if (first !== undefined) return first.slice(0, first.indexOf('/'));
@@ -103,5 +103,9 @@ export function describeWait(wait: ConvergeWait): string {
     return `Available: ${names.join(', ')}`;
   }
   if (wait.http) return `${wait.http.url} answers ${wait.http.expect.join(' or ')}`;
+  if (wait.output) {
+    const { unit, name, equals } = wait.output;
+    return `output ${name} of ${unit} ${equals === undefined ? 'set' : `is ${JSON.stringify(equals)}`}`;
+  }
   return 'nothing';
 }

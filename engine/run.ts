@@ -684,7 +684,18 @@ async function probeBeforeRun(
   if (request.command !== 'bootstrap' || request.rollback === undefined) return undefined;
   const probes = new Map<UnitId, StateProbe>();
   if (request.rollback === 'on_failure') {
-    const units = prepared.plan.walkGraph.ids().filter((id) => store.unit(id)?.status === 'pending');
+    const walked = new Set(prepared.plan.walkGraph.ids());
+    const units = [...walked].filter((id) => store.unit(id)?.status === 'pending');
+    // A unit goes only when nothing that depends on it stays, outside the selection too (engine/rollback.ts): the
+    // direct dependents outside the walk are probed as well, so one that holds no state does not keep its
+    // dependency standing. One whose probe fails counts as standing, as a dependent never probed does.
+    const outside = new Set<UnitId>();
+    for (const id of walked) {
+      for (const dependent of request.graph.get(id)?.dependents ?? []) {
+        if (!walked.has(dependent)) outside.add(dependent);
+      }
+    }
+    units.push(...[...outside].sort());
     const found = await probeUnits({
       units,
       executor,

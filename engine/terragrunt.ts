@@ -76,6 +76,54 @@ export function stateProbeArgs(absDir: string, tfPath: string, extraArgs: readon
   ];
 }
 
+/** Terragrunt's arguments to read a unit's outputs (`output -json`: every output as `{value, sensitive, type}`). */
+export function outputArgs(absDir: string, tfPath: string, extraArgs: readonly string[]): string[] {
+  return [
+    'run',
+    '--working-dir',
+    absDir,
+    '--non-interactive',
+    '--tf-path',
+    tfPath,
+    ...extraArgs,
+    '--',
+    'output',
+    '-json',
+  ];
+}
+
+const TG_LOG_PREFIX = /^\d{2}:\d{2}:\d{2}(\.\d+)?\s+[A-Z]+\s+/;
+
+/** A unit's outputs as `output -json` prints them, or why they could not be read. */
+export type OutputsRead =
+  | {
+      readonly type: 'read';
+      readonly outputs: ReadonlyMap<string, { readonly value: unknown; readonly sensitive: boolean }>;
+    }
+  | { readonly type: 'failed'; readonly message: string };
+
+const outputJson = z.record(z.string(), z.looseObject({ value: z.unknown(), sensitive: z.boolean().optional() }));
+
+/** Reads `output -json`'s stdout (nothing at all, or `{}`: a unit without outputs). */
+export function readOutputJson(stdout: readonly string[]): OutputsRead {
+  const text = stdout.join('\n').trim();
+  if (text === '') return { type: 'read', outputs: new Map() };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { type: 'failed', message: 'output -json printed something that is not JSON' };
+  }
+  const parsed = outputJson.safeParse(raw);
+  if (!parsed.success) return { type: 'failed', message: 'output -json printed JSON that is not a map of outputs' };
+  return {
+    type: 'read',
+    outputs: new Map(
+      Object.entries(parsed.data).map(([name, o]) => [name, { value: o.value, sensitive: o.sensitive === true }]),
+    ),
+  };
+}
+
 /** The parts of a Terraform state the probe reads; anything else in the file is kept out of the decision. */
 const pulledState = z.looseObject({
   version: z.number(),
@@ -149,6 +197,39 @@ export class TerragruntExecutor implements Executor {
             ? `cannot start ${this.#settings.binary}: ${result.message}`
             : `state pull was ${result.type}`;
     return { type: 'unknown', message: lastError ? `${how}: ${lastError}` : how };
+  }
+
+  /** `output -json` of a unit (a convergence wait's look): values kept in memory, never logged. */
+  async readOutputs(job: ProbeJob, signal: AbortSignal): Promise<OutputsRead> {
+    const stdout: string[] = [];
+    let lastError = '';
+    const result = await runChild(
+      {
+        file: this.#settings.binary,
+        args: outputArgs(job.absDir, this.#settings.tfPath, this.#settings.extraArgs),
+        cwd: job.absDir,
+        env: { ...this.#settings.env, [UNIT_ENV]: job.unit },
+        timeoutMs: job.timeoutMs,
+        graceMs: this.#settings.graceMs,
+        signal,
+        onLine: (line, stream) => {
+          if (stream === 'stdout') stdout.push(line);
+          // Terragrunt's own log prefix (`07:57:29.395 ERROR  `) says nothing the message needs.
+          else if (/error/i.test(line)) lastError = stripAnsi(line).trim().replace(TG_LOG_PREFIX, '');
+        },
+      },
+      this.#groups,
+    );
+    if (result.type === 'exited' && result.exitCode === 0) return readOutputJson(stdout);
+    const how =
+      result.type === 'exited'
+        ? `terragrunt output exited ${result.exitCode}`
+        : result.type === 'timeout'
+          ? `terragrunt output timed out after ${formatMinutes(job.timeoutMs)}`
+          : result.type === 'spawn-error'
+            ? `cannot start ${this.#settings.binary}: ${result.message}`
+            : `terragrunt output was ${result.type}`;
+    return { type: 'failed', message: lastError ? `${how}: ${lastError}` : how };
   }
 
   async run(job: UnitJob, hooks: RunHooks): Promise<UnitOutcome> {

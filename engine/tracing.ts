@@ -12,7 +12,7 @@
  *   │   │   └── (terragrunt's own spans, through TRACEPARENT)
  *   │   └── lockdown <step> | unlock <step>           a lockdown step's attempt
  *   ├── down <env> | up <env>                         down/up: one environment
- *   │   └── step <step>
+ *   │   └── step <step>                               (up's terragrunt applies under it, through TRACEPARENT)
  *   └── checks <phase>                                validate: a phase of checks (iam, cluster, units, cross)
  *       └── check <id>
  *
@@ -102,7 +102,8 @@ export interface RunTracer {
   checkResult(result: CheckTraceResult): void;
   /**
    * The variables for a Terragrunt process started for `unit` now: `TRACEPARENT` (and `TRACESTATE`) of the unit's
-   * span (or of its lockdown step's), and what makes Terragrunt export its spans to the same collector.
+   * span (or of its lockdown step's, its rollback destroy's, or the down/up step that applies it), and what makes
+   * Terragrunt export its spans to the same collector.
    */
   childEnv(unit: UnitId): Readonly<Record<string, string>>;
   /** Ends the trace and exports it, bounded; a message when the export failed (a warning: never the exit code). */
@@ -207,6 +208,8 @@ class Tracing implements RunTracer {
   /** Lockdown steps by unit (a Terragrunt process of the step is started under it) and park steps by env/step. */
   readonly #steps = new Map<string, Open>();
   readonly #parkEnvs = new Map<string, Open>();
+  /** The step running in each environment of a down/up (its Terragrunt processes are started under it). */
+  readonly #parkRunning = new Map<string, Open>();
   readonly #waits = new Map<string, Open>();
   readonly #checks: EndedCheck[] = [];
   #result: string | undefined;
@@ -460,10 +463,9 @@ class Tracing implements RunTracer {
       case 'step-started': {
         const parent = this.#parkEnvs.get(event.env)?.ctx ?? this.#root.ctx;
         const attributes = { 'platctl.env': event.env, 'platctl.step': event.step };
-        this.#steps.set(
-          `${event.env}\0${event.step}`,
-          this.#open(`step ${event.step}`, parent, attributes, time(event.at)),
-        );
+        const open = this.#open(`step ${event.step}`, parent, attributes, time(event.at));
+        this.#steps.set(`${event.env}\0${event.step}`, open);
+        this.#parkRunning.set(event.env, open);
         return;
       }
       case 'step-completed':
@@ -472,6 +474,7 @@ class Tracing implements RunTracer {
         const step = this.#steps.get(key);
         this.#steps.delete(key);
         if (!step) return;
+        if (this.#parkRunning.get(event.env) === step) this.#parkRunning.delete(event.env);
         if (event.type === 'step-completed') this.#end(step.span, time(event.at), { 'platctl.result': 'completed' });
         else
           this.#end(
@@ -496,6 +499,7 @@ class Tracing implements RunTracer {
       case 'env-finished': {
         const open = this.#parkEnvs.get(event.env);
         this.#parkEnvs.delete(event.env);
+        this.#parkRunning.delete(event.env);
         const status = event.outcome.status;
         const failed = status === 'failed' || status === 'refused' || status === 'fenced';
         if (open) this.#end(open.span, time(event.at), { 'platctl.result': status }, failed ? status : undefined);
@@ -539,7 +543,7 @@ class Tracing implements RunTracer {
   }
 
   childEnv(unit: UnitId): Readonly<Record<string, string>> {
-    const open = this.#steps.get(unit) ?? this.#units.get(unit);
+    const open = this.#steps.get(unit) ?? this.#units.get(unit) ?? this.#parkStepOf(unit);
     if (!open) return {};
     const carrier: Record<string, string> = {};
     this.#otel.propagator.inject(open.ctx, carrier, this.#otel.api.defaultTextMapSetter);
@@ -552,6 +556,16 @@ class Tracing implements RunTracer {
       env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = this.#settings.url;
     }
     return env;
+  }
+
+  /**
+   * The down/up step a unit's Terragrunt runs under (`up` re-applies units within a step): the step running in the
+   * unit's environment, else the only step running at all.
+   */
+  #parkStepOf(unit: UnitId): Open | undefined {
+    const own = this.#parkRunning.get(envOf(unit));
+    if (own) return own;
+    return this.#parkRunning.size === 1 ? [...this.#parkRunning.values()][0] : undefined;
   }
 
   async finish(exitCode: number, signal: AbortSignal): Promise<string | undefined> {

@@ -18,6 +18,14 @@ locals {
     trimspace(split("=", pair)[0]) => tonumber(trimspace(split("=", pair)[1]))
     if length(split("=", pair)) == 2
   }
+  # Partial failures and destroy-only sleeps, the same shapes: PLATCTL_EXAMPLE_FAIL_APPLY=preprod/cilium
+  # PLATCTL_EXAMPLE_DESTROY_DELAY=preprod/eks=300.
+  fail_apply_units = [for id in split(",", get_env("PLATCTL_EXAMPLE_FAIL_APPLY", "")) : trimspace(id) if trimspace(id) != ""]
+  destroy_delays = {
+    for pair in split(",", get_env("PLATCTL_EXAMPLE_DESTROY_DELAY", "")) :
+    trimspace(split("=", pair)[0]) => tonumber(trimspace(split("=", pair)[1]))
+    if length(split("=", pair)) == 2
+  }
 
   # A busy EKS control plane on demand (modules/cluster): unit id=count pairs. The unit's next <count> endpoint
   # updates fail as EKS fails an update while another one is running, then updates go through again. Example:
@@ -46,13 +54,15 @@ remote_state {
 
 # Inputs every module understands (OpenTofu ignores TF_VAR_ values of variables a module does not declare).
 inputs = {
-  env           = local.env.environment
-  region        = local.env.region
-  unit_id       = local.unit_id
-  fail          = contains(local.fail_units, local.unit_id)
-  delay_seconds = lookup(local.delays, local.unit_id, lookup(local.delays, "*", 0))
-  busy_updates  = lookup(local.busy, local.unit_id, 0)
-  busy_counter  = "${get_terragrunt_dir()}/terraform.busy-count"
+  env                   = local.env.environment
+  region                = local.env.region
+  unit_id               = local.unit_id
+  fail                  = contains(local.fail_units, local.unit_id)
+  delay_seconds         = lookup(local.delays, local.unit_id, lookup(local.delays, "*", 0))
+  fail_apply            = contains(local.fail_apply_units, local.unit_id)
+  destroy_delay_seconds = lookup(local.destroy_delays, local.unit_id, 0)
+  busy_updates          = lookup(local.busy, local.unit_id, 0)
+  busy_counter          = "${get_terragrunt_dir()}/terraform.busy-count"
   tags = {
     Environment = local.env.environment
     ManagedBy   = "terragrunt"

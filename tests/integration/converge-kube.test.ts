@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { installCrds } from '../helpers/kube-crds.js';
 import { application } from '../helpers/kube-objects.js';
+import { childrenOf, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import type { KubeObject } from '../helpers/kube-server.js';
 import { kubeServerUnavailable, useKubeServer } from '../helpers/kube-server.js';
 import { tempDir } from '../helpers/temp.js';
@@ -133,8 +134,35 @@ describe.skipIf(unavailable !== undefined)(
       timeout: 3s
       argocd_apps: { namespace: ${ns} }
 `);
-      const failed = await box.run(['bootstrap'], env);
+      const receiver = await startOtlpReceiver();
+      let failed: Awaited<ReturnType<Sandbox['run']>>;
+      try {
+        failed = await box.run(['bootstrap', '--trace'], { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+      } finally {
+        await receiver.close();
+      }
       expect(failed.exitCode).toBe(1);
+      // The trace: run -> phase converge -> a span per wait; the failed one has an error status and a 'not ready'
+      // event for what it saw.
+      const spans = receiver.spans;
+      const root = spans.find((s) => s.name === 'platctl bootstrap')!;
+      expect(root.attributes).toMatchObject({ 'platctl.exit_code': 1 });
+      const phases = childrenOf(spans, root);
+      expect(phases.map((s) => s.name)).toEqual(['phase walk', 'phase converge']);
+      const waits = new Map(childrenOf(spans, phases[1]!).map((s) => [s.name, s]));
+      expect([...waits.keys()].sort()).toEqual(['wait apps', 'wait crds']);
+      expect(waits.get('wait crds')!.attributes).toMatchObject({ 'platctl.wait': 'crds', 'platctl.result': 'passed' });
+      expect(waits.get('wait crds')!.statusCode).not.toBe(2);
+      const apps = waits.get('wait apps')!;
+      expect(apps.attributes).toMatchObject({
+        'platctl.wait': 'apps',
+        'platctl.result': 'failed',
+        'platctl.timeout_ms': 3000,
+      });
+      expect(apps.attributes['platctl.waited_ms']).toBeGreaterThanOrEqual(3000);
+      expect(apps.statusCode).toBe(2);
+      expect(apps.eventNames).toContain('not ready');
+      expect(apps.endNs).toBeLessThanOrEqual(phases[1]!.endNs);
       const why =
         'monitoring: OutOfSync/Degraded (Deployment grafana exceeded its progress deadline; SyncError: one or more ' +
         'synchronization tasks completed unsuccessfully; sync Failed: one or more objects failed to apply)';

@@ -13,6 +13,7 @@ import { useAwsProxy } from '../helpers/aws-proxy.js';
 import type { KubeObject } from '../helpers/kube-server.js';
 import { kubeBinaries, waitFor } from '../helpers/kube-server.js';
 import { useMoto } from '../helpers/moto.js';
+import { childrenOf, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { useParkEnv } from '../helpers/park-env.js';
 import {
   PARK_CLUSTER,
@@ -156,6 +157,79 @@ describe('platctl up', { timeout: 240_000 }, () => {
     const log = readFileSync(join(park.root, '.platctl-logs', logs[0]!, 'platform__eks-nodes.log'), 'utf8');
     expect(log).toContain('aws_eks_node_group.workers: Modifications complete');
     expect(log).toContain('# result:   completed');
+  });
+
+  it('--trace: run -> down/up <env> -> step spans with results; each terragrunt runs under the step applying it', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint };
+      const down = await cli(['down', '--yes'], traced);
+      expect(down.stderr).toBe('');
+      expect(down.code).toBe(0);
+      control({
+        'platform/eks-nodes': { exec: effect('nodes', { groups: RECORDED }) },
+        'platform/karpenter': { fail: true, exit_code: 3 },
+      });
+      expect((await cli(['up'], traced)).code).toBe(1);
+      const pool = stripForRecord(parkNodePool('default')) as KubeObject;
+      control({ 'platform/karpenter': { exec: effect('karpenter', { create: [pool] }) } });
+      const resumed = await cli(['up', '--resume'], traced);
+      expect(resumed.stderr).toBe('');
+      expect(resumed.code).toBe(0);
+
+      const spans = receiver.spans;
+      const roots = spans.filter((s) => s.parentSpanId === '').map((s) => s.name);
+      expect(roots).toEqual(['platctl down', 'platctl up', 'platctl up']);
+      /** The env span of a run and its steps, by name. */
+      const tree = (index: number, op: string) => {
+        const root = spans.filter((s) => s.name === `platctl ${op}`)[index]!;
+        const envs = childrenOf(spans, root);
+        expect(envs.map((s) => s.name)).toEqual([`${op} platform`]);
+        const steps = new Map(childrenOf(spans, envs[0]!).map((s) => [s.name, s]));
+        return { root, env: envs[0]!, steps };
+      };
+
+      const parked = tree(0, 'down');
+      expect(parked.root.attributes).toMatchObject({ 'platctl.exit_code': 0, 'platctl.result': 'completed' });
+      expect(parked.env.attributes).toMatchObject({ 'platctl.env': 'platform', 'platctl.op': 'down' });
+      expect([...parked.steps.keys()]).toEqual(
+        expect.arrayContaining(['step record', 'step node-groups', 'step bastion']),
+      );
+      for (const [name, step] of parked.steps) {
+        expect(step.attributes['platctl.result'], name).toMatch(/^(completed|skipped)$/);
+        expect(step.statusCode, name).not.toBe(2);
+      }
+
+      const failed = tree(0, 'up');
+      expect(failed.root.attributes).toMatchObject({ 'platctl.exit_code': 1, 'platctl.result': 'failed' });
+      expect(failed.env.statusCode).toBe(2);
+      expect(failed.steps.get('step node-groups')?.attributes['platctl.result']).toBe('completed');
+      const karpenter = failed.steps.get('step karpenter')!;
+      expect(karpenter.attributes).toMatchObject({ 'platctl.result': 'failed', 'platctl.reason': 'apply-failed' });
+      expect(karpenter.statusCode).toBe(2);
+      expect(failed.steps.has('step reconnect')).toBe(false);
+
+      const done = tree(1, 'up');
+      expect(done.root.attributes).toMatchObject({ 'platctl.exit_code': 0, 'platctl.result': 'completed' });
+      expect(done.env.attributes).toMatchObject({ 'platctl.resumed': true, 'platctl.result': 'completed' });
+      expect(done.steps.get('step node-groups')?.attributes['platctl.result']).toBe('skipped');
+      expect(done.steps.get('step karpenter')?.attributes['platctl.result']).toBe('completed');
+
+      // Each terragrunt got the trace context of the step that applied its unit, and Terragrunt's exporter settings.
+      const parentOf = (step: (typeof spans)[number]) => `00-${step.traceId}-${step.spanId}-01`;
+      expect(calls().map((c) => [c.unit, c.traceparent])).toEqual([
+        ['platform/eks-nodes', parentOf(failed.steps.get('step node-groups')!)],
+        ['platform/karpenter', parentOf(karpenter)],
+        ['platform/karpenter', parentOf(done.steps.get('step karpenter')!)],
+        ['platform/cross-vpc-dns', parentOf(done.steps.get('step reconnect')!)],
+      ]);
+      for (const call of calls()) {
+        expect(call.trace_exporter).toBe('otlpHttp');
+        expect(call.traces_endpoint).toBe(`${receiver.endpoint}/v1/traces`);
+      }
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('sizes the units do not bring back, and a failed apply, fail with what and where; --resume continues', async () => {

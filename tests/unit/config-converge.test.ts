@@ -28,6 +28,26 @@ describe('converge:', () => {
     });
   });
 
+  it("an output wait reads a unit's output: no cluster, so no env even with two environments; its unit must exist", () => {
+    const ok = parseConfig(
+      `${TWO_ENVS}converge:\n  waits:\n    - { id: vpc, output: { unit: preprod/networking, name: vpc_cidr, equals: 10.20.0.0/16 } }\n`,
+      FILE,
+    );
+    if (!ok.ok) throw new Error(JSON.stringify(ok.errors));
+    expect(ok.value.config.converge?.waits).toEqual([
+      { id: 'vpc', after: [], output: { unit: 'preprod/networking', name: 'vpc_cidr', equals: '10.20.0.0/16' } },
+    ]);
+    const bad = errorsOf(
+      parseConfig(
+        `${TWO_ENVS}converge:\n  waits:\n    - { id: vpc, output: { unit: preprod/networking, equals: [1] } }\n`,
+        FILE,
+      ),
+    );
+    expect(bad.map((e) => e.keyPath)).toEqual(
+      expect.arrayContaining(['converge.waits[0].output.name', 'converge.waits[0].output.equals']),
+    );
+  });
+
   it('refuses unbounded durations, waits naming two things or none, duplicate ids, unknown environments and a wait with no cluster to read', () => {
     const text = [
       TWO_ENVS.trimEnd(),
@@ -47,7 +67,9 @@ describe('converge:', () => {
       ['converge.waits[2]', 'invalid-value', 12],
     ]);
     expect(errors[0]?.message).toMatch(/10m is longer than interval allows: 1s to 5m/);
-    expect(errors[2]?.message).toMatch(/name exactly one thing to wait for: argocd_apps, crds, workloads, http/);
+    expect(errors[2]?.message).toMatch(
+      /name exactly one thing to wait for: argocd_apps, crds, workloads, http, output/,
+    );
     // Once the shapes are right, the references are checked: ids, environments, unit ids, which cluster.
     const shaped = [
       TWO_ENVS.trimEnd(),

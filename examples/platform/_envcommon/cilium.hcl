@@ -17,7 +17,7 @@ dependency "eks" {
     cluster_name = "mock"
     endpoint     = "https://mock.gr7.eu-west-1.eks.amazonaws.com"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "networking" {
@@ -27,7 +27,7 @@ dependency "networking" {
     vpc_id               = "vpc-mock"
     private_subnet_cidrs = ["10.0.0.0/20"]
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

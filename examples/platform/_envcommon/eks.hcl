@@ -19,7 +19,7 @@ dependency "networking" {
     vpc_id             = "vpc-mock"
     private_subnet_ids = ["subnet-mock-a", "subnet-mock-b", "subnet-mock-c"]
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

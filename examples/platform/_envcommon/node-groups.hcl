@@ -11,7 +11,7 @@ dependency "eks" {
     cluster_name = "mock"
     endpoint     = "https://mock.gr7.eu-west-1.eks.amazonaws.com"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "networking" {
@@ -20,7 +20,7 @@ dependency "networking" {
   mock_outputs = {
     private_subnet_ids = ["subnet-mock-a", "subnet-mock-b", "subnet-mock-c"]
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

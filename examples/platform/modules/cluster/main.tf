@@ -68,11 +68,24 @@ variable "delay_seconds" {
   default = 0
 }
 
+variable "fail_apply" {
+  type    = bool
+  default = false
+}
+
+variable "destroy_delay_seconds" {
+  type    = number
+  default = 0
+}
+
 module "chaos" {
   source        = "../chaos"
   unit_id       = var.unit_id
   fail          = var.fail
   delay_seconds = var.delay_seconds
+
+  fail_apply            = var.fail_apply
+  destroy_delay_seconds = var.destroy_delay_seconds
 }
 
 resource "terraform_data" "cluster" {

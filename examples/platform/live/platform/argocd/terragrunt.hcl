@@ -20,7 +20,7 @@ dependency "eks" {
     cluster_name = "mock"
     endpoint     = "https://mock.gr7.eu-west-1.eks.amazonaws.com"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "keycloak_config" {
@@ -32,7 +32,7 @@ dependency "keycloak_config" {
       argocd_client_id = "argocd"
     }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "preprod_eks" {
@@ -43,7 +43,7 @@ dependency "preprod_eks" {
     endpoint                   = "https://mock.gr7.eu-west-1.eks.amazonaws.com"
     certificate_authority_data = "bW9jaw=="
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

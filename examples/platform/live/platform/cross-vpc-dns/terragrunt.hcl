@@ -14,7 +14,7 @@ dependency "dns" {
   mock_outputs = {
     exports = { private_zone_name = "platform.internal" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "networking" {
@@ -23,7 +23,7 @@ dependency "networking" {
   mock_outputs = {
     vpc_id = "vpc-mock"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 # find_in_parent_folders() also finds directories: searching upwards from this unit, the first parent holding a
@@ -34,7 +34,7 @@ dependency "preprod_networking" {
   mock_outputs = {
     vpc_id = "vpc-mock"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

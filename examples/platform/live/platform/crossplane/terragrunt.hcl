@@ -14,7 +14,7 @@ dependency "eks" {
   mock_outputs = {
     cluster_name = "mock"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "iam_roles" {
@@ -23,7 +23,7 @@ dependency "iam_roles" {
   mock_outputs = {
     exports = { crossplane_role_arn = "arn:aws:iam::111111111111:role/mock" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependencies {

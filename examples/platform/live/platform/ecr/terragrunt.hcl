@@ -15,7 +15,7 @@ dependency "iam_roles" {
   mock_outputs = {
     exports = { ci_push_role_arn = "arn:aws:iam::111111111111:role/mock" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

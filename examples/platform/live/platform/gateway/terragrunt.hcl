@@ -18,7 +18,7 @@ dependency "dns" {
   mock_outputs = {
     exports = { zone_name = "platform.example.com" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

@@ -27,7 +27,7 @@ dependency "secret_stores" {
   mock_outputs = {
     exports = { cluster_secret_store = "aws-secrets-manager" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 # Dashboards persist on EBS volumes: the CSI driver comes with eks-addons.

@@ -18,7 +18,7 @@ dependency "eks" {
     cluster_name = "mock"
     endpoint     = "https://mock.gr7.eu-west-1.eks.amazonaws.com"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 # A local feeding config_path, resolved against this unit's directory like a literal.
@@ -28,7 +28,7 @@ dependency "iam_roles" {
   mock_outputs = {
     exports = { karpenter_controller_role_arn = "arn:aws:iam::111111111111:role/mock" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependencies {

@@ -16,7 +16,7 @@ dependency "keycloak" {
       admin_url  = "https://sso.platform.example.com/admin"
     }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

@@ -13,7 +13,7 @@ dependency "secret_stores" {
   mock_outputs = {
     exports = { cluster_secret_store = "aws-secrets-manager" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "gateway" {
@@ -22,7 +22,7 @@ dependency "gateway" {
   mock_outputs = {
     exports = { gateway_name = "public", hostname = "*.platform.example.com" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

@@ -13,7 +13,7 @@ dependency "eks_addons" {
   mock_outputs = {
     upstream = { cluster_name = "mock" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

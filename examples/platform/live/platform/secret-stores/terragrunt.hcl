@@ -14,7 +14,7 @@ dependency "external_secrets" {
     release = "external-secrets-mock"
     exports = { service_account = "external-secrets/external-secrets" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

@@ -13,7 +13,7 @@ dependency "networking" {
   mock_outputs = {
     vpc_cidr = "10.0.0.0/16"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 dependency "secret_stores" {
@@ -22,7 +22,7 @@ dependency "secret_stores" {
   mock_outputs = {
     exports = { cluster_secret_store = "aws-secrets-manager" }
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {

@@ -14,7 +14,7 @@ dependency "eks" {
     cluster_name    = "mock"
     oidc_issuer_url = "https://oidc.eks.eu-west-1.amazonaws.com/id/MOCK"
   }
-  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "destroy"]
+  mock_outputs_allowed_terraform_commands = ["init", "validate", "plan", "state", "destroy"]
 }
 
 inputs = {
