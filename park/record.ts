@@ -8,13 +8,13 @@
  * has one. A first record is written with `If-None-Match: *` and later ones with `If-Match` on the ETag read, so two
  * runners can never both write a first record.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { NodeGroupSize } from '../cloud/park-aws.js';
 import type { KubeJson } from '../cloud/kube-writer.js';
 import type { CloudFailureReason, CloudResult } from '../cloud/result.js';
 import { failure, ok } from '../cloud/result.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
 import type { ObjectStore, StoreResult } from '../engine/object-store.js';
 import { checkParkFile, checkRecord, repairHint } from './record-schema.js';
 
@@ -160,19 +160,7 @@ export async function parkFileEnvs(root: string): Promise<string[]> {
 export async function saveParkFile(root: string, file: ParkFile): Promise<void> {
   const dir = join(root, PARK_DIR);
   await mkdir(dir, { recursive: true });
-  const path = parkFilePath(root, file.env);
-  const temp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temp, path);
+  await writeFileAtomic(parkFilePath(root, file.env), `${JSON.stringify(file, null, 2)}\n`);
 }
 
 /**
