@@ -7,7 +7,7 @@ import { criticalPath, reverse, select, subgraph, waves } from '../engine/graph.
 import type { Graph } from '../engine/graph.js';
 import type { Discovery } from '../discover/index.js';
 import { chainText } from '../discover/types.js';
-import type { GraphFormat } from './graph.js';
+import type { GraphFormat } from './graph-format.js';
 
 export interface GraphView {
   readonly graph: Graph;

@@ -4,12 +4,11 @@
 import { didYouMean } from '../config/errors.js';
 import { probeSnapshot } from '../discover/index.js';
 import { renderCache } from './graph-cache.js';
+import { GRAPH_FORMATS } from './graph-format.js';
+import type { GraphFormat } from './graph-format.js';
 import { discoverProject, discoveryRequest, loadCheckedConfig, projectCacheDir } from './project.js';
 import type { Project } from './project.js';
 import { EXIT, defineVerb } from './verb.js';
-
-export const GRAPH_FORMATS = ['text', 'json', 'dot', 'mermaid'] as const;
-export type GraphFormat = (typeof GRAPH_FORMATS)[number];
 
 export const graphVerb = defineVerb({
   globals: ['env', 'json'],

@@ -10,7 +10,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { EnvironmentConfig } from '../config/schema.js';
 import { kubeconfigFiles } from '../cloud/kube.js';
-import { loadConfigOnly } from './validate.js';
+import { loadConfigOnly } from './project.js';
 import { platctlBin } from './version.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import type { CliIo } from './verb.js';

@@ -2,12 +2,13 @@
  * Loading a project for a verb: the configuration, then discovery, with every problem printed to stderr. Verbs get a
  * usable project or the exit code to return (2: usage, config or graph error).
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { didYouMean } from '../config/errors.js';
 import { loadConfigCached } from '../config/cached.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { discover, isUsable } from '../discover/index.js';
+import type { UnitInfo } from '../discover/types.js';
 import type { DiscoverExtras, DiscoverOptions, Discovery, SnapshotHit } from '../discover/index.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
@@ -116,4 +117,23 @@ export async function discoverProject(
     }
   }
   return { ok: true, project: { configPath: path, root, config, discovery } };
+}
+
+/** What validate needs from a loaded project; units only when a per-unit check can be selected. */
+export interface ValidateProject {
+  readonly config: PlatctlConfig;
+  readonly units: ReadonlyMap<string, UnitInfo>;
+  /** The repository root, where the park records' local copies live (the bastion check asks if an env is parked). */
+  readonly root?: string;
+}
+
+/** `.platctl.yaml` alone, with `--env` checked against it (validate without units, and `platctl kubeconfig`). */
+export async function loadConfigOnly(
+  args: GlobalOptions,
+  io: CliIo,
+): Promise<{ ok: true; project: ValidateProject & { configPath: string } } | { ok: false; exitCode: number }> {
+  const checked = await loadCheckedConfig(args, io);
+  if (!checked.ok) return checked;
+  const { config, path } = checked.loaded;
+  return { ok: true, project: { config, units: new Map(), configPath: path, root: dirname(path) } };
 }

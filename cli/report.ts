@@ -4,10 +4,10 @@
  * backend's with `--run`), or with `--park` the last down/up of each environment from its park file. The data is
  * built by report/model.ts and drawn by report/html.ts; this file only finds the run and writes the file.
  */
-import { randomBytes } from 'node:crypto';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../config/atomic-write.js';
 import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
@@ -280,13 +280,11 @@ async function parkReport(
 
 /** Writes `text` to `path` through a temp file in the same directory, so a reader never sees half a report. */
 async function writeAtomically(path: string, text: string): Promise<string | undefined> {
-  const temp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
   try {
-    await writeFile(temp, text);
-    await rename(temp, path);
+    // A page is cheap to write again: not fsynced.
+    await writeFileAtomic(path, text, { fsync: false });
     return undefined;
   } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT'
       ? `its directory ${dirname(path)} does not exist`

@@ -6,8 +6,8 @@
 import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest } from '../engine/run.js';
-import type { WalkVerbArgs } from './bootstrap.js';
-import { checkWalkArgs, walkVerbOptions } from './bootstrap.js';
+import type { WalkVerbArgs } from './walk-args.js';
+import { checkWalkArgs, walkVerbOptions } from './walk-args.js';
 import type { MetricsSink } from './metrics.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { withMetrics } from './metrics.js';

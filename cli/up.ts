@@ -1,8 +1,8 @@
 /**
  * `platctl up`: bring parked environments back from their park record, and judge the result by pod readiness.
- * Shares its flags, lock, rendering and exit codes with `platctl down` (cli/down.ts).
+ * Shares its flags, lock, rendering and exit codes with `platctl down` (cli/park-verb.ts).
  */
-import { parkOptions, runParkVerb } from './down.js';
+import { parkOptions, runParkVerb } from './park-verb.js';
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';
 import { defineVerb } from './verb.js';

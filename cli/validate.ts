@@ -3,9 +3,7 @@
  * 2 configuration or usage error. The checks and their order live in validate/; this file loads the project,
  * wires the real clients and renders the report.
  */
-import { dirname } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
-import type { UnitInfo } from '../discover/types.js';
 import type { ParkView } from '../park/status.js';
 import type { ParkState, ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
@@ -14,7 +12,8 @@ import { METRICS_OPTION, withMetrics } from './metrics.js';
 import { TRACE_OPTION, withTracing } from './tracing.js';
 import type { RunTracer } from '../engine/tracing.js';
 import type { CheckResult } from '../validate/types.js';
-import { loadCheckedConfig, loadProject } from './project.js';
+import type { ValidateProject } from './project.js';
+import { loadConfigOnly, loadProject } from './project.js';
 import { exitCodeForSignal, handleInterruptions } from './signals.js';
 import type { ArgsOf, OptionSpecs } from './args.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -43,14 +42,6 @@ const VALIDATE_OPTIONS = {
 
 export type ValidateArgs = ArgsOf<typeof VALIDATE_OPTIONS>;
 
-/** What validate needs from a loaded project; units only when a per-unit check can be selected. */
-export interface ValidateProject {
-  readonly config: PlatctlConfig;
-  readonly units: ReadonlyMap<string, UnitInfo>;
-  /** The repository root, where the park records' local copies live (the bastion check asks if an env is parked). */
-  readonly root?: string;
-}
-
 type Loaded = { ok: true; project: ValidateProject } | { ok: false; exitCode: number };
 
 /**
@@ -65,17 +56,6 @@ async function loadForValidate(args: ValidateArgs & GlobalOptions, io: CliIo, ne
     return { ok: true, project: { config, units: discovery.units, root } };
   }
   return loadConfigOnly(args, io);
-}
-
-/** `.platctl.yaml` alone, with `--env` checked against it (shared with `platctl kubeconfig`). */
-export async function loadConfigOnly(
-  args: GlobalOptions,
-  io: CliIo,
-): Promise<{ ok: true; project: ValidateProject & { configPath: string } } | { ok: false; exitCode: number }> {
-  const checked = await loadCheckedConfig(args, io);
-  if (!checked.ok) return checked;
-  const { config, path } = checked.loaded;
-  return { ok: true, project: { config, units: new Map(), configPath: path, root: dirname(path) } };
 }
 
 /** Writes the report: the table and verdict on stdout, or JSON on stdout and the verdict on stderr. */

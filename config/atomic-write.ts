@@ -1,7 +1,9 @@
 /**
  * Writing a file so that a crash, a full disk or a concurrent reader never sees half of it: the bytes go to a fresh
  * temp file beside the target, which is renamed over the target only once it is whole. Every file platctl writes for
- * later reading (run state, park records, locks' replacements, caches, kubeconfig, a pulled state) goes through here.
+ * later reading (run state, park records, report pages, caches, kubeconfig, a pulled state) goes through here. The
+ * one exception is the lock (engine/lock.ts): it is created with link(2), which needs its own temp file, and its
+ * temp files are found again by name when a killed run left one.
  *
  * Written by hand rather than with `write-file-atomic`: the run state is written as a list of cached chunks with one
  * `writev` (no concatenation per transition), a short write must be an error (a full disk reports a smaller count,

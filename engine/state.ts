@@ -6,15 +6,15 @@
  * Serialisation is incremental: each unit's JSON is cached until the unit changes, so a write of a 10,000-unit run
  * costs one join, not 10,000 stringify calls.
  */
-import { randomBytes } from 'node:crypto';
-import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FsError, errorCode } from './fs-errors.js';
+import { FsError } from './fs-errors.js';
 import type { UnitId } from './graph.js';
 import { compareIds } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
 import { FAILURE_REASONS } from './unit-status.js';
 import { setTimer } from './timers.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
 import * as z from '../config/zod.js';
 
 export const STATE_FILE = '.platctl-state.json';
@@ -424,7 +424,6 @@ const SEPARATOR = Buffer.from(',\n');
  */
 export class StateStore {
   readonly #path: string;
-  readonly #dir: string;
   readonly #state: RunState;
   readonly #order: readonly UnitId[];
   readonly #index = new Map<UnitId, number>();
@@ -443,7 +442,6 @@ export class StateStore {
   #writes = 0;
 
   constructor(root: string, state: RunState, options: StateStoreOptions = {}) {
-    this.#dir = root;
     this.#path = join(root, STATE_FILE);
     this.#state = state;
     this.#order = Object.keys(state.units).sort(compareIds);
@@ -567,54 +565,15 @@ export class StateStore {
     this.#dirty = false;
     if (this.#now) this.#state.updated_at = new Date(this.#now()).toISOString();
     const buffers = this.#buffers();
-    const temp = join(this.#dir, `${STATE_FILE}.tmp-${randomBytes(4).toString('hex')}`);
-    const size = buffers.reduce((n, b) => n + b.byteLength, 0);
     try {
-      await writeWhole(temp, buffers, size, this.#fsync);
-      await rename(temp, this.#path);
+      // Temp file, fsync, rename, then the directory: a crash leaves the last whole state, never a torn one.
+      await writeFileAtomic(this.#path, buffers, { fsync: this.#fsync });
     } catch (error) {
       // What was not written must be written next time; the last whole file stays in place, and no temp file is left.
       this.#dirty = true;
-      await rm(temp, { force: true }).catch(() => undefined);
-      throw error instanceof FsError ? error : new FsError('write', this.#path, error);
+      throw new FsError('write', this.#path, error);
     }
-    // The rename is durable only once the directory is: without this, a power loss can bring back the old file.
-    if (this.#fsync) await syncDirectory(this.#dir);
     this.#writes += 1;
     this.#onWritten?.(buffers);
-  }
-}
-
-/** Writes `buffers` to a new file `temp`, fsynced when asked; throws when it comes up short. */
-async function writeWhole(temp: string, buffers: Uint8Array[], size: number, fsync: boolean): Promise<void> {
-  const handle = await open(temp, 'w');
-  try {
-    // A short write (disk full, file size limit) comes back as a smaller count, not an error: renaming that file
-    // would replace the last whole state with a torn one.
-    const { bytesWritten } = await handle.writev(buffers);
-    if (bytesWritten !== size) {
-      throw new Error(`only ${bytesWritten} of ${size} bytes were written (is the disk full?)`);
-    }
-    if (fsync) await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/**
- * fsyncs a directory, so a rename in it survives a power loss. File systems that cannot sync a directory (EINVAL,
- * ENOTSUP) are skipped: there the rename is as durable as they make it.
- */
-export async function syncDirectory(dir: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(dir, 'r');
-    await handle.sync();
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'EINVAL' || code === 'ENOTSUP' || code === 'EISDIR') return;
-    throw new FsError('sync the directory', dir, error);
-  } finally {
-    await handle?.close();
   }
 }

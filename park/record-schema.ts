@@ -6,7 +6,7 @@
  * field, and how to repair it.
  */
 import * as z from '../config/zod.js';
-import type { ParkFile, ParkRecord } from './record.js';
+import type { ParkFile, ParkRecord } from './record-types.js';
 
 /** The only version this platctl reads and writes. */
 const VERSION = 1;

@@ -8,74 +8,19 @@
  * has one. A first record is written with `If-None-Match: *` and later ones with `If-Match` on the ETag read, so two
  * runners can never both write a first record.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { NodeGroupSize } from '../cloud/park-aws.js';
-import type { KubeJson } from '../cloud/kube-writer.js';
 import type { CloudFailureReason, CloudResult } from '../cloud/result.js';
 import { failure, ok } from '../cloud/result.js';
+import { writeFileAtomic } from '../config/atomic-write.js';
 import type { ObjectStore, StoreResult } from '../engine/object-store.js';
 import { checkParkFile, checkRecord, repairHint } from './record-schema.js';
+import type { ParkFile, ParkRecord } from './record-types.js';
 
 export const PARK_DIR = '.platctl-park';
 export const PARK_RECORD_VERSION = 1;
 
-export type ParkOp = 'down' | 'up';
-
-export interface ParkRecord {
-  readonly version: 1;
-  readonly env: string;
-  readonly cluster: string;
-  /** `parked` from the first `down` until `up` finishes; `unparked` is kept as history. */
-  status: 'parked' | 'unparked';
-  readonly parked_at: string;
-  /** Who parked: `user@host`, and the AWS principal. */
-  readonly parked_by: { readonly host: string; readonly user: string; readonly arn?: string };
-  readonly node_groups: Readonly<Record<string, NodeGroupSize>>;
-  readonly karpenter: { readonly nodepools: readonly KubeJson[]; readonly ec2nodeclasses: readonly KubeJson[] };
-  readonly bastions: readonly { readonly id: string; readonly state: string }[];
-  readonly argocd: { readonly namespace: string; readonly apps: readonly { name: string; automated: unknown }[] };
-  unparked_at?: string;
-  unparked_by?: { readonly host: string; readonly user: string };
-}
-
-export type StepStatus = 'pending' | 'running' | 'completed' | 'failed';
-
-export interface StepRecord {
-  status: StepStatus;
-  started_at?: string;
-  ended_at?: string;
-  duration_ms?: number;
-  detail?: string;
-  reason?: string;
-}
-
-/** One `down` or `up` of one environment, step by step. */
-export interface Operation {
-  readonly op: ParkOp;
-  readonly started_at: string;
-  readonly by: { readonly host: string; readonly user: string };
-  status: 'running' | 'completed' | 'failed';
-  ended_at?: string;
-  /** Why it stopped before its end when it lost its environment lock (state.backend s3). */
-  stopped_because?: string;
-  resumes: number;
-  /** In the order they run. */
-  readonly steps: Record<string, StepRecord>;
-}
-
-/** `.platctl-park/<env>.json`. */
-export interface ParkFile {
-  readonly version: 1;
-  readonly env: string;
-  record?: ParkRecord;
-  /** Where the record is shared, if anywhere. */
-  record_location?: string;
-  last?: Operation;
-  /** Last duration of each `<op>/<step>`, for ETAs. */
-  durations_ms: Record<string, number>;
-}
+export type { Operation, ParkFile, ParkOp, ParkRecord, StepRecord, StepStatus } from './record-types.js';
 
 export function parkFilePath(root: string, env: string): string {
   return join(root, PARK_DIR, `${env}.json`);
@@ -160,19 +105,7 @@ export async function parkFileEnvs(root: string): Promise<string[]> {
 export async function saveParkFile(root: string, file: ParkFile): Promise<void> {
   const dir = join(root, PARK_DIR);
   await mkdir(dir, { recursive: true });
-  const path = parkFilePath(root, file.env);
-  const temp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(`${JSON.stringify(file, null, 2)}\n`);
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temp, path);
+  await writeFileAtomic(parkFilePath(root, file.env), `${JSON.stringify(file, null, 2)}\n`);
 }
 
 /**

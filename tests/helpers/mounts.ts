@@ -1,6 +1,6 @@
 /**
- * Real disk conditions for tests: a tiny tmpfs fills up (ENOSPC), a read-only bind mount refuses writes (EROFS). Both
- * need the right to mount (root in the test container); `mountsAvailable` says whether this machine grants it, and
+ * Real disk conditions for tests: a tiny tmpfs fills up (ENOSPC), a read-only bind mount refuses writes (EROFS) or
+ * shows a directory at a second path. All need the right to mount (root in the test container); `mountsAvailable` says whether this machine grants it, and
  * tests that need it are skipped, saying why, where it does not.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -36,6 +36,18 @@ export async function mountReadOnly(dir: string): Promise<void> {
   if (!(await mount(['--bind', dir, dir]))) throw new Error(`cannot bind-mount ${dir}`);
   mounted.push(dir);
   if (!(await mount(['-o', 'remount,ro,bind', dir]))) throw new Error(`cannot remount ${dir} read-only`);
+}
+
+/**
+ * Shows `source` at `target` (created if needed) through a read-only bind mount: another path to the same files, so a
+ * process may reach them without entering `source`'s parents. Read-only, so removing `target`'s tree can never delete
+ * what `source` holds.
+ */
+export async function mountReadOnlyAt(source: string, target: string): Promise<void> {
+  await mkdir(target, { recursive: true });
+  if (!(await mount(['--bind', source, target]))) throw new Error(`cannot bind-mount ${source} on ${target}`);
+  mounted.push(target);
+  if (!(await mount(['-o', 'remount,ro,bind', target]))) throw new Error(`cannot remount ${target} read-only`);
 }
 
 /** Fills the file system holding `dir` until a write fails with ENOSPC. */

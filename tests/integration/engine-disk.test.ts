@@ -4,35 +4,84 @@
  * ignores permissions). Every case must name the file and the cause, never tear the state, leave no temp or lock file
  * behind, and, mid-run, still print the summary and the resume command.
  */
-import { chmod, cp, readFile, readdir, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chmod, cp, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCK_FILE } from '../../engine/lock.js';
 import { STATE_FILE, parseState } from '../../engine/state.js';
-import { fillDisk, mountReadOnly, mountTmpfs, mountsAvailable, unmountAll } from '../helpers/mounts.js';
-import { PLATCTL, printedResumeArgs, sandbox, until } from './engine-helpers.js';
+import {
+  fillDisk,
+  mountReadOnly,
+  mountReadOnlyAt,
+  mountTmpfs,
+  mountsAvailable,
+  unmountAll,
+} from '../helpers/mounts.js';
+import { PLATCTL, REPO_ROOT, printedResumeArgs, sandbox, until } from './engine-helpers.js';
 
 const MOUNTS = await mountsAvailable();
 const NOBODY = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+
+/** Where `nobody` runs platctl: a directory it may enter, and the clone's root as it sees it from there. */
+interface NobodyView {
+  readonly dir: string;
+  readonly clone: string;
+}
+
+/** True when every directory from `/` down to `dir` may be entered by other users (o+x). */
+async function othersMayEnter(dir: string): Promise<boolean> {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    const mode = await stat(at).then(
+      (s) => s.mode,
+      () => 0,
+    );
+    if ((mode & 0o001) === 0) return false;
+    if (at === dirname(at)) return true;
+  }
+}
+
 /**
- * Running as `nobody` needs root (to switch user), setpriv, and a clone that `nobody` may read: a clone under a 0700
- * home or a `mktemp -d` directory is not, and node would only say "Cannot find module". Asked of the real process.
+ * Running as `nobody` needs root (to switch user), setpriv, a directory nobody may enter, and a clone nobody may read.
+ * A clone under a 0700 home or a `mktemp -d` directory is not readable by others (node would only say "Cannot find
+ * module"), so where this machine may mount, the clone is shown to nobody through a read-only bind mount inside that
+ * directory: the test runs wherever the clone lives. Asked of the real process; a string says why it cannot run.
  */
-async function nobodyCanRunPlatctl(): Promise<string | undefined> {
+async function nobodyView(): Promise<NobodyView | string> {
   if (process.getuid?.() !== 0) return 'not root: cannot run platctl as nobody';
-  const probe = await execa('setpriv', [...NOBODY, 'node', PLATCTL, '--version'], {
+  let place: string | undefined;
+  for (const candidate of [tmpdir(), '/tmp']) {
+    if (await othersMayEnter(candidate)) {
+      place = candidate;
+      break;
+    }
+  }
+  if (place === undefined) return `neither ${tmpdir()} nor /tmp may be entered by other users`;
+  const dir = await mkdtemp(join(place, 'platctl-nobody-'));
+  await chmod(dir, 0o755);
+  afterAll(async () => {
+    await unmountAll();
+    // Only once nothing is mounted below it (the bind mount is read-only besides): never the clone's own files.
+    if (!MOUNTS || (await readdir(join(dir, 'clone')).catch(() => [])).length === 0) {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  const clone = MOUNTS ? join(dir, 'clone') : REPO_ROOT;
+  if (MOUNTS) await mountReadOnlyAt(REPO_ROOT, clone);
+  const probe = await execa('setpriv', [...NOBODY, 'node', join(clone, 'bin', 'platctl.js'), '--version'], {
     reject: false,
     stdin: 'ignore',
   }).catch((error: unknown) => ({ exitCode: 1, stderr: String(error) }));
-  if (probe.exitCode === 0) return undefined;
+  if (probe.exitCode === 0) return { dir, clone };
   const cause = probe.stderr.split('\n').find((line) => /Error/.test(line)) ?? probe.stderr.split('\n')[0] ?? '';
-  return `nobody cannot run ${PLATCTL} from this clone (its directories are not readable by other users): ${cause}`;
+  const unreadable = MOUNTS ? '' : ' (its directories are not readable by other users, and this process may not mount)';
+  return `nobody cannot run ${PLATCTL} from this clone${unreadable}: ${cause}`;
 }
-const NOBODY_SKIP = await nobodyCanRunPlatctl();
-const AS_NOBODY = NOBODY_SKIP === undefined;
-if (NOBODY_SKIP !== undefined) console.warn(`skipping the EACCES test: ${NOBODY_SKIP}`);
 afterAll(unmountAll);
+const NOBODY_VIEW = await nobodyView();
+const AS_NOBODY = typeof NOBODY_VIEW !== 'string';
+if (typeof NOBODY_VIEW === 'string') console.warn(`skipping the EACCES test: ${NOBODY_VIEW}`);
 
 /** Files a run must never leave behind: state temp files, lock temp files, the lock itself. */
 async function leftovers(root: string): Promise<string[]> {
@@ -84,21 +133,29 @@ describe.skipIf(!MOUNTS)('platctl on a disk that refuses writes (needs the right
 
 describe.skipIf(!AS_NOBODY)('platctl in a directory it may not write (needs root, to run as nobody)', () => {
   it('EACCES: refuses with exit 3, naming the lock file and the cause; nothing runs', async () => {
+    if (typeof NOBODY_VIEW === 'string') throw new Error(NOBODY_VIEW);
+    const { dir, clone } = NOBODY_VIEW;
     const box = await sandbox();
-    // The sandbox is root's; nobody may read it (to discover units) but not write it.
-    await chmod(dirname(box.root), 0o755);
-    const result = await execa('setpriv', [...NOBODY, 'node', PLATCTL, 'bootstrap'], {
-      cwd: box.root,
-      env: box.env,
+    // A copy of the sandbox where nobody may enter: root's, so nobody may read it (to discover units) but not write
+    // it. Its paths, and the clone's, as nobody reaches them.
+    const base = join(dir, 'box');
+    await cp(dirname(box.root), base, { recursive: true });
+    await chmod(base, 0o755);
+    const root = join(base, 'repo');
+    const seen = (value: string): string => value.replaceAll(dirname(box.root), base).replaceAll(REPO_ROOT, clone);
+    const env = Object.fromEntries(Object.entries(box.env).map(([key, value]) => [key, seen(value)]));
+    const result = await execa('setpriv', [...NOBODY, 'node', join(clone, 'bin', 'platctl.js'), 'bootstrap'], {
+      cwd: root,
+      env,
       extendEnv: false,
       reject: false,
       stdin: 'ignore',
     });
     expect(result.stderr).toBe(
-      `platctl: refused: cannot create ${join(box.root, LOCK_FILE)}: permission is denied (EACCES); ` +
+      `platctl: refused: cannot create ${join(root, LOCK_FILE)}: permission is denied (EACCES); ` +
         `run platctl as a user who may write there; nothing was run`,
     );
     expect(result.exitCode).toBe(3);
-    expect(await box.calls()).toEqual([]);
+    expect(await readFile(join(base, 'calls.ndjson'), 'utf8')).toBe('');
   });
 });

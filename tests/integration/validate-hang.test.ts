@@ -12,6 +12,7 @@ import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ValidateJson } from '../../validate/render.js';
 import { runCli } from '../helpers/run-cli.js';
+import { until } from '../helpers/wait.js';
 import { PLATCTL } from './engine-helpers.js';
 
 let root: string;
@@ -129,10 +130,7 @@ describe('interrupting platctl validate (built CLI, real signal)', () => {
       reject: false,
     });
     // Wait until the first endpoint is being asked (and hangs), then stop the run the way `timeout` does.
-    const deadline = Date.now() + 15_000;
-    while (!requested.includes('GET /a HTTP/1.1') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(() => requested.includes('GET /a HTTP/1.1'), 15_000, 'the first endpoint to be asked');
     child.kill('SIGTERM');
     const result = await child;
     expect(result.exitCode).toBe(143);

@@ -11,6 +11,7 @@ import {
   removeStaleTempFiles,
 } from '../../../engine/state.js';
 import { fillDisk, mountReadOnly, mountTmpfs, mountsAvailable, unmountAll } from '../../helpers/mounts.js';
+import { until } from '../../helpers/wait.js';
 import { runState, tempDir } from './helpers.js';
 
 const MOUNTS = await mountsAvailable();
@@ -98,7 +99,7 @@ describe('StateStore', () => {
     store.patchUnit('p/u0001', { status: 'completed' });
     store.schedule();
     // However loaded the machine, the timer fires; waiting for it (not for a fixed time) keeps this test honest.
-    while (store.writes === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => store.writes > 0, 10_000, 'the coalesced write');
     const loaded = await loadState(root);
     expect(loaded.type === 'ok' && loaded.state.units['p/u0001']?.status).toBe('completed');
     expect(store.writes).toBe(1);

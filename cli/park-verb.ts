@@ -1,0 +1,486 @@
+/**
+ * What `platctl down` and `platctl up` share: their flags, checking the command, the lock, the prompt, wiring the
+ * clouds, and rendering the steps (lines, or NDJSON with `--json`). The sequences themselves are in park/; the verbs
+ * are cli/down.ts and cli/up.ts.
+ */
+import { explainOutcome } from './problems.js';
+import { hostname } from 'node:os';
+import { createInterface } from 'node:readline';
+import { createEnvCloud } from '../cloud/environment.js';
+import type { EnvCloud } from '../cloud/environment.js';
+import { kubeWriterForEnv } from '../cloud/kube-writer.js';
+import type { KubeWriter } from '../cloud/kube-writer.js';
+import { createParkAws } from '../cloud/park-aws.js';
+import type { NodeGroupSize } from '../cloud/park-aws.js';
+import type { CloudResult } from '../cloud/result.js';
+import type { PlatctlConfig, StateConfig } from '../config/schema.js';
+import type { EnvLocks } from '../engine/env-lock.js';
+import type { ObjectStore } from '../engine/object-store.js';
+import { acquireLock, lockRefusal } from '../engine/lock.js';
+import { makeRunId } from '../engine/run.js';
+import { systemClock } from '../engine/waits.js';
+import { lockShared } from '../engine/shared-run.js';
+import { formatCommandLine } from '../engine/logs.js';
+import { makePaint } from '../engine/reporters/paint.js';
+import type { Paint } from '../engine/reporters/paint.js';
+import { formatDuration } from '../park/context.js';
+import type { UnitApplier } from '../park/context.js';
+import type { ParkOp } from '../park/record.js';
+import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
+import { PREFLIGHT, runPark } from '../park/run.js';
+import { parseRestoreSize } from '../park/restore-sizes.js';
+import { parkOutput } from './park-output.js';
+import { discoverParkUnits, parkUnitApplier } from './park-units.js';
+import type { MetricsSink } from './metrics.js';
+import { METRICS_OPTION } from './metrics.js';
+import { TRACE_OPTION } from './tracing.js';
+import type { RunTracer } from '../engine/tracing.js';
+import { loadCheckedConfig } from './project.js';
+import { parkRecordPlaces, runAuthor, sharedBackend, stateStore } from './shared-state.js';
+import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
+import type { CliIo, GlobalOptions } from './verb.js';
+import type { OptionSpecs } from './args.js';
+import { EXIT } from './verb.js';
+
+export interface ParkArgs {
+  'dry-run'?: boolean | undefined;
+  resume?: boolean | undefined;
+  yes?: boolean | undefined;
+  'break-lock'?: boolean | undefined;
+  'restore-size'?: string[] | undefined;
+  'metrics-file'?: string | undefined;
+  trace?: boolean | undefined;
+}
+
+/**
+ * The options of `down` and `up`. Only `down` asks, but both take `--yes`, so that the cron pair reads the same
+ * (`down --yes` at night, `up --yes` in the morning); for `up` it changes nothing.
+ */
+export function parkOptions(op: ParkOp) {
+  const base = {
+    'dry-run': { type: 'boolean', describe: 'Show each step and what it would touch as it is now; change nothing' },
+    resume: { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` },
+    'break-lock': {
+      type: 'boolean',
+      describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
+    },
+    ...METRICS_OPTION,
+    ...TRACE_OPTION,
+  } as const satisfies OptionSpecs;
+  return op === 'down'
+    ? ({
+        ...base,
+        yes: { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' },
+        'restore-size': {
+          type: 'string',
+          value: 'GROUP=MIN/MAX/DESIRED',
+          repeatable: true,
+          describe:
+            'The size up restores for a node group already at 0 when no parked record holds it (with one --env)',
+        },
+      } as const satisfies OptionSpecs)
+    : ({
+        ...base,
+        yes: { type: 'boolean', describe: 'Accepted so the cron pair reads the same as down --yes; up never asks' },
+      } as const satisfies OptionSpecs);
+}
+
+/** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */
+function chooseEnvs(
+  op: ParkOp,
+  config: PlatctlConfig,
+  asked: readonly string[],
+): { envs: string[] } | { error: string } {
+  const parked = Object.keys(config.park);
+  const envs = asked.length > 0 ? [...new Set(asked)] : parked;
+  if (envs.length === 0) {
+    return {
+      error: `no environment has a park: entry in the configuration; add park.<env> (docs/park.md) to use ${op}`,
+    };
+  }
+  for (const env of envs) {
+    if (!config.park[env])
+      return { error: `--env ${env}: the environment has no park: entry; add park.${env} to use ${op}` };
+    const settings = config.environments[env];
+    if (!settings?.cluster?.name)
+      return { error: `environment ${env} names no cluster: set environments.${env}.cluster.name` };
+    if (!settings.aws)
+      return { error: `environment ${env} has no aws settings: set environments.${env}.aws (region, profile)` };
+  }
+  return { envs };
+}
+
+/** What `runPark` reaches each environment through: its AWS clients (one per environment), records and cluster. */
+function parkAccess(context: {
+  readonly config: PlatctlConfig;
+  readonly io: CliIo;
+  readonly human: NodeJS.WritableStream;
+  readonly state: ObjectStore | undefined;
+  readonly locks: EnvLocks | undefined;
+  readonly applier: UnitApplier | undefined;
+}): (env: string) => EnvAccess {
+  const { config, io, human, state, locks, applier } = context;
+  const clouds = new Map<string, EnvCloud>();
+  const cloudOf = (env: string): EnvCloud => {
+    let cloud = clouds.get(env);
+    if (!cloud) {
+      const settings = config.environments[env];
+      if (!settings) throw new Error(`park: unknown environment ${env}`); // checked by the config loader
+      cloud = createEnvCloud({ envName: env, settings, env: io.env, maxAttempts: 3 });
+      clouds.set(env, cloud);
+    }
+    return cloud;
+  };
+  return (env: string): EnvAccess => {
+    const cloud = cloudOf(env);
+    const settings = config.environments[env];
+    let kube: Promise<CloudResult<KubeWriter>> | undefined;
+    const aws = createParkAws(cloud, io.env, settings?.cluster?.name ?? env, io.signal);
+    const envBucket = settings?.aws?.state_bucket;
+    return {
+      cloud,
+      aws,
+      records: {
+        ...parkRecordPlaces(state, envBucket === undefined ? undefined : aws.stateBucketRecords(envBucket)),
+        ...(locks ? { mayWrite: () => locks.ensureFresh() } : {}),
+        onMoved: (from, to) => human.write(`moved the park record of ${env} from ${from} to ${to}\n`),
+      },
+      kube: () => {
+        kube ??= settings
+          ? kubeWriterForEnv(cloud, settings, io.env, io.signal)
+          : Promise.reject(new Error('no settings'));
+        return kube;
+      },
+      alsoCheck: (config.park[env]?.preflight_envs ?? []).filter((other) => other !== env).map(cloudOf),
+      ...(applier ? { units: applier } : {}),
+    };
+  };
+}
+
+/** The shared body of `down` and `up`. */
+export async function runParkVerb(
+  op: ParkOp,
+  args: ParkArgs & GlobalOptions,
+  io: CliIo,
+  metrics?: MetricsSink,
+  tracer?: RunTracer,
+): Promise<number> {
+  if (args.resume && args['dry-run']) {
+    io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
+    return EXIT.usage;
+  }
+  const restoreSizes = parseRestoreSizes(args);
+  if ('error' in restoreSizes) {
+    io.stderr.write(`platctl: ${restoreSizes.error}\n  hint: platctl down --help lists its options\n`);
+    return EXIT.usage;
+  }
+  const checked = await loadCheckedConfig(args, io);
+  if (!checked.ok) return checked.exitCode;
+  const { config, root } = checked.loaded;
+  const chosen = chooseEnvs(op, config, args.env ?? []);
+  if ('error' in chosen) {
+    io.stderr.write(`platctl: ${chosen.error}\n`);
+    return EXIT.usage;
+  }
+  metrics?.envs(chosen.envs);
+  tracer?.envs(chosen.envs);
+  const state = await stateStore(config.state, io);
+  if (args['break-lock'] && !state) {
+    io.stderr.write(
+      `platctl: --break-lock applies to the shared lock of state.backend s3; ${checked.loaded.path} uses the ` +
+        `local backend (its .platctl.lock is taken over automatically once its holder is gone)\n`,
+    );
+    return EXIT.usage;
+  }
+  // The units park names (node_group_units, karpenter.unit, reconnect_units) are found before anything is touched,
+  // by down too: it must not park what up could not bring back.
+  const parkUnits = await discoverParkUnits(chosen.envs, checked.loaded, args, io);
+  if (!parkUnits.ok) return parkUnits.exitCode;
+  const units =
+    op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, parkUnits.dirs, io, tracer) : undefined;
+  if (units && !units.ok) return units.exitCode;
+  const applier = units?.applier;
+  const dryRun = args['dry-run'] === true;
+  const paint = makePaint(io.color);
+  const output = parkOutput(io, args.json === true, op);
+  const human = output.human;
+  const tty = Boolean(process.stdin.isTTY);
+  if (op === 'down' && !dryRun && !args.yes && !tty) {
+    io.stderr.write(
+      'platctl: refused: down scales clusters to zero and there is no terminal to confirm on; pass --yes to run it unattended (cron)\n',
+    );
+    return EXIT.refused;
+  }
+  if (op === 'down' && !dryRun && !args.yes) {
+    const yes = await confirm(io, paint, chosen.envs);
+    if (!yes) {
+      io.stderr.write('platctl: down cancelled; nothing was changed\n');
+      return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
+    }
+  }
+
+  const command = invocation(op, args);
+  const lock = dryRun
+    ? undefined
+    : await acquireLock(
+        root,
+        { command, startedAt: new Date().toISOString() },
+        { pid: process.pid, host: hostname(), isAlive: processAlive },
+      );
+  if (lock && lock.type !== 'acquired') {
+    const refusal = lockRefusal(lock, root, hostname());
+    const raced = lock.type === 'held' ? { message: `${refusal.message}; ${op} would race it` } : {};
+    io.stderr.write(explainOutcome('refused: ', { ...refusal, ...raced }));
+    return EXIT.refused;
+  }
+  if (lock?.tookOver) {
+    human.write(
+      `${paint.yellow('warning')}: took over the lock of a platctl that died (${lock.tookOver.command}, pid ${lock.tookOver.pid})\n`,
+    );
+  }
+
+  const envLocks = lock
+    ? await lockParkEnvs({ op, envs: chosen.envs, command }, config.state, args['break-lock'] === true, io, human)
+    : undefined;
+  if (envLocks?.type === 'refused') {
+    await lock?.lock.release();
+    return EXIT.refused;
+  }
+  const locks = envLocks?.locks;
+
+  handleInterruptions();
+  const access = parkAccess({ config, io, human, state, locks, applier });
+  const rendered = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
+  const traced = (event: ParkEvent): void => {
+    tracer?.parkEvent(event);
+    rendered(event);
+  };
+  const render = output.withHeartbeat(metrics ? metrics.parkEvents(traced) : traced);
+  let outcomes: EnvOutcome[];
+  try {
+    outcomes = await runPark({
+      op,
+      root,
+      envs: chosen.envs,
+      environments: config.environments,
+      park: config.park,
+      dryRun,
+      resume: args.resume === true,
+      who: runAuthor(io.env),
+      access,
+      emit: render,
+      now: () => Date.now(),
+      clock: systemClock,
+      signal: io.signal,
+      ...(restoreSizes.sizes ? { restoreSizes: restoreSizes.sizes } : {}),
+      fence: locks && {
+        stillOurs: () => locks.ensureFresh(),
+        get reason() {
+          return locks.fenceReason;
+        },
+      },
+    });
+  } finally {
+    output.close();
+    for (const problem of (await locks?.release()) ?? []) io.stderr.write(`platctl: warning: ${problem}\n`);
+    if (lock?.type === 'acquired') await lock.lock.release();
+  }
+  await metrics?.park(root, outcomes);
+  const exitCode = exitCodeFor(outcomes, io);
+  const resume = formatCommandLine([
+    'platctl',
+    op,
+    '--resume',
+    ...(args.config ? ['--config', args.config] : []),
+    ...(op === 'down' ? ['--yes'] : []),
+  ]);
+  if (args.json) {
+    io.stdout.write(
+      `${JSON.stringify({ type: 'summary', op, dry_run: dryRun, exit_code: exitCode, envs: outcomes })}\n`,
+    );
+  }
+  const stopped = outcomes.filter((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced');
+  if (stopped.some((o) => o.failed_step !== PREFLIGHT)) human.write(`Resume with: ${resume}\n`);
+  else if (stopped.length > 0)
+    human.write(`Nothing was changed; run it again: ${formatCommandLine(invocationArgs(op, args))}\n`);
+  return exitCode;
+}
+
+/** `--restore-size GROUP=MIN/MAX/DESIRED`, each once, for one `--env`; an error is a usage error. */
+function parseRestoreSizes(
+  args: ParkArgs & GlobalOptions,
+): { sizes?: Record<string, NodeGroupSize> } | { error: string } {
+  const given = args['restore-size'] ?? [];
+  if (given.length === 0) return {};
+  if (args.resume) {
+    return { error: '--restore-size records new sizes; it does not combine with --resume (run down without it)' };
+  }
+  if ((args.env ?? []).length !== 1) {
+    return { error: '--restore-size names node groups of one environment: give exactly one --env' };
+  }
+  const sizes: Record<string, NodeGroupSize> = {};
+  for (const text of given) {
+    const parsed = parseRestoreSize(text);
+    if ('error' in parsed) return parsed;
+    if (sizes[parsed.group]) return { error: `--restore-size ${parsed.group} is given twice; give it once` };
+    sizes[parsed.group] = parsed.size;
+  }
+  return { sizes };
+}
+
+function exitCodeFor(outcomes: readonly EnvOutcome[], io: CliIo): number {
+  if (outcomes.some((o) => o.status === 'interrupted') || io.signal.aborted) return exitCodeForSignal(io.signal.reason);
+  // Fenced: it lost its environment lock and stopped; a refusal (3), as when the lock was held at the start.
+  if (outcomes.some((o) => o.status === 'fenced')) return EXIT.refused;
+  if (outcomes.some((o) => o.status === 'failed')) return EXIT.failed;
+  if (outcomes.some((o) => o.status === 'refused')) return EXIT.refused;
+  return EXIT.ok;
+}
+
+function invocationArgs(op: ParkOp, args: ParkArgs & GlobalOptions, withConfig = true): string[] {
+  return [
+    'platctl',
+    op,
+    ...(args.env ?? []).flatMap((e) => ['--env', e]),
+    ...(withConfig && args.config ? ['--config', args.config] : []),
+    ...(args.resume ? ['--resume'] : []),
+    ...(args.yes ? ['--yes'] : []),
+    ...(args['break-lock'] ? ['--break-lock'] : []),
+  ];
+}
+
+function invocation(op: ParkOp, args: ParkArgs & GlobalOptions): string {
+  return formatCommandLine(invocationArgs(op, args, false));
+}
+
+/**
+ * With `state.backend: s3`: locks the environments of a `down`/`up` as bootstrap and teardown do (sorted, never
+ * waiting, `--break-lock` for a stale one only), so one of them refuses while the other holds an environment.
+ * Undefined with the local backend; a refusal has been printed.
+ */
+async function lockParkEnvs(
+  request: { readonly op: ParkOp; readonly envs: readonly string[]; readonly command: string },
+  state: StateConfig,
+  breakLock: boolean,
+  io: CliIo,
+  human: NodeJS.WritableStream,
+): Promise<{ type: 'ok'; locks: EnvLocks } | { type: 'refused' } | undefined> {
+  const shared = await sharedBackend(state, io, breakLock);
+  if (!shared) return undefined;
+  const got = await lockShared(
+    shared,
+    { envs: request.envs, runId: makeRunId(Date.now()), verb: request.op, command: request.command },
+    () => Date.now(),
+    (message) => human.write(`warning: ${message}\n`),
+  );
+  if (got.type === 'ok') {
+    got.locks.fenced.addEventListener('abort', () =>
+      human.write(
+        `warning: ${got.locks.fenceReason}: starting no more steps and making no more changes to AWS (exit 3)\n`,
+      ),
+    );
+    return { type: 'ok', locks: got.locks };
+  }
+  io.stderr.write(
+    `platctl: refused: ${got.message}\n${(got.details ?? []).map((d) => `  ${d}\n`).join('')}` +
+      `${got.hint ? `  hint: ${got.hint}\n` : ''}`,
+  );
+  return { type: 'refused' };
+}
+
+async function confirm(io: CliIo, paint: Paint, envs: readonly string[]): Promise<boolean> {
+  io.stderr.write(
+    `${paint.bold(`down parks ${envs.join(', ')}`)}: node groups to 0, Karpenter capacity deleted, bastion stopped.\n`,
+  );
+  const rl = createInterface({ input: process.stdin, output: io.stderr, terminal: false });
+  const onAbort = (): void => rl.close();
+  io.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const answer = await new Promise<string | undefined>((resolve) => {
+      rl.question('Type "yes" to park: ', resolve);
+      rl.once('close', () => resolve(undefined));
+    });
+    return answer?.trim() === 'yes';
+  } finally {
+    io.signal.removeEventListener('abort', onAbort);
+    rl.close();
+    process.stdin.pause();
+    process.stdin.unref();
+  }
+}
+
+function jsonRenderer(io: CliIo): (event: ParkEvent) => void {
+  return (event) => io.stdout.write(`${JSON.stringify(event)}\n`);
+}
+
+/** One line per step, and a verdict per environment that says what is parked and what is not. */
+export function humanRenderer(out: NodeJS.WritableStream, paint: Paint, op: ParkOp): (event: ParkEvent) => void {
+  const pad = (name: string): string => name.padEnd(18);
+  return (event) => {
+    switch (event.type) {
+      case 'env-started': {
+        const eta = event.eta_ms === undefined ? '' : ` (about ${formatDuration(event.eta_ms)}, from the last run)`;
+        const what = event.dry_run ? `${op} --dry-run` : event.resumed ? `${op} --resume` : op;
+        out.write(`${paint.bold(`${what} ${event.env}`)}${eta}\n`);
+        return;
+      }
+      case 'step-planned':
+        out.write(`  ${pad(event.step)} ${event.title}\n`);
+        for (const line of event.touches) out.write(`  ${pad('')}   ${line}\n`);
+        return;
+      case 'step-started':
+        return;
+      case 'step-skipped':
+        out.write(
+          `  ${paint.dim(`- ${pad(event.step)} done in an earlier run${event.detail ? `: ${event.detail}` : ''}`)}\n`,
+        );
+        return;
+      case 'step-completed':
+        out.write(
+          `  ${paint.green('✓')} ${pad(event.step)} ${event.detail} ${paint.dim(`(${formatDuration(event.duration_ms)})`)}\n`,
+        );
+        return;
+      case 'step-failed':
+        out.write(`  ${paint.red('✗')} ${pad(event.step)} ${event.message}\n`);
+        if (event.hint) out.write(`  ${pad('')}   hint: ${event.hint}\n`);
+        return;
+      case 'env-finished':
+        out.write(verdict(event.outcome, paint));
+        return;
+    }
+  };
+}
+
+function verdict(o: EnvOutcome, paint: Paint): string {
+  const hint = o.hint ? `  hint: ${o.hint}\n` : '';
+  switch (o.status) {
+    case 'completed':
+      return `${paint.green(o.op === 'down' ? `${o.env}: parked, and verified through AWS` : `${o.env}: up and ready`)}\n`;
+    case 'planned':
+      return `${o.env}: dry run, nothing was changed\n`;
+    case 'nothing-to-do':
+      return `${o.env}: ${o.message ?? 'nothing to do'}\n`;
+    case 'refused':
+      return `${paint.red(`${o.env}: refused`)}: ${o.message ?? ''}; nothing was changed\n${hint}`;
+    case 'failed':
+    case 'interrupted':
+    case 'fenced': {
+      if (o.status === 'interrupted' && o.failed_step === PREFLIGHT) {
+        return `${paint.red(`${o.env}: ${o.op} ${o.message ?? 'interrupted'}`)}\n`;
+      }
+      const head =
+        o.status === 'failed'
+          ? `failed at step ${o.failed_step ?? '?'}`
+          : o.status === 'fenced'
+            ? `stopped: ${o.message ?? 'the environment lock was lost'}`
+            : 'interrupted';
+      const done = o.op === 'down' ? 'parked' : 'brought back';
+      return (
+        `${paint.red(`${o.env}: ${o.op} ${head}`)}${o.reason === 'auth' ? ' (credentials rejected: stopped at once)' : ''}\n` +
+        `  ${done}: ${o.done_steps.join(', ') || 'nothing'}\n` +
+        `  not ${done}: ${o.pending_steps.join(', ') || 'nothing'}\n` +
+        (o.status === 'fenced' ? hint : '')
+      );
+    }
+  }
+}
