@@ -6,8 +6,9 @@
  * It reads the document as written or the validated configuration alike (the keys are the same), skipping anything
  * of the wrong shape: the schema reports that.
  */
+import { createRequire } from 'node:module';
+import type Picomatch from 'picomatch';
 import type { KeyPath } from './errors.js';
-import picomatch from 'picomatch';
 import { entries, isMap, items } from './json-shape.js';
 
 /** One unit id written in the configuration. */
@@ -30,6 +31,8 @@ export function isUnitGlob(id: string): boolean {
 /** A test for unit ids: equality for an id, picomatch for a glob (`*` stays within a path part, `**` crosses). */
 export function unitMatcher(pattern: string): (id: string) => boolean {
   if (!isUnitGlob(pattern)) return (id) => id === pattern;
+  // Loaded only for a glob: a warm `platctl graph` reads this file but should not load a glob library.
+  const picomatch = createRequire(import.meta.url)('picomatch') as typeof Picomatch;
   const match = picomatch(pattern, { dot: true });
   return (id) => match(id);
 }
