@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 
 /**
@@ -83,6 +84,43 @@ const layersRule = {
   },
 };
 
+/**
+ * The verb modules: the files cli/verbs.ts loads (`import('./<verb>.js')`). No verb imports a sibling verb: what two
+ * verbs share lives in a module of its own (cli/walk-args.ts, cli/park-verb.ts, cli/project.ts).
+ */
+const VERB_FILES = new Set(
+  [...readFileSync(resolve(import.meta.dirname, 'cli/verbs.ts'), 'utf8').matchAll(/import\('\.\/([\w-]+)\.js'\)/g)].map(
+    (m) => `cli/${m[1]}.ts`,
+  ),
+);
+
+const siblingVerbRule = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'No verb file in cli/ imports a sibling verb' },
+    schema: [],
+    messages: {
+      siblingVerb:
+        '{{from}} imports the verb {{to}}: move what both need to a module that is not a verb (docs/architecture.md).',
+    },
+  },
+  create(context) {
+    const from = relative(import.meta.dirname, context.filename);
+    if (!VERB_FILES.has(from)) return {};
+    function check(node, source) {
+      if (typeof source?.value !== 'string' || !source.value.startsWith('.')) return;
+      const to = target(context.filename, source.value);
+      if (to !== from && VERB_FILES.has(to)) context.report({ node, messageId: 'siblingVerb', data: { from, to } });
+    }
+    return {
+      ImportDeclaration: (node) => check(node, node.source),
+      ExportNamedDeclaration: (node) => check(node, node.source),
+      ExportAllDeclaration: (node) => check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
+    };
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -100,6 +138,11 @@ export default tseslint.config(
     files: ['{config,cloud,engine,discover,hooks,validate,park,report,converge}/**/*.ts'],
     plugins: { platctl: { rules: { layers: layersRule } } },
     rules: { 'platctl/layers': 'error' },
+  },
+  {
+    files: ['cli/**/*.ts'],
+    plugins: { 'platctl-cli': { rules: { 'sibling-verb': siblingVerbRule } } },
+    rules: { 'platctl-cli/sibling-verb': 'error' },
   },
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -7,15 +7,14 @@
  * Entries platctl did not make (EKS's own for nodes, the cluster creator's, anyone's by hand) are never deleted and
  * never lose a policy: platctl only adds the configured policy to them.
  */
+import type { AccessChange, DesiredAccess } from '../cloud/access-plan.js';
+import { applyChange, describeChange, isManaged, planAccess, policyArnFor, policyName } from '../cloud/access-plan.js';
 import type { AccessEntry, EksAccess } from '../cloud/eks-access.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { loadCheckedConfig } from './project.js';
 import type { CliIo } from './verb.js';
 import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
-
-/** The tag that marks the entries platctl created; only these are ever pruned. */
-export const MANAGED_TAG = { key: 'platctl.io/managed-by', value: 'platctl' } as const;
 
 /** How long the preflight asks the credentials to last: reconciling a cluster takes seconds. */
 const PREFLIGHT_BUDGET_MS = 5 * 60_000;
@@ -32,113 +31,6 @@ export interface AccessArgs {
   action?: 'reconcile' | 'list' | undefined;
   prune?: boolean | undefined;
   'dry-run'?: boolean | undefined;
-}
-
-/** A principal and its policy, as configured. */
-export interface DesiredAccess {
-  readonly principalArn: string;
-  readonly policyArn: string;
-}
-
-/** One change to an environment's access entries. `prune` changes run only with --prune. */
-export type AccessChange =
-  | { readonly action: 'create'; readonly principalArn: string; readonly policyArn: string; readonly prune: false }
-  | { readonly action: 'associate'; readonly principalArn: string; readonly policyArn: string; readonly prune: false }
-  | { readonly action: 'disassociate'; readonly principalArn: string; readonly policyArn: string; readonly prune: true }
-  | { readonly action: 'delete'; readonly principalArn: string; readonly prune: true };
-
-/** `AmazonEKSClusterAdminPolicy` -> its ARN in the principal's partition; an ARN is kept as written. */
-export function policyArnFor(policy: string, principalArn: string): string {
-  if (policy.startsWith('arn:')) return policy;
-  const partition = /^arn:(aws[a-z-]*):/.exec(principalArn)?.[1] ?? 'aws';
-  return `arn:${partition}:eks::aws:cluster-access-policy/${policy}`;
-}
-
-/** The policy's short name, for people. */
-export function policyName(policyArn: string): string {
-  return policyArn.split('/').pop() ?? policyArn;
-}
-
-export function isManaged(entry: AccessEntry): boolean {
-  return entry.tags[MANAGED_TAG.key] === MANAGED_TAG.value;
-}
-
-/**
- * The changes that make `actual` match `desired`: pure, so `--dry-run` shows exactly what a real run does. Only
- * STANDARD entries platctl tagged are ever pruned; cluster-scoped policies only are compared.
- */
-export function planAccess(desired: readonly DesiredAccess[], actual: readonly AccessEntry[]): AccessChange[] {
-  const changes: AccessChange[] = [];
-  const byPrincipal = new Map(actual.map((entry) => [entry.principalArn, entry]));
-  const wanted = new Map<string, Set<string>>();
-  for (const { principalArn, policyArn } of desired) {
-    const policies = wanted.get(principalArn) ?? new Set<string>();
-    policies.add(policyArn);
-    wanted.set(principalArn, policies);
-  }
-  for (const [principalArn, policies] of [...wanted].sort((a, b) => a[0].localeCompare(b[0]))) {
-    const entry = byPrincipal.get(principalArn);
-    const has = new Set(entry?.policies.filter((p) => p.scope === 'cluster').map((p) => p.policyArn) ?? []);
-    for (const policyArn of [...policies].sort()) {
-      if (!entry) changes.push({ action: 'create', principalArn, policyArn, prune: false });
-      else if (!has.has(policyArn)) changes.push({ action: 'associate', principalArn, policyArn, prune: false });
-    }
-    if (entry && isManaged(entry)) {
-      for (const policy of entry.policies) {
-        if (!policies.has(policy.policyArn)) {
-          changes.push({ action: 'disassociate', principalArn, policyArn: policy.policyArn, prune: true });
-        }
-      }
-    }
-  }
-  for (const entry of actual) {
-    if (!wanted.has(entry.principalArn) && isManaged(entry) && entry.type === 'STANDARD') {
-      changes.push({ action: 'delete', principalArn: entry.principalArn, prune: true });
-    }
-  }
-  // An entry created for a principal is only created once, whatever number of policies follow.
-  return dedupeCreates(changes);
-}
-
-function dedupeCreates(changes: AccessChange[]): AccessChange[] {
-  const created = new Set<string>();
-  return changes.map((change) => {
-    if (change.action !== 'create') return change;
-    if (!created.has(change.principalArn)) {
-      created.add(change.principalArn);
-      return change;
-    }
-    return { action: 'associate', principalArn: change.principalArn, policyArn: change.policyArn, prune: false };
-  });
-}
-
-/** One line per change: `+` adds, `-` removes. */
-export function describeChange(change: AccessChange): string {
-  switch (change.action) {
-    case 'create':
-      return `+ ${change.principalArn}: create the entry, associate ${policyName(change.policyArn)}`;
-    case 'associate':
-      return `+ ${change.principalArn}: associate ${policyName(change.policyArn)}`;
-    case 'disassociate':
-      return `- ${change.principalArn}: disassociate ${policyName(change.policyArn)}`;
-    case 'delete':
-      return `- ${change.principalArn}: delete the entry platctl made`;
-  }
-}
-
-async function applyChange(eks: EksAccess, change: AccessChange, signal: AbortSignal) {
-  switch (change.action) {
-    case 'create': {
-      const created = await eks.create(change.principalArn, { [MANAGED_TAG.key]: MANAGED_TAG.value }, signal);
-      return created.ok ? eks.associate(change.principalArn, change.policyArn, signal) : created;
-    }
-    case 'associate':
-      return eks.associate(change.principalArn, change.policyArn, signal);
-    case 'disassociate':
-      return eks.disassociate(change.principalArn, change.policyArn, signal);
-    case 'delete':
-      return eks.remove(change.principalArn, signal);
-  }
 }
 
 /** An environment the command works on, with its cluster client. */

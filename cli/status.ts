@@ -16,6 +16,7 @@ import { inspectLock, procMachine } from '../engine/lock.js';
 import { countStatuses, renderStatus } from '../engine/reporters/summary.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { RunState } from '../engine/state.js';
+import { asInterrupted, killedBecause } from '../engine/run-ended.js';
 import type { LoadedState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/find.js';
@@ -153,7 +154,7 @@ function statusExitCode(code: number, park: readonly ParkView[]): number {
 
 /**
  * Marks each environment whose journal says its last down/up is running while no live platctl of that verb holds
- * the lock: it was killed, and {@link killedBecause} says how that is known (as for a bootstrap run).
+ * the lock: it was killed, and `killedBecause` (engine/run-ended.ts) says how that is known (as for a bootstrap run).
  */
 async function withKilledParks(views: ParkView[], lock: () => Promise<LockState>): Promise<ParkView[]> {
   const out: ParkView[] = [];
@@ -168,25 +169,6 @@ async function withKilledParks(views: ParkView[], lock: () => Promise<LockState>
     out.push(live ? view : { ...view, killed: killedBecause(now) });
   }
   return out;
-}
-
-/** Why the platctl of a run recorded `running` is known to be gone. */
-function killedBecause(lock: LockState | undefined): string {
-  if (lock === undefined || lock.type === 'free') return 'it left no lock behind';
-  if (lock.type === 'stale') {
-    return `pid ${lock.holder.pid} on ${lock.holder.host}, which held the lock, is gone: ${lock.why}`;
-  }
-  if (lock.type === 'unreadable') return `its lock cannot be read: ${lock.message}`;
-  return 'its lock is held by another run';
-}
-
-/** The run as it really ended: interrupted, its running units too. The file itself is left as it is. */
-function asInterrupted(state: Readonly<RunState>): RunState {
-  const units: RunState['units'] = {};
-  for (const [id, unit] of Object.entries(state.units)) {
-    units[id] = unit.status === 'running' ? { ...unit, status: 'interrupted' } : unit;
-  }
-  return { ...state, status: 'interrupted', units };
 }
 
 type SharedStatus =

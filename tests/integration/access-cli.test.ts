@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-eks';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MANAGED_TAG, planAccess, policyArnFor } from '../../cli/access.js';
+import { MANAGED_TAG, planAccess, policyArnFor } from '../../cloud/access-plan.js';
 import { MOTO_ACCOUNT_ID, useMoto } from '../helpers/moto.js';
 import { runCli } from '../helpers/run-cli.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { kubeReaderFromContext } from '../../cloud/kube.js';
-import { mergeKubeconfig } from '../../cli/kubeconfig.js';
+import { mergeKubeconfig } from '../../cloud/kubeconfig-merge.js';
 import { runCli } from '../helpers/run-cli.js';
 import { startEksAuthenticator } from '../helpers/eks-authenticator.js';
 import { clusterRoleFor, node } from '../helpers/kube-objects.js';
