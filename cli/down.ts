@@ -32,15 +32,15 @@ import { parseRestoreSize } from '../park/restore-sizes.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from './metrics.js';
-import { METRICS_OPTION, withMetrics } from './metrics.js';
-import { TRACE_OPTION, withTracing } from './tracing.js';
+import { withMetrics } from './metrics.js';
+import { withTracing } from './tracing.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, runAuthor, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
-import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
+import { DOWN_GRAMMAR } from './commands/down.js';
 
 export interface ParkArgs {
   'dry-run'?: boolean | undefined;
@@ -52,56 +52,11 @@ export interface ParkArgs {
   trace?: boolean | undefined;
 }
 
-/**
- * The options of `down` and `up`. Only `down` asks, but both take `--yes`, so that the cron pair reads the same
- * (`down --yes` at night, `up --yes` in the morning); for `up` it changes nothing.
- */
-export function parkOptions(op: ParkOp) {
-  const base = {
-    'dry-run': { type: 'boolean', describe: 'Show each step and what it would touch as it is now; change nothing' },
-    resume: { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` },
-    'break-lock': {
-      type: 'boolean',
-      describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
-    },
-    ...METRICS_OPTION,
-    ...TRACE_OPTION,
-  } as const satisfies OptionSpecs;
-  return op === 'down'
-    ? ({
-        ...base,
-        yes: { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' },
-        'restore-size': {
-          type: 'string',
-          value: 'GROUP=MIN/MAX/DESIRED',
-          repeatable: true,
-          describe:
-            'The size up restores for a node group already at 0 when no parked record holds it (with one --env)',
-        },
-      } as const satisfies OptionSpecs)
-    : ({
-        ...base,
-        yes: { type: 'boolean', describe: 'Accepted so the cron pair reads the same as down --yes; up never asks' },
-      } as const satisfies OptionSpecs);
-}
-
-export const downVerb = defineVerb({
-  globals: ['env', 'json'],
-  options: parkOptions('down'),
-  examples: [
-    ['platctl down --env platform --dry-run', 'what down would touch, as it is now'],
-    ['platctl down --yes', 'every environment with a park: entry (cron)'],
-    ['platctl down --resume --yes', 'finish a down that failed or was killed'],
-    [
-      'platctl down --env platform --restore-size system=2/4/3 --restore-size workers=1/6/2',
-      'groups already at 0 and no record: the sizes up restores (min/max/desired)',
-    ],
-  ],
-  run: (args, io) =>
-    withTracing('down', args, io, (tracer) =>
-      withMetrics('down', args, io, (metrics) => runParkVerb('down', args, io, metrics, tracer)),
-    ),
-});
+export const downVerb = defineVerb(DOWN_GRAMMAR, (args, io) =>
+  withTracing('down', args, io, (tracer) =>
+    withMetrics('down', args, io, (metrics) => runParkVerb('down', args, io, metrics, tracer)),
+  ),
+);
 
 /** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */
 function chooseEnvs(

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 /** The compiled re-export modules to replace, relative to dist/. */
-const REEXPORTS = ['config/zod.js', 'config/yaml.js'];
+const REEXPORTS = ['config/zod.js', 'config/yaml.js', 'cli/yargs.js'];
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..');
 
