@@ -9,7 +9,6 @@
  * `kubeconfig token --env E` (kubectl runs it before every command) and the completion script's requests.
  */
 import type { ParseError } from './parse.js';
-import { parseCommandLine } from './parse.js';
 import { bugReport } from './bug.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
@@ -67,7 +66,9 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   const cwd = options.cwd ?? process.cwd();
 
   try {
-    const parsed = fastPath(argv, verbs, cwd) ?? parseCommandLine(argv, verbs, { version: platctlVersion(), width });
+    const parsed =
+      fastPath(argv, verbs, cwd) ??
+      (await import('./parse.js')).parseCommandLine(argv, verbs, { version: platctlVersion(), width });
     switch (parsed.type) {
       case 'error':
         return refuse(parsed.errors, stderr);
