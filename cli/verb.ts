@@ -61,7 +61,7 @@ export interface VerbGrammar<O extends OptionSpecs = OptionSpecs, A extends stri
   readonly defaultAction?: NoInfer<A>;
   /** Which of the global `--env`/`--json` this verb honours; the others are refused. Default: neither. */
   readonly globals?: readonly SelectiveGlobal[];
-  /** Options that exclude each other (yargs `.conflicts()`), with what to say. */
+  /** Options that exclude each other (yargs `.conflicts()`), with what to say; neither may have a default (yargs counts it as given). */
   readonly conflicts?: readonly OptionRule[];
   /** An option that needs another (yargs `.implies()`), with what to say. */
   readonly implies?: readonly OptionRule[];

@@ -18,7 +18,6 @@ export const REPORT_GRAMMAR = defineGrammar({
     },
     park: {
       type: 'boolean',
-      default: false,
       describe: 'The last down/up of each environment (--env picks them; default: every one with a park file)',
     },
     output: {
