@@ -13,19 +13,11 @@ import type { AccessEntry, EksAccess } from '../cloud/eks-access.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { loadCheckedConfig } from './project.js';
 import type { CliIo } from './verb.js';
-import type { OptionSpecs } from './args.js';
 import { EXIT, defineVerb } from './verb.js';
+import { ACCESS_GRAMMAR } from './commands/access.js';
 
 /** How long the preflight asks the credentials to last: reconciling a cluster takes seconds. */
 const PREFLIGHT_BUDGET_MS = 5 * 60_000;
-
-const ACCESS_OPTIONS = {
-  prune: {
-    type: 'boolean',
-    describe: 'Also delete entries platctl made that config no longer lists, and policies it no longer gives',
-  },
-  'dry-run': { type: 'boolean', describe: 'Print the changes without making them' },
-} as const satisfies OptionSpecs;
 
 export interface AccessArgs {
   action?: 'reconcile' | 'list' | undefined;
@@ -197,29 +189,12 @@ async function reconcile(targets: readonly Target[], args: AccessArgs & { json?:
   return failed ? EXIT.failed : EXIT.ok;
 }
 
-export const accessVerb = defineVerb({
-  globals: ['env', 'json'],
-  options: ACCESS_OPTIONS,
-  actions: {
-    reconcile: {
-      describe: 'Create and associate what config lists (the default)',
-      accepts: ['prune', 'dry-run'],
-    },
-    list: { describe: 'Show the entries of every cluster' },
-  },
-  defaultAction: 'reconcile',
-  examples: [
-    ['platctl access --dry-run', 'what would change, per environment'],
-    ['platctl access --env platform --prune', 'make platform match config exactly (entries platctl made)'],
-    ['platctl access list --json', 'every entry of every cluster, machine-readable'],
-  ],
-  run: async (args, io) => {
-    const checked = await loadCheckedConfig(args, io);
-    if (!checked.ok) return checked.exitCode;
-    const prepared = await prepare(args, checked.loaded.config, io);
-    if (!prepared.ok) return prepared.exitCode;
-    return args.action === 'list'
-      ? listEntries(prepared.targets, args.json === true, io)
-      : reconcile(prepared.targets, args, io);
-  },
+export const accessVerb = defineVerb(ACCESS_GRAMMAR, async (args, io) => {
+  const checked = await loadCheckedConfig(args, io);
+  if (!checked.ok) return checked.exitCode;
+  const prepared = await prepare(args, checked.loaded.config, io);
+  if (!prepared.ok) return prepared.exitCode;
+  return args.action === 'list'
+    ? listEntries(prepared.targets, args.json === true, io)
+    : reconcile(prepared.targets, args, io);
 });

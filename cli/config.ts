@@ -3,40 +3,29 @@
  * `platctl config check`: load and validate the configuration (including the environment dirs) and say so.
  */
 import { defineVerb, EXIT } from './verb.js';
+import { CONFIG_GRAMMAR } from './commands/config.js';
 import { configJsonSchema } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
 import { formatConfigErrorList } from './problems.js';
 
-export const configVerb = defineVerb({
-  globals: ['json'],
-  options: {},
-  actions: {
-    schema: { describe: 'Print the JSON Schema of .platctl.yaml (for editors)' },
-    check: { describe: 'Validate the configuration, including the environment directories' },
-  },
-  examples: [
-    ['platctl config schema > .platctl.schema.json', 'Write the schema for an editor'],
-    ['platctl config check', 'Validate the nearest .platctl.yaml'],
-  ],
-  run: async (args, io) => {
-    switch (args.action) {
-      case 'schema':
-        io.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
-        return EXIT.ok;
-      case 'check': {
-        const result = await loadConfig({ path: args.config, cwd: io.cwd });
-        if (args.json === true) {
-          const body = result.ok ? { ok: true, path: result.value.path } : { ok: false, errors: result.errors };
-          io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-        } else if (result.ok) {
-          io.stdout.write(`ok: ${result.value.path}\n`);
-        } else {
-          io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
-          const count = result.errors.length;
-          io.stderr.write(`${count} error${count === 1 ? '' : 's'} in the configuration\n`);
-        }
-        return result.ok ? EXIT.ok : EXIT.usage;
+export const configVerb = defineVerb(CONFIG_GRAMMAR, async (args, io) => {
+  switch (args.action) {
+    case 'schema':
+      io.stdout.write(`${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+      return EXIT.ok;
+    case 'check': {
+      const result = await loadConfig({ path: args.config, cwd: io.cwd });
+      if (args.json === true) {
+        const body = result.ok ? { ok: true, path: result.value.path } : { ok: false, errors: result.errors };
+        io.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+      } else if (result.ok) {
+        io.stdout.write(`ok: ${result.value.path}\n`);
+      } else {
+        io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
+        const count = result.errors.length;
+        io.stderr.write(`${count} error${count === 1 ? '' : 's'} in the configuration\n`);
       }
+      return result.ok ? EXIT.ok : EXIT.usage;
     }
-  },
+  }
 });

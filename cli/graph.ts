@@ -4,76 +4,58 @@
 import { didYouMean } from '../config/errors.js';
 import { probeSnapshot } from '../discover/index.js';
 import { renderCache } from './graph-cache.js';
-import { GRAPH_FORMATS } from './graph-format.js';
-import type { GraphFormat } from './graph-format.js';
 import { discoverProject, discoveryRequest, loadCheckedConfig, projectCacheDir } from './project.js';
 import type { Project } from './project.js';
 import { EXIT, defineVerb } from './verb.js';
+import { GRAPH_GRAMMAR } from './commands/graph.js';
+import type { GraphFormat } from './graph-format.js';
 
-export const graphVerb = defineVerb({
-  globals: ['env', 'json'],
-  options: {
-    format: { type: 'choice', choices: GRAPH_FORMATS, default: 'text', describe: 'Output format' },
-    unit: { type: 'string', value: 'ID', repeatable: true, describe: 'Only this unit and what it needs (repeatable)' },
-    reverse: { type: 'boolean', default: false, describe: 'Teardown order: edges turned around' },
-    'allow-unresolved': {
-      type: 'boolean',
-      default: false,
-      describe: 'Warn, not fail, on expressions that need a real run (run_cmd, outputs, AWS)',
-    },
-  },
-  examples: [
-    ['platctl graph --config examples/platform/.platctl.yaml', 'waves as text'],
-    ['platctl graph --format json --env platform', 'machine-readable graph of one environment'],
-    ['platctl graph --unit platform/eks --format dot | dot -Tsvg > eks.svg', 'what platform/eks needs'],
-  ],
-  run: async (args, io) => {
-    const checked = await loadCheckedConfig(args, io);
-    if (!checked.ok) return checked.exitCode;
-    const projectArgs = { ...args, allowUnresolved: args['allow-unresolved'] };
-    const format: GraphFormat = args.json ? 'json' : args.format;
-    // An unchanged repository, asked the same again: last time's output (graph-cache.ts).
-    const { options, extras } = discoveryRequest(checked.loaded, projectArgs, io);
-    const snapshot = probeSnapshot(options, extras);
-    const cache =
-      snapshot && snapshot.problems.length === 0
-        ? renderCache(projectCacheDir(checked.loaded.root), snapshot.identity, {
-            format,
-            envs: args.env ?? [],
-            units: args.unit ?? [],
-            reverse: args.reverse,
-          })
-        : undefined;
-    const cached = cache?.read();
-    if (cached !== undefined) {
-      io.stdout.write(cached);
-      return EXIT.ok;
-    }
+export const graphVerb = defineVerb(GRAPH_GRAMMAR, async (args, io) => {
+  const checked = await loadCheckedConfig(args, io);
+  if (!checked.ok) return checked.exitCode;
+  const projectArgs = { ...args, allowUnresolved: args['allow-unresolved'] };
+  const format: GraphFormat = args.json ? 'json' : args.format;
+  // An unchanged repository, asked the same again: last time's output (graph-cache.ts).
+  const { options, extras } = discoveryRequest(checked.loaded, projectArgs, io);
+  const snapshot = probeSnapshot(options, extras);
+  const cache =
+    snapshot && snapshot.problems.length === 0
+      ? renderCache(projectCacheDir(checked.loaded.root), snapshot.identity, {
+          format,
+          envs: args.env ?? [],
+          units: args.unit ?? [],
+          reverse: args.reverse,
+        })
+      : undefined;
+  const cached = cache?.read();
+  if (cached !== undefined) {
+    io.stdout.write(cached);
+    return EXIT.ok;
+  }
 
-    const loaded = await discoverProject(checked.loaded, projectArgs, io, snapshot);
-    if (!loaded.ok) return loaded.exitCode;
-    const { discovery, root } = loaded.project;
-    for (const unit of args.unit ?? []) {
-      if (!discovery.graph.has(unit)) {
-        const { closestMatch } = await import('../discover/suggest.js');
-        const suggestion = closestMatch(unit, discovery.graph.ids());
-        io.stderr.write(
-          `platctl: --unit ${unit}: no such unit${suggestion ? `; did you mean ${suggestion}?` : ''} (platctl graph lists the ids)\n`,
-        );
-        return EXIT.usage;
-      }
-    }
-    const { graphView, render } = await import('./graph-render.js');
-    const view = graphView(discovery.graph, { envs: args.env ?? [], units: args.unit ?? [], reverse: args.reverse });
-    if (view.graph.size === 0 && ((args.env ?? []).length > 0 || (args.unit ?? []).length > 0)) {
-      io.stderr.write(emptySelection(args.env ?? [], args.unit ?? [], loaded.project));
+  const loaded = await discoverProject(checked.loaded, projectArgs, io, snapshot);
+  if (!loaded.ok) return loaded.exitCode;
+  const { discovery, root } = loaded.project;
+  for (const unit of args.unit ?? []) {
+    if (!discovery.graph.has(unit)) {
+      const { closestMatch } = await import('../discover/suggest.js');
+      const suggestion = closestMatch(unit, discovery.graph.ids());
+      io.stderr.write(
+        `platctl: --unit ${unit}: no such unit${suggestion ? `; did you mean ${suggestion}?` : ''} (platctl graph lists the ids)\n`,
+      );
       return EXIT.usage;
     }
-    const output = render(format, view, root, discovery);
-    io.stdout.write(output);
-    if (discovery.stats.fromSnapshot) cache?.write(output);
-    return EXIT.ok;
-  },
+  }
+  const { graphView, render } = await import('./graph-render.js');
+  const view = graphView(discovery.graph, { envs: args.env ?? [], units: args.unit ?? [], reverse: args.reverse });
+  if (view.graph.size === 0 && ((args.env ?? []).length > 0 || (args.unit ?? []).length > 0)) {
+    io.stderr.write(emptySelection(args.env ?? [], args.unit ?? [], loaded.project));
+    return EXIT.usage;
+  }
+  const output = render(format, view, root, discovery);
+  io.stdout.write(output);
+  if (discovery.stats.fromSnapshot) cache?.write(output);
+  return EXIT.ok;
 });
 
 /**

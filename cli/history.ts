@@ -9,66 +9,56 @@ import type { RunSummary } from '../engine/shared-state.js';
 import { listRuns } from '../engine/shared-state.js';
 import { stateStore } from './shared-state.js';
 import { EXIT, defineVerb } from './verb.js';
+import { HISTORY_GRAMMAR } from './commands/history.js';
 
-export const historyVerb = defineVerb({
-  globals: ['env', 'json'],
-  options: {
-    limit: { type: 'integer', value: 'N', min: 1, describe: 'At most this many runs (default 20)' },
-  },
-  examples: [
-    ['platctl history', 'the last 20 runs, newest first'],
-    ['platctl history --env platform --limit 5', 'the last 5 runs that touched platform'],
-    ['platctl history --json', 'as JSON, one object per run'],
-  ],
-  run: async (args, io) => {
-    const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
-    if (!loaded.ok) {
-      io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
-      return EXIT.usage;
-    }
-    const store = await stateStore(loaded.value.config.state, io);
-    if (!store) {
-      io.stderr.write(
-        `platctl: history needs the shared state backend; ${loaded.value.path} uses the local one, which keeps ` +
-          `only the last run (platctl status shows it)\n  hint: set state.backend: s3 (docs/state.md)\n`,
-      );
-      return EXIT.usage;
-    }
-    const envs = args.env ?? [];
-    if (envs.length > 1) {
-      io.stderr.write('platctl: history takes one --env\n');
-      return EXIT.usage;
-    }
-    const unknown = envs.find((env) => !(env in loaded.value.config.environments));
-    if (unknown !== undefined) {
-      const known = Object.keys(loaded.value.config.environments).join(', ');
-      io.stderr.write(`platctl: no environment ${unknown} in ${loaded.value.path} (known: ${known})\n`);
-      return EXIT.usage;
-    }
-    const runs = await listRuns(store, { env: envs[0], limit: args.limit ?? 20 });
-    if (!runs.ok) {
-      io.stderr.write(`platctl: cannot read the run history: ${runs.message}\n`);
-      if (runs.hint) io.stderr.write(`  hint: ${runs.hint}\n`);
-      return EXIT.refused;
-    }
-    const { damaged } = runs.value;
-    if (args.json) {
-      io.stdout.write(`${JSON.stringify({ runs: runs.value.runs, ...(damaged.length > 0 ? { damaged } : {}) })}\n`);
-      return damaged.length > 0 ? EXIT.failed : EXIT.ok;
-    }
-    // Said before the table, on stderr: a damaged run is never hidden behind "no runs recorded".
-    for (const run of runs.value.runs) {
-      if (run.rebuilt !== undefined) io.stderr.write(`platctl: warning: run ${run.run_id}: ${run.rebuilt}\n`);
-    }
-    for (const run of damaged) io.stderr.write(`platctl: ${run.message}\n  hint: ${run.hint}\n`);
-    if (runs.value.runs.length === 0) {
-      if (damaged.length > 0) return EXIT.failed;
-      io.stdout.write(`no runs recorded in ${store.location('runs/')} (root ${dirname(loaded.value.path)})\n`);
-      return EXIT.ok;
-    }
-    io.stdout.write(renderHistory(runs.value.runs));
+export const historyVerb = defineVerb(HISTORY_GRAMMAR, async (args, io) => {
+  const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
+  if (!loaded.ok) {
+    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+    return EXIT.usage;
+  }
+  const store = await stateStore(loaded.value.config.state, io);
+  if (!store) {
+    io.stderr.write(
+      `platctl: history needs the shared state backend; ${loaded.value.path} uses the local one, which keeps ` +
+        `only the last run (platctl status shows it)\n  hint: set state.backend: s3 (docs/state.md)\n`,
+    );
+    return EXIT.usage;
+  }
+  const envs = args.env ?? [];
+  if (envs.length > 1) {
+    io.stderr.write('platctl: history takes one --env\n');
+    return EXIT.usage;
+  }
+  const unknown = envs.find((env) => !(env in loaded.value.config.environments));
+  if (unknown !== undefined) {
+    const known = Object.keys(loaded.value.config.environments).join(', ');
+    io.stderr.write(`platctl: no environment ${unknown} in ${loaded.value.path} (known: ${known})\n`);
+    return EXIT.usage;
+  }
+  const runs = await listRuns(store, { env: envs[0], limit: args.limit ?? 20 });
+  if (!runs.ok) {
+    io.stderr.write(`platctl: cannot read the run history: ${runs.message}\n`);
+    if (runs.hint) io.stderr.write(`  hint: ${runs.hint}\n`);
+    return EXIT.refused;
+  }
+  const { damaged } = runs.value;
+  if (args.json) {
+    io.stdout.write(`${JSON.stringify({ runs: runs.value.runs, ...(damaged.length > 0 ? { damaged } : {}) })}\n`);
     return damaged.length > 0 ? EXIT.failed : EXIT.ok;
-  },
+  }
+  // Said before the table, on stderr: a damaged run is never hidden behind "no runs recorded".
+  for (const run of runs.value.runs) {
+    if (run.rebuilt !== undefined) io.stderr.write(`platctl: warning: run ${run.run_id}: ${run.rebuilt}\n`);
+  }
+  for (const run of damaged) io.stderr.write(`platctl: ${run.message}\n  hint: ${run.hint}\n`);
+  if (runs.value.runs.length === 0) {
+    if (damaged.length > 0) return EXIT.failed;
+    io.stdout.write(`no runs recorded in ${store.location('runs/')} (root ${dirname(loaded.value.path)})\n`);
+    return EXIT.ok;
+  }
+  io.stdout.write(renderHistory(runs.value.runs));
+  return damaged.length > 0 ? EXIT.failed : EXIT.ok;
 });
 
 /** One line per run, aligned columns. */

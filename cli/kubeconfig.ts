@@ -14,23 +14,12 @@ import type { ClusterEntry, KubeconfigDocument } from '../cloud/kubeconfig-merge
 import { contextName, mergeKubeconfig } from '../cloud/kubeconfig-merge.js';
 import { loadConfigOnly } from './project.js';
 import { platctlBin } from './version.js';
-import type { ArgsOf, OptionSpecs } from './args.js';
+import type { ArgsOf } from './options.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
+import type { KUBECONFIG_OPTIONS } from './commands/kubeconfig.js';
+import { KUBECONFIG_GRAMMAR } from './commands/kubeconfig.js';
 import { writeFileAtomic } from '../config/atomic-write.js';
-
-const KUBECONFIG_OPTIONS = {
-  output: {
-    type: 'string',
-    value: 'FILE',
-    describe: 'The kubeconfig to merge into (default: first KUBECONFIG entry, else ~/.kube/config)',
-  },
-  'exec-command': {
-    type: 'string',
-    value: 'CMD',
-    describe: 'The platctl kubectl should run for tokens, best an absolute path (default: platctl on PATH)',
-  },
-} as const satisfies OptionSpecs;
 
 export type KubeconfigArgs = ArgsOf<typeof KUBECONFIG_OPTIONS>;
 
@@ -168,20 +157,6 @@ async function printToken(
   }
 }
 
-export const kubeconfigVerb = defineVerb({
-  globals: ['env'],
-  options: KUBECONFIG_OPTIONS,
-  actions: {
-    write: { describe: 'Merge a context per cluster into the kubeconfig', accepts: ['output', 'exec-command'] },
-    token: { describe: 'Print an ExecCredential with a fresh EKS token for one --env (what kubectl runs)' },
-  },
-  defaultAction: 'write',
-  check: (args) =>
-    args.action === 'token' && args.env?.length !== 1 ? 'kubeconfig token needs exactly one --env' : undefined,
-  examples: [
-    ['platctl kubeconfig', 'a context per cluster in ~/.kube/config (platctl-<env>)'],
-    ['platctl kubeconfig --env platform --output ./kubeconfig', 'one cluster, into ./kubeconfig'],
-    ['platctl kubeconfig token --env platform', 'what kubectl runs: prints an ExecCredential'],
-  ],
-  run: (args, io) => (args.action === 'token' ? printToken(args, io) : writeKubeconfig(args, io)),
-});
+export const kubeconfigVerb = defineVerb(KUBECONFIG_GRAMMAR, (args, io) =>
+  args.action === 'token' ? printToken(args, io) : writeKubeconfig(args, io),
+);

@@ -18,115 +18,101 @@ import { parseGrace, prepareTools } from './walk-tools.js';
 import { loadProject } from './project.js';
 import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
+import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
 
-export const lockdownVerb = defineVerb({
-  options: {
-    undo: { type: 'boolean', describe: 'Unlock: the steps in reverse order with their unlock_args' },
-    'dry-run': { type: 'boolean', describe: 'Print every step and its exact command line, run nothing' },
-  },
-  // The steps name their own environment (lockdown.env), so --env would select nothing.
-  globals: ['json'],
-  examples: [
-    ['platctl lockdown --dry-run', 'each lockdown step and the exact terragrunt command it runs'],
-    ['platctl lockdown', 'lock down now (bootstrap does it after a complete run)'],
-    ['platctl lockdown --undo', 'unlock, the steps in reverse (teardown does it first)'],
-  ],
-  run: async (args, io) => {
-    const loaded = await loadProject(args, io);
-    if (!loaded.ok) return loaded.exitCode;
-    const { root, config, discovery, configPath } = loaded.project;
-    const lockdown = config.lockdown;
-    if (!lockdown || lockdown.steps.length === 0) {
-      io.stderr.write(
-        `platctl: ${configPath} has no lockdown steps, so there is nothing to ${args.undo ? 'unlock' : 'lock down'}.\n` +
-          `  hint: add them under lockdown.steps (docs/configuration.md#lockdown).\n`,
-      );
-      return EXIT.usage;
-    }
-    const direction = args.undo ? 'unlock' : 'lock';
-    const absDir = (unit: string): string =>
-      discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit);
-    const paint = makePaint(io.color);
-
-    if (args['dry-run']) {
-      const tools = chooseTools(config, io.env);
-      const steps = stepsFor(lockdown, direction).map((step, i) => {
-        const job = {
-          unit: step.unit,
-          command: 'apply' as const,
-          absDir: absDir(step.unit),
-          tfArgs: [...(config.units[step.unit]?.apply_args ?? []), ...argsFor(step, direction)],
-          attempt: 1,
-          timeoutMs: config.units[step.unit]?.timeout ?? config.unit_timeout,
-        };
-        const commandLine = formatCommandLine([
-          tools.binary,
-          ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args),
-        ]);
-        return { index: i, id: step.id, unit: step.unit, command: commandLine };
-      });
-      if (args.json) {
-        io.stdout.write(`${JSON.stringify({ direction, retry: lockdown.retry ?? null, steps })}\n`);
-      } else {
-        io.stdout.write(
-          `${paint.bold(direction === 'lock' ? 'lockdown plan' : 'unlock plan')}: ${steps.length} steps\n`,
-        );
-        for (const step of steps) io.stdout.write(`${step.index + 1}. ${step.id} (${step.unit})\n   ${step.command}\n`);
-      }
-      return EXIT.ok;
-    }
-
-    const prepared = await prepareTools('lockdown', root, config, configPath, io);
-    if (!prepared.ok) return prepared.exitCode;
-    handleInterruptions();
-    const reporter = makeReporter(args, io, paint);
-    const graceMs = parseGrace(io.env.PLATCTL_KILL_GRACE);
-    let outcome;
-    try {
-      outcome = await executeLockdown(
-        {
-          root,
-          config,
-          lockdown,
-          direction,
-          absDir,
-          commandLine: formatCommandLine(['platctl', 'lockdown', ...(args.undo ? ['--undo'] : [])]),
-        },
-        {
-          now: () => Date.now(),
-          machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
-          executor: (runId) =>
-            new TerragruntExecutor(
-              {
-                binary: prepared.binary.path,
-                tfPath: prepared.tfPathArg,
-                extraArgs: config.terragrunt.extra_args,
-                env: { ...prepared.unitEnv, [RUN_ID_ENV]: runId },
-                graceMs,
-              },
-              childGroups,
-            ),
-          signal: io.signal,
-          emit: (event) => reporter.event(event),
-          redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
-        },
-      );
-    } finally {
-      reporter.close();
-    }
-    const human = args.json || isLiveTerminal(io.stdout) ? io.stderr : io.stdout;
-    if (outcome.type === 'refused') {
-      io.stderr.write(explainOutcome('refused: ', outcome));
-      return EXIT.refused;
-    }
-    const what = direction === 'lock' ? 'lockdown' : 'unlock';
-    if (outcome.result.ok) {
-      human.write(`${paint.green(`${what} completed`)} (${lockdown.steps.length} steps, run ${outcome.runId})\n`);
-      return EXIT.ok;
-    }
+export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
+  const loaded = await loadProject(args, io);
+  if (!loaded.ok) return loaded.exitCode;
+  const { root, config, discovery, configPath } = loaded.project;
+  const lockdown = config.lockdown;
+  if (!lockdown || lockdown.steps.length === 0) {
     io.stderr.write(
-      `platctl: ${outcome.result.message}\n${(outcome.result.details ?? []).map((d) => `  ${d}\n`).join('')}`,
+      `platctl: ${configPath} has no lockdown steps, so there is nothing to ${args.undo ? 'unlock' : 'lock down'}.\n` +
+        `  hint: add them under lockdown.steps (docs/configuration.md#lockdown).\n`,
     );
-    return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.failed;
-  },
+    return EXIT.usage;
+  }
+  const direction = args.undo ? 'unlock' : 'lock';
+  const absDir = (unit: string): string =>
+    discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit);
+  const paint = makePaint(io.color);
+
+  if (args['dry-run']) {
+    const tools = chooseTools(config, io.env);
+    const steps = stepsFor(lockdown, direction).map((step, i) => {
+      const job = {
+        unit: step.unit,
+        command: 'apply' as const,
+        absDir: absDir(step.unit),
+        tfArgs: [...(config.units[step.unit]?.apply_args ?? []), ...argsFor(step, direction)],
+        attempt: 1,
+        timeoutMs: config.units[step.unit]?.timeout ?? config.unit_timeout,
+      };
+      const commandLine = formatCommandLine([
+        tools.binary,
+        ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args),
+      ]);
+      return { index: i, id: step.id, unit: step.unit, command: commandLine };
+    });
+    if (args.json) {
+      io.stdout.write(`${JSON.stringify({ direction, retry: lockdown.retry ?? null, steps })}\n`);
+    } else {
+      io.stdout.write(`${paint.bold(direction === 'lock' ? 'lockdown plan' : 'unlock plan')}: ${steps.length} steps\n`);
+      for (const step of steps) io.stdout.write(`${step.index + 1}. ${step.id} (${step.unit})\n   ${step.command}\n`);
+    }
+    return EXIT.ok;
+  }
+
+  const prepared = await prepareTools('lockdown', root, config, configPath, io);
+  if (!prepared.ok) return prepared.exitCode;
+  handleInterruptions();
+  const reporter = makeReporter(args, io, paint);
+  const graceMs = parseGrace(io.env.PLATCTL_KILL_GRACE);
+  let outcome;
+  try {
+    outcome = await executeLockdown(
+      {
+        root,
+        config,
+        lockdown,
+        direction,
+        absDir,
+        commandLine: formatCommandLine(['platctl', 'lockdown', ...(args.undo ? ['--undo'] : [])]),
+      },
+      {
+        now: () => Date.now(),
+        machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
+        executor: (runId) =>
+          new TerragruntExecutor(
+            {
+              binary: prepared.binary.path,
+              tfPath: prepared.tfPathArg,
+              extraArgs: config.terragrunt.extra_args,
+              env: { ...prepared.unitEnv, [RUN_ID_ENV]: runId },
+              graceMs,
+            },
+            childGroups,
+          ),
+        signal: io.signal,
+        emit: (event) => reporter.event(event),
+        redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
+      },
+    );
+  } finally {
+    reporter.close();
+  }
+  const human = args.json || isLiveTerminal(io.stdout) ? io.stderr : io.stdout;
+  if (outcome.type === 'refused') {
+    io.stderr.write(explainOutcome('refused: ', outcome));
+    return EXIT.refused;
+  }
+  const what = direction === 'lock' ? 'lockdown' : 'unlock';
+  if (outcome.result.ok) {
+    human.write(`${paint.green(`${what} completed`)} (${lockdown.steps.length} steps, run ${outcome.runId})\n`);
+    return EXIT.ok;
+  }
+  io.stderr.write(
+    `platctl: ${outcome.result.message}\n${(outcome.result.details ?? []).map((d) => `  ${d}\n`).join('')}`,
+  );
+  return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.failed;
 });

@@ -3,11 +3,12 @@
  * a bug. This file and the verb modules are the only code that reads `process.argv`/`process.env` or decides an
  * exit code.
  *
- * Order matters: the command line is understood in full (`cli/args.ts`) before a verb's `run` is called, so a typo
- * never runs anything. Only the named verb's module is loaded (`cli/verbs.ts`), and `--help`/`--version` load none.
+ * Order matters: the command line is understood in full (yargs, `cli/parse.ts`) before a verb's code is loaded, so a
+ * typo never runs anything. Only the named verb's code is loaded (`cli/verbs.ts`); `--help`, `--version` and
+ * completion load none. Three command lines skip yargs altogether (`cli/fast-path.ts`): `--version`,
+ * `kubeconfig token --env E` (kubectl runs it before every command) and the completion script's requests.
  */
-import type { ParseError } from './args.js';
-import { findVerb, parseVerb } from './args.js';
+import type { ParseError } from './parse.js';
 import { bugReport } from './bug.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
@@ -15,6 +16,7 @@ import type { VerbEntry } from './verbs.js';
 import { VERBS } from './verbs.js';
 import { tolerateClosedPipe } from './output.js';
 import { platctlVersion } from './version.js';
+import { fastPath } from './fast-path.js';
 import { parseRequestTimeout } from '../cloud/env.js';
 
 /** Colour is on for a TTY unless NO_COLOR or --no-color; FORCE_COLOR turns it on anywhere. */
@@ -61,35 +63,22 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   if (stderr === process.stderr) tolerateClosedPipe(stderr);
   const verbs = options.verbs ?? VERBS;
   const width = Math.min(120, (stdout as { columns?: number }).columns ?? 100);
+  const cwd = options.cwd ?? process.cwd();
 
-  const found = findVerb(
-    argv,
-    verbs.map((v) => v.name),
-  );
-  if (found.type === 'unknown-verb') return refuse(found.errors, stderr);
-  if (found.type === 'none') {
-    if (found.version) stdout.write(`${platctlVersion()}\n`);
-    else if (found.help) stdout.write((await import('./help.js')).topHelp(verbs, width));
-    else return refuse(found.errors, stderr);
-    return EXIT.ok;
-  }
-
-  const entry = verbs.find((v) => v.name === found.name)!;
   try {
-    const verb = await entry.load();
-    const parsed = parseVerb(argv, found.index, { name: entry.name, ...verb });
+    const parsed =
+      fastPath(argv, verbs, cwd) ??
+      (await import('./parse.js')).parseCommandLine(argv, verbs, { version: platctlVersion(), width });
     switch (parsed.type) {
       case 'error':
         return refuse(parsed.errors, stderr);
-      case 'help':
-        stdout.write((await import('./help.js')).verbHelp(entry, verb, parsed.action, width));
+      case 'output':
+        stdout.write(parsed.text);
         return EXIT.ok;
-      case 'version':
-        stdout.write(`${platctlVersion()}\n`);
-        return EXIT.ok;
-      case 'ok':
+      case 'run':
         break;
     }
+    const verb = await parsed.entry.load();
     const { args } = parsed;
     const env = options.env ?? process.env;
     const timeout = parseRequestTimeout(env.PLATCTL_REQUEST_TIMEOUT);
@@ -102,7 +91,7 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
       stdout,
       stderr,
       env,
-      cwd: options.cwd ?? process.cwd(),
+      cwd,
       signal: options.signal ?? new AbortController().signal,
       color: colorEnabled(env, isTTY, args.color as boolean | undefined),
     };

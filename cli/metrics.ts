@@ -13,14 +13,7 @@ import type { EnvOutcome, ParkEvent } from '../park/run.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
-export const METRICS_OPTION = {
-  'metrics-file': {
-    type: 'string',
-    value: 'PATH',
-    describe:
-      "At the end, write the run as Prometheus metrics for node_exporter's textfile collector (docs/metrics.md)",
-  },
-} as const;
+export { METRICS_OPTION } from './commands/shared.js';
 
 type Facts = Omit<RunFacts, 'verb' | 'exitCode' | 'endedAtMs' | 'envs'>;
 

@@ -32,14 +32,11 @@ import { parseRestoreSize } from '../park/restore-sizes.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from './metrics.js';
-import { METRICS_OPTION } from './metrics.js';
-import { TRACE_OPTION } from './tracing.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { loadCheckedConfig } from './project.js';
 import { parkRecordPlaces, runAuthor, sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
-import type { OptionSpecs } from './args.js';
 import { EXIT } from './verb.js';
 
 export interface ParkArgs {
@@ -50,39 +47,6 @@ export interface ParkArgs {
   'restore-size'?: string[] | undefined;
   'metrics-file'?: string | undefined;
   trace?: boolean | undefined;
-}
-
-/**
- * The options of `down` and `up`. Only `down` asks, but both take `--yes`, so that the cron pair reads the same
- * (`down --yes` at night, `up --yes` in the morning); for `up` it changes nothing.
- */
-export function parkOptions(op: ParkOp) {
-  const base = {
-    'dry-run': { type: 'boolean', describe: 'Show each step and what it would touch as it is now; change nothing' },
-    resume: { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` },
-    'break-lock': {
-      type: 'boolean',
-      describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
-    },
-    ...METRICS_OPTION,
-    ...TRACE_OPTION,
-  } as const satisfies OptionSpecs;
-  return op === 'down'
-    ? ({
-        ...base,
-        yes: { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' },
-        'restore-size': {
-          type: 'string',
-          value: 'GROUP=MIN/MAX/DESIRED',
-          repeatable: true,
-          describe:
-            'The size up restores for a node group already at 0 when no parked record holds it (with one --env)',
-        },
-      } as const satisfies OptionSpecs)
-    : ({
-        ...base,
-        yes: { type: 'boolean', describe: 'Accepted so the cron pair reads the same as down --yes; up never asks' },
-      } as const satisfies OptionSpecs);
 }
 
 /** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */

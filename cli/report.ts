@@ -22,95 +22,62 @@ import { stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
+import { REPORT_GRAMMAR } from './commands/report.js';
 
-export const REPORT_FORMATS = ['html', 'json'] as const;
+export { REPORT_FORMATS } from './commands/report.js';
 
 type Found = { readonly ok: true; readonly model: ReportModel } | { readonly ok: false; readonly exitCode: number };
 
-export const reportVerb = defineVerb({
-  globals: ['env', 'json'],
-  options: {
-    run: {
-      type: 'string',
-      value: 'RUN_ID',
-      describe:
-        'An earlier bootstrap/teardown run (platctl history lists them); needs state.backend s3 unless it is the last run',
-    },
-    park: {
-      type: 'boolean',
-      default: false,
-      describe: 'The last down/up of each environment (--env picks them; default: every one with a park file)',
-    },
-    output: {
-      type: 'string',
-      value: 'FILE',
-      describe: 'Where to write (default: platctl-report-<run>.html here for html, stdout for json; - is stdout)',
-    },
-    format: {
-      type: 'choice',
-      choices: REPORT_FORMATS,
-      default: 'html',
-      describe: 'html (the page) or json (its data)',
-    },
-  },
-  check: (args) => (args.park && args.run !== undefined ? '--run and --park cannot be used together' : undefined),
-  examples: [
-    ['platctl report', 'the last bootstrap/teardown as platctl-report-<run>.html'],
-    ['platctl report --run 20260129T101500Z-3fa2c1 --output run.html', 'an earlier run, from the shared state'],
-    ['platctl report --park --env preprod', "preprod's last down or up, step by step"],
-    ['platctl report --format json --output -', 'the same data as JSON on stdout'],
-  ],
-  run: async (args, io) => {
-    const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
-    if (!loaded.ok) {
-      io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
-      return EXIT.usage;
-    }
-    const { config, path } = loaded.value;
-    const root = dirname(path);
-    const envs = args.env ?? [];
-    const unknown = envs.find((env) => !(env in config.environments));
-    if (unknown !== undefined) {
-      io.stderr.write(
-        `platctl: no environment ${unknown} in ${path} (known: ${Object.keys(config.environments).join(', ')})\n`,
-      );
-      return EXIT.usage;
-    }
-    const format = args.json ? 'json' : args.format;
-    const output = args.output ?? (format === 'json' ? '-' : undefined);
-    const lock = lazyLock(root);
-    const target = (model: ReportModel) => outputPath(io.cwd, output, defaultName(model));
-    // A default name is always in the working directory: the links can be made before the model has a name.
-    const reportDir = output === undefined || output === '-' ? io.cwd : dirname(resolve(io.cwd, output));
-    const options = (live: boolean): BuildOptions => ({
-      now: Date.now(),
-      live,
-      logHref: (log) => logHref(reportDir, root, log),
-    });
-    const found = args.park
-      ? await parkReport(root, envs, lock, options, io)
-      : await walkReport(config, root, args.run, envs, lock, options, io);
-    if (!found.ok) return found.exitCode;
-    const model = found.model;
-    const text =
-      format === 'json'
-        ? `${JSON.stringify(model, null, 2)}\n`
-        : (await import('../report/html.js')).renderReportHtml(model);
-    const file = target(model);
-    if (file === undefined) {
-      io.stdout.write(text);
-      return EXIT.ok;
-    }
-    const written = await writeAtomically(file, text);
-    if (written !== undefined) {
-      io.stderr.write(
-        `platctl: cannot write the report to ${file}: ${written}\n  hint: pass --output FILE in a directory you can write\n`,
-      );
-      return EXIT.usage;
-    }
-    io.stdout.write(`${file}\n`);
+export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
+  const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
+  if (!loaded.ok) {
+    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+    return EXIT.usage;
+  }
+  const { config, path } = loaded.value;
+  const root = dirname(path);
+  const envs = args.env ?? [];
+  const unknown = envs.find((env) => !(env in config.environments));
+  if (unknown !== undefined) {
+    io.stderr.write(
+      `platctl: no environment ${unknown} in ${path} (known: ${Object.keys(config.environments).join(', ')})\n`,
+    );
+    return EXIT.usage;
+  }
+  const format = args.json ? 'json' : args.format;
+  const output = args.output ?? (format === 'json' ? '-' : undefined);
+  const lock = lazyLock(root);
+  const target = (model: ReportModel) => outputPath(io.cwd, output, defaultName(model));
+  // A default name is always in the working directory: the links can be made before the model has a name.
+  const reportDir = output === undefined || output === '-' ? io.cwd : dirname(resolve(io.cwd, output));
+  const options = (live: boolean): BuildOptions => ({
+    now: Date.now(),
+    live,
+    logHref: (log) => logHref(reportDir, root, log),
+  });
+  const found = args.park
+    ? await parkReport(root, envs, lock, options, io)
+    : await walkReport(config, root, args.run, envs, lock, options, io);
+  if (!found.ok) return found.exitCode;
+  const model = found.model;
+  const text =
+    format === 'json'
+      ? `${JSON.stringify(model, null, 2)}\n`
+      : (await import('../report/html.js')).renderReportHtml(model);
+  const file = target(model);
+  if (file === undefined) {
+    io.stdout.write(text);
     return EXIT.ok;
-  },
+  }
+  const written = await writeAtomically(file, text);
+  if (written !== undefined) {
+    io.stderr.write(
+      `platctl: cannot write the report to ${file}: ${written}\n  hint: pass --output FILE in a directory you can write\n`,
+    );
+    return EXIT.usage;
+  }
+  io.stdout.write(`${file}\n`);
+  return EXIT.ok;
 });
 
 /** The report file's absolute path; undefined for stdout. Before the model exists, `name` stands in for its name. */

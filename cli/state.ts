@@ -16,100 +16,86 @@ import { STATE_FILE, backupName, loadState } from '../engine/state.js';
 import { runAuthor, stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
+import { STATE_GRAMMAR } from './commands/state.js';
 import { writeFileAtomic } from '../config/atomic-write.js';
 
-export const stateVerb = defineVerb({
-  // Neither --env nor --json: it moves one state file, whole.
-  globals: [],
-  options: {},
-  actions: {
-    pull: { describe: `Copy the newest run from the shared backend into ${STATE_FILE} (the local one is kept aside)` },
-    push: { describe: `Upload ${STATE_FILE} to the shared backend (unless a newer run of its verb is there)` },
-  },
-  examples: [
-    ['platctl state pull', 'the shared last run, into this checkout'],
-    ['platctl state push', "this checkout's last run, into the bucket"],
-  ],
-  run: async (args, io) => {
-    const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
-    if (!loaded.ok) {
-      io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
-      return EXIT.usage;
-    }
-    const root = dirname(loaded.value.path);
-    const store = await stateStore(loaded.value.config.state, io);
-    if (!store) {
-      io.stderr.write(
-        `platctl: state ${args.action} needs state.backend: s3 in ${loaded.value.path} (docs/state.md)\n`,
-      );
-      return EXIT.usage;
-    }
-    const machine = await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive });
-    if (await lockHeld(root, machine)) {
-      io.stderr.write(`platctl: refused: a platctl run holds ${LOCK_FILE} in ${root}; wait for it to finish\n`);
+export const stateVerb = defineVerb(STATE_GRAMMAR, async (args, io) => {
+  const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
+  if (!loaded.ok) {
+    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+    return EXIT.usage;
+  }
+  const root = dirname(loaded.value.path);
+  const store = await stateStore(loaded.value.config.state, io);
+  if (!store) {
+    io.stderr.write(`platctl: state ${args.action} needs state.backend: s3 in ${loaded.value.path} (docs/state.md)\n`);
+    return EXIT.usage;
+  }
+  const machine = await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive });
+  if (await lockHeld(root, machine)) {
+    io.stderr.write(`platctl: refused: a platctl run holds ${LOCK_FILE} in ${root}; wait for it to finish\n`);
+    return EXIT.refused;
+  }
+  if (args.action === 'pull') {
+    const remote = await loadRemoteLatest(store);
+    if (!remote.ok) {
+      io.stderr.write(`platctl: cannot read the shared run state: ${remote.message}\n`);
       return EXIT.refused;
     }
-    if (args.action === 'pull') {
-      const remote = await loadRemoteLatest(store);
-      if (!remote.ok) {
-        io.stderr.write(`platctl: cannot read the shared run state: ${remote.message}\n`);
-        return EXIT.refused;
-      }
-      if (remote.value.type === 'missing') {
-        io.stderr.write(`platctl: no run in ${store.location('latest/')}; nothing to pull\n`);
-        return EXIT.failed;
-      }
-      if (remote.value.type === 'invalid') {
-        io.stderr.write(`platctl: ${remote.value.message}\n`);
-        return EXIT.failed;
-      }
-      const local = await loadState(root);
-      const kept = local.type === 'missing' ? undefined : backupName(Date.now());
-      const target = join(root, STATE_FILE);
-      let copied = false;
-      try {
-        // A copy, not a move, then a whole-or-nothing replace: a full disk or a crash mid-pull leaves the local state
-        // as it was, never a torn file for the next --resume.
-        if (kept !== undefined) {
-          copied = true;
-          await copyFile(target, join(root, kept), constants.COPYFILE_EXCL);
-        }
-        await writeFileAtomic(target, `${JSON.stringify(remote.value.state)}\n`);
-      } catch (error) {
-        // Our copy only (a partial one on a full disk): never a backup some other run made.
-        if (copied && errorCode(error) !== 'EEXIST')
-          await rm(join(root, kept ?? ''), { force: true }).catch(() => undefined);
-        io.stderr.write(
-          `platctl: refused: ${describeFsError('write', target, error)}; ${STATE_FILE} is unchanged, nothing pulled\n`,
-        );
-        return EXIT.refused;
-      }
-      io.stdout.write(
-        `pulled run ${remote.value.state.run_id} (${remote.value.state.command}, ${remote.value.state.status}) into ` +
-          `${join(root, STATE_FILE)}${kept ? `; the previous file is kept as ${kept}` : ''}\n`,
-      );
-      return EXIT.ok;
-    }
-    const local = await loadState(root);
-    if (local.type !== 'ok') {
-      io.stderr.write(
-        local.type === 'missing'
-          ? `platctl: no ${STATE_FILE} in ${root}; nothing to push\n`
-          : `platctl: ${local.message}\n`,
-      );
+    if (remote.value.type === 'missing') {
+      io.stderr.write(`platctl: no run in ${store.location('latest/')}; nothing to pull\n`);
       return EXIT.failed;
     }
-    const pushed = await uploadState(store, local.state, runAuthor(io.env));
-    if (!pushed.ok) {
-      io.stderr.write(`platctl: cannot upload the state: ${pushed.message}\n`);
-      if (pushed.hint) io.stderr.write(`  hint: ${pushed.hint}\n`);
+    if (remote.value.type === 'invalid') {
+      io.stderr.write(`platctl: ${remote.value.message}\n`);
+      return EXIT.failed;
+    }
+    const local = await loadState(root);
+    const kept = local.type === 'missing' ? undefined : backupName(Date.now());
+    const target = join(root, STATE_FILE);
+    let copied = false;
+    try {
+      // A copy, not a move, then a whole-or-nothing replace: a full disk or a crash mid-pull leaves the local state
+      // as it was, never a torn file for the next --resume.
+      if (kept !== undefined) {
+        copied = true;
+        await copyFile(target, join(root, kept), constants.COPYFILE_EXCL);
+      }
+      await writeFileAtomic(target, `${JSON.stringify(remote.value.state)}\n`);
+    } catch (error) {
+      // Our copy only (a partial one on a full disk): never a backup some other run made.
+      if (copied && errorCode(error) !== 'EEXIST')
+        await rm(join(root, kept ?? ''), { force: true }).catch(() => undefined);
+      io.stderr.write(
+        `platctl: refused: ${describeFsError('write', target, error)}; ${STATE_FILE} is unchanged, nothing pulled\n`,
+      );
       return EXIT.refused;
     }
     io.stdout.write(
-      pushed.value === 'uploaded'
-        ? `pushed run ${local.state.run_id} to ${store.location(`runs/${local.state.run_id}/`)}; it is the latest ${local.state.command}\n`
-        : `pushed run ${local.state.run_id} to ${store.location(`runs/${local.state.run_id}/`)}; a newer ${local.state.command} stays the latest\n`,
+      `pulled run ${remote.value.state.run_id} (${remote.value.state.command}, ${remote.value.state.status}) into ` +
+        `${join(root, STATE_FILE)}${kept ? `; the previous file is kept as ${kept}` : ''}\n`,
     );
     return EXIT.ok;
-  },
+  }
+  const local = await loadState(root);
+  if (local.type !== 'ok') {
+    io.stderr.write(
+      local.type === 'missing'
+        ? `platctl: no ${STATE_FILE} in ${root}; nothing to push\n`
+        : `platctl: ${local.message}\n`,
+    );
+    return EXIT.failed;
+  }
+  const pushed = await uploadState(store, local.state, runAuthor(io.env));
+  if (!pushed.ok) {
+    io.stderr.write(`platctl: cannot upload the state: ${pushed.message}\n`);
+    if (pushed.hint) io.stderr.write(`  hint: ${pushed.hint}\n`);
+    return EXIT.refused;
+  }
+  io.stdout.write(
+    pushed.value === 'uploaded'
+      ? `pushed run ${local.state.run_id} to ${store.location(`runs/${local.state.run_id}/`)}; it is the latest ${local.state.command}\n`
+      : `pushed run ${local.state.run_id} to ${store.location(`runs/${local.state.run_id}/`)}; a newer ${local.state.command} stays the latest\n`,
+  );
+  return EXIT.ok;
 });

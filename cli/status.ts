@@ -29,114 +29,100 @@ import { stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
+import { STATUS_GRAMMAR } from './commands/status.js';
 
-export const statusVerb = defineVerb({
-  globals: ['json'],
-  options: {
-    run: {
-      type: 'string',
-      value: 'RUN_ID',
-      describe: 'An earlier run (platctl history lists them); needs state.backend s3 unless it is the last run',
-    },
-  },
-  examples: [
-    ['platctl status', 'the last run, unit by unit'],
-    ['platctl status --json', 'the same as JSON, for scripts'],
-    ['platctl status --run 20260129T101500Z-3fa2c1', 'an earlier run, from the shared state'],
-  ],
-  run: async (args, io) => {
-    const found = await findConfig(io.cwd, args.config);
-    if (!found.ok) {
-      io.stderr.write(formatConfigErrors([found.error], io.cwd));
-      return EXIT.usage;
-    }
-    const root = dirname(found.path);
-    const configured = await statusConfig(found.path, io);
-    if (configured.type === 'error') return configured.exitCode;
-    const shared = await sharedStatus(configured.config, args.run, io);
-    if (shared.type === 'error') return shared.exitCode;
-    // The local lock, read once: it says whether a run (or a down/up) recorded as running still has a live platctl.
-    let localLock: Promise<LockState> | undefined;
-    const readLocalLock = (): Promise<LockState> =>
-      (localLock ??= procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }).then((machine) =>
-        inspectLock(root, machine),
-      ));
-    const park = await withKilledParks(await readParkStatus(root, configured.config, io.env), readLocalLock);
-    const configArgs = args.config === undefined ? [] : ['--config', found.path];
-    const parkUnknown = park.filter((view) => view.unreadable !== undefined);
-    if (!args.json) io.stdout.write(renderParkStatus(park, configArgs));
-    else for (const view of parkUnknown) io.stderr.write(`platctl: ${unknownParkSentence(view)}\n`);
-    const verdict = (code: number): number => statusExitCode(code, park);
-    const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
-    if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
-      io.stderr.write(
-        `platctl: run ${args.run} is not the last run of ${root} (${loaded.state.run_id}); the local backend keeps ` +
-          `only the last run (state.backend s3 keeps them all: docs/state.md)\n`,
-      );
-      return EXIT.usage;
-    }
-    if (loaded.type === 'missing') {
-      const where =
-        shared.type === 'loaded' ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
-      // bootstrap refuses a parked environment: the advice for one is up.
-      const parked = park.filter((view) => parkVerdict(view) === 'parked').map((view) => view.env);
-      io.stderr.write(
-        parked.length > 0
-          ? `platctl: no bootstrap or teardown run recorded ${where}; ${parked.join(', ')} ` +
-              `${parked.length === 1 ? 'is' : 'are'} parked: platctl up ${parked.map((env) => `--env ${env}`).join(' ')} ` +
-              `brings ${parked.length === 1 ? 'it' : 'them'} back\n`
-          : `platctl: no run recorded ${where}; run platctl bootstrap\n`,
-      );
-      if (args.json) {
-        const json = { run: null, units: [], counts: null, complete: false, park: parkStatusJson(park) };
-        io.stdout.write(`${JSON.stringify(json)}\n`);
-      }
-      // A checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
-      return verdict(park.some((view) => view.record !== undefined) ? EXIT.ok : EXIT.failed);
-    }
-    if (loaded.type === 'invalid') {
-      io.stderr.write(`platctl: ${loaded.message}\n`);
-      return EXIT.usage;
-    }
-    const recorded = loaded.state;
-    const lock =
-      recorded.status !== 'running'
-        ? undefined
-        : shared.type === 'loaded'
-          ? await shared.lock(recorded)
-          : await readLocalLock();
-    const live = lock?.type === 'held';
-    const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
-    const state = killed === undefined ? recorded : asInterrupted(recorded);
-    const counts = countStatuses(state);
-    // An excluded unit needs nothing: Terragrunt's exclude block leaves it out, and it counts as applied.
-    const complete =
-      state.status === 'completed' && counts.completed + counts.excluded === Object.keys(state.units).length;
+export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
+  const found = await findConfig(io.cwd, args.config);
+  if (!found.ok) {
+    io.stderr.write(formatConfigErrors([found.error], io.cwd));
+    return EXIT.usage;
+  }
+  const root = dirname(found.path);
+  const configured = await statusConfig(found.path, io);
+  if (configured.type === 'error') return configured.exitCode;
+  const shared = await sharedStatus(configured.config, args.run, io);
+  if (shared.type === 'error') return shared.exitCode;
+  // The local lock, read once: it says whether a run (or a down/up) recorded as running still has a live platctl.
+  let localLock: Promise<LockState> | undefined;
+  const readLocalLock = (): Promise<LockState> =>
+    (localLock ??= procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }).then((machine) =>
+      inspectLock(root, machine),
+    ));
+  const park = await withKilledParks(await readParkStatus(root, configured.config, io.env), readLocalLock);
+  const configArgs = args.config === undefined ? [] : ['--config', found.path];
+  const parkUnknown = park.filter((view) => view.unreadable !== undefined);
+  if (!args.json) io.stdout.write(renderParkStatus(park, configArgs));
+  else for (const view of parkUnknown) io.stderr.write(`platctl: ${unknownParkSentence(view)}\n`);
+  const verdict = (code: number): number => statusExitCode(code, park);
+  const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
+  if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
+    io.stderr.write(
+      `platctl: run ${args.run} is not the last run of ${root} (${loaded.state.run_id}); the local backend keeps ` +
+        `only the last run (state.backend s3 keeps them all: docs/state.md)\n`,
+    );
+    return EXIT.usage;
+  }
+  if (loaded.type === 'missing') {
+    const where =
+      shared.type === 'loaded' ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
+    // bootstrap refuses a parked environment: the advice for one is up.
+    const parked = park.filter((view) => parkVerdict(view) === 'parked').map((view) => view.env);
+    io.stderr.write(
+      parked.length > 0
+        ? `platctl: no bootstrap or teardown run recorded ${where}; ${parked.join(', ')} ` +
+            `${parked.length === 1 ? 'is' : 'are'} parked: platctl up ${parked.map((env) => `--env ${env}`).join(' ')} ` +
+            `brings ${parked.length === 1 ? 'it' : 'them'} back\n`
+        : `platctl: no run recorded ${where}; run platctl bootstrap\n`,
+    );
     if (args.json) {
-      const { units, ...run } = state;
-      io.stdout.write(
-        `${JSON.stringify({
-          run: { ...run, in_progress: live, ...(killed === undefined ? {} : { killed: true }) },
-          units: Object.entries(units)
-            .sort((a, b) => compareIds(a[0], b[0]))
-            .map(([id, unit]) => ({ id, ...unit })),
-          counts,
-          complete,
-          park: parkStatusJson(park),
-        })}\n`,
-      );
-    } else {
-      io.stdout.write(renderStatus(state, makePaint(io.color), { live }));
-      if (killed !== undefined) io.stdout.write(`The run did not end: platctl was killed (${killed}).\n`);
-      if (state.status !== 'completed' && !live) {
-        const config = args.config === undefined ? '' : ` --config ${found.path}`;
-        // --env names which run to resume (the shared backend keeps many: docs/state.md).
-        const envs = state.args.env.map((env) => ` --env ${env}`).join('');
-        io.stdout.write(`Resume with: platctl ${state.command} --resume${envs}${config}\n`);
-      }
+      const json = { run: null, units: [], counts: null, complete: false, park: parkStatusJson(park) };
+      io.stdout.write(`${JSON.stringify(json)}\n`);
     }
-    return verdict(complete ? EXIT.ok : EXIT.failed);
-  },
+    // A checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
+    return verdict(park.some((view) => view.record !== undefined) ? EXIT.ok : EXIT.failed);
+  }
+  if (loaded.type === 'invalid') {
+    io.stderr.write(`platctl: ${loaded.message}\n`);
+    return EXIT.usage;
+  }
+  const recorded = loaded.state;
+  const lock =
+    recorded.status !== 'running'
+      ? undefined
+      : shared.type === 'loaded'
+        ? await shared.lock(recorded)
+        : await readLocalLock();
+  const live = lock?.type === 'held';
+  const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
+  const state = killed === undefined ? recorded : asInterrupted(recorded);
+  const counts = countStatuses(state);
+  // An excluded unit needs nothing: Terragrunt's exclude block leaves it out, and it counts as applied.
+  const complete =
+    state.status === 'completed' && counts.completed + counts.excluded === Object.keys(state.units).length;
+  if (args.json) {
+    const { units, ...run } = state;
+    io.stdout.write(
+      `${JSON.stringify({
+        run: { ...run, in_progress: live, ...(killed === undefined ? {} : { killed: true }) },
+        units: Object.entries(units)
+          .sort((a, b) => compareIds(a[0], b[0]))
+          .map(([id, unit]) => ({ id, ...unit })),
+        counts,
+        complete,
+        park: parkStatusJson(park),
+      })}\n`,
+    );
+  } else {
+    io.stdout.write(renderStatus(state, makePaint(io.color), { live }));
+    if (killed !== undefined) io.stdout.write(`The run did not end: platctl was killed (${killed}).\n`);
+    if (state.status !== 'completed' && !live) {
+      const config = args.config === undefined ? '' : ` --config ${found.path}`;
+      // --env names which run to resume (the shared backend keeps many: docs/state.md).
+      const envs = state.args.env.map((env) => ` --env ${env}`).join('');
+      io.stdout.write(`Resume with: platctl ${state.command} --resume${envs}${config}\n`);
+    }
+  }
+  return verdict(complete ? EXIT.ok : EXIT.failed);
 });
 
 /**

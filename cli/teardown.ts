@@ -6,8 +6,7 @@
 import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest } from '../engine/run.js';
-import type { WalkVerbArgs } from './walk-args.js';
-import { checkWalkArgs, walkVerbOptions } from './walk-args.js';
+import type { WalkVerbArgs } from './commands/shared.js';
 import type { MetricsSink } from './metrics.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { withMetrics } from './metrics.js';
@@ -16,6 +15,7 @@ import { runWalkVerb } from './walk-verb.js';
 import { clearParkAfterTeardown } from './park-status.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { defineVerb } from './verb.js';
+import { TEARDOWN_GRAMMAR } from './commands/teardown.js';
 
 /** Units listed by name in the prompt before "and N more". */
 const LISTED = 15;
@@ -70,20 +70,11 @@ async function confirmOnTerminal(request: ConfirmRequest, io: CliIo, paint: Pain
   }
 }
 
-export const teardownVerb = defineVerb({
-  globals: ['env', 'json'],
-  options: walkVerbOptions('teardown'),
-  check: (args) => checkWalkArgs('teardown', args),
-  examples: [
-    ['platctl teardown --dry-run', 'the waves, in the order they would be destroyed'],
-    ['platctl teardown --env preprod', 'destroy one environment (asks first)'],
-    ['platctl teardown --yes --fail-fast', 'unattended, stopping at the first failure'],
-  ],
-  run: (args, io) =>
-    withTracing('teardown', args, io, (tracer) =>
-      withMetrics('teardown', args, io, (metrics) => runTeardown(args, io, metrics, tracer)),
-    ),
-});
+export const teardownVerb = defineVerb(TEARDOWN_GRAMMAR, (args, io) =>
+  withTracing('teardown', args, io, (tracer) =>
+    withMetrics('teardown', args, io, (metrics) => runTeardown(args, io, metrics, tracer)),
+  ),
+);
 
 function runTeardown(
   args: WalkVerbArgs & GlobalOptions,

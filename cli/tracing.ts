@@ -8,13 +8,7 @@ import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 import { platctlVersion } from './version.js';
 
-export const TRACE_OPTION = {
-  trace: {
-    type: 'boolean',
-    describe:
-      'Export an OpenTelemetry trace of the run over OTLP/HTTP (default http://localhost:4318; also on when OTEL_EXPORTER_OTLP_ENDPOINT is set; docs/tracing.md)',
-  },
-} as const;
+export { TRACE_OPTION } from './commands/shared.js';
 
 /** Where OTLP/HTTP traces go when `--trace` is given and no endpoint is set (the OpenTelemetry default). */
 export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';

@@ -8,37 +8,18 @@ import type { ParkView } from '../park/status.js';
 import type { ParkState, ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
 import type { MetricsSink } from './metrics.js';
-import { METRICS_OPTION, withMetrics } from './metrics.js';
-import { TRACE_OPTION, withTracing } from './tracing.js';
+import { withMetrics } from './metrics.js';
+import { withTracing } from './tracing.js';
 import type { RunTracer } from '../engine/tracing.js';
 import type { CheckResult } from '../validate/types.js';
 import type { ValidateProject } from './project.js';
 import { loadConfigOnly, loadProject } from './project.js';
 import { exitCodeForSignal, handleInterruptions } from './signals.js';
-import type { ArgsOf, OptionSpecs } from './args.js';
+import type { ArgsOf } from './options.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
-
-const VALIDATE_OPTIONS = {
-  check: {
-    type: 'string',
-    value: 'PREFIX',
-    describe: 'Only checks whose id starts with this (plus what they depend on), e.g. tailscale, unit/eks, iam',
-  },
-  concurrency: { type: 'integer', value: 'N', min: 1, describe: 'Checks at once (default: parallelism.validate, 8)' },
-  'allow-unresolved': {
-    type: 'boolean',
-    default: false,
-    describe: 'Warn, not fail, on expressions discovery cannot evaluate offline',
-  },
-  'dry-run': {
-    type: 'boolean',
-    default: false,
-    describe: 'List the checks that would run (which check each unit gets) and call nothing',
-  },
-  ...METRICS_OPTION,
-  ...TRACE_OPTION,
-} as const satisfies OptionSpecs;
+import type { VALIDATE_OPTIONS } from './commands/validate.js';
+import { VALIDATE_GRAMMAR } from './commands/validate.js';
 
 export type ValidateArgs = ArgsOf<typeof VALIDATE_OPTIONS>;
 
@@ -152,19 +133,9 @@ function parkStates(root: string, config: PlatctlConfig, env: CliIo['env']): (en
   };
 }
 
-export const validateVerb = defineVerb({
-  globals: ['env', 'json'],
-  options: VALIDATE_OPTIONS,
-  check: (args) =>
-    args.check !== undefined && args.check.trim() === '' ? '--check needs a prefix, e.g. --check tailscale' : undefined,
-  examples: [
-    ['platctl validate', 'every check of every environment; exit 0 when healthy'],
-    ['platctl validate --env platform --json', 'one environment, machine-readable'],
-    ['platctl validate --check tailscale', 'only the Tailscale check (no AWS, no discovery)'],
-    ['platctl validate --dry-run', 'the planned checks, without calling anything'],
-  ],
-  run: (args, io) => withTracing('validate', args, io, (tracer) => validateTraced(args, io, tracer)),
-});
+export const validateVerb = defineVerb(VALIDATE_GRAMMAR, (args, io) =>
+  withTracing('validate', args, io, (tracer) => validateTraced(args, io, tracer)),
+);
 
 function validateTraced(args: ValidateArgs & GlobalOptions, io: CliIo, tracer: RunTracer): Promise<number> {
   return withMetrics('validate', args, io, async (metrics) => {

@@ -1,9 +1,11 @@
 /**
- * The contract between `cli/main.ts` and each verb module: a verb declares its options as data (`cli/args.ts`), and
- * runs with arguments that were parsed and checked in full and an injected `CliIo`, returning the process exit code.
+ * The contract between `cli/main.ts` and each verb: a verb's grammar (`VerbGrammar`: options, actions, rules between
+ * options, examples) lives in its light command module `cli/commands/<verb>.ts`, which yargs reads for parsing, help
+ * and completion; its `run` lives in `cli/<verb>.ts`, loaded only when the command line was understood in full and
+ * names that verb. `run` gets the parsed arguments and an injected `CliIo`, and returns the process exit code.
  * Only `cli/` touches `process`.
  */
-import type { ActionSpec, ArgsOf, OptionSpecs, ParsedArgs, SelectiveGlobal } from './args.js';
+import type { ActionSpec, ArgsOf, OptionSpecs, ParsedArgs, SelectiveGlobal } from './options.js';
 
 /** Exit codes (README.md, docs/architecture.md): the only numbers a verb returns. */
 export const EXIT = {
@@ -45,35 +47,46 @@ export type VerbArgs<O extends OptionSpecs, A extends string = never> = ArgsOf<O
   GlobalOptions &
   ([A] extends [never] ? unknown : { action: A });
 
-/** A verb as `cli/main.ts` sees it (arguments untyped: they come from the parser, checked against `options`). */
-export interface Verb {
-  readonly options: OptionSpecs;
-  readonly actions?: Readonly<Record<string, ActionSpec>>;
-  readonly defaultAction?: string;
+/** Two options of a verb and what to say when a command line breaks their rule. */
+export type OptionRule = readonly [option: string, other: string, message: string];
+
+/** What yargs needs to know about one verb, without loading the verb's code. */
+export interface VerbGrammar<O extends OptionSpecs = OptionSpecs, A extends string = string> {
+  readonly name: string;
+  /** One line, for `platctl --help` and the top of `platctl <verb> --help`. */
+  readonly describe: string;
+  readonly options: O;
+  readonly actions?: Readonly<Record<A, ActionSpec>>;
+  /** The action when none is named (`platctl kubeconfig` writes); without it an action is required. */
+  readonly defaultAction?: NoInfer<A>;
+  /** Which of the global `--env`/`--json` this verb honours; the others are refused. Default: neither. */
+  readonly globals?: readonly SelectiveGlobal[];
+  /** Options that exclude each other (yargs `.conflicts()`), with what to say; neither may have a default (yargs counts it as given). */
+  readonly conflicts?: readonly OptionRule[];
+  /** An option that needs another (yargs `.implies()`), with what to say. */
+  readonly implies?: readonly OptionRule[];
+  /** Any other rule between options, checked while parsing (before anything runs): a message, or undefined. */
+  check?(args: VerbArgs<O, A>): string | undefined;
   /** `[command line, what it does]`, shown by `platctl <verb> --help`. */
   readonly examples?: readonly (readonly [string, string])[];
-  readonly check?: (args: ParsedArgs) => string | undefined;
-  /** Which of the global `--env`/`--json` this verb honours (the parser refuses the others). */
-  readonly globals?: readonly SelectiveGlobal[];
+}
+
+/** A verb's code as `cli/main.ts` runs it (arguments untyped: they come from the parser, checked against its grammar). */
+export interface Verb {
   readonly run: (args: ParsedArgs, io: CliIo) => Promise<number>;
 }
 
-/** A verb as its module declares it: `run` and `check` see arguments typed from the declared options. */
-export interface VerbDefinition<O extends OptionSpecs, A extends string> {
-  readonly options: O;
-  readonly actions?: Readonly<Record<A, ActionSpec>>;
-  readonly defaultAction?: NoInfer<A>;
-  readonly examples?: readonly (readonly [string, string])[];
-  /** Rules between options, checked while parsing (before anything runs): a message, or undefined when fine. */
-  readonly check?: (args: VerbArgs<O, A>) => string | undefined;
-  /** Which of the global `--env`/`--json` this verb honours; the parser refuses the others before `run`. */
-  readonly globals?: readonly SelectiveGlobal[];
-  readonly run: (args: VerbArgs<O, A>, io: CliIo) => Promise<number>;
+/** Declares a verb's grammar (in `cli/commands/<verb>.ts`), keeping its option and action types for `defineVerb`. */
+export function defineGrammar<const O extends OptionSpecs, const A extends string = never>(
+  grammar: VerbGrammar<O, A>,
+): VerbGrammar<O, A> {
+  return grammar;
 }
 
-/** Declares a verb; the parser guarantees `run` only ever sees arguments that match `options` and `check`. */
-export function defineVerb<const O extends OptionSpecs, const A extends string = never>(
-  definition: VerbDefinition<O, A>,
+/** Declares a verb's code; the parser guarantees `run` only ever sees arguments that match `grammar`. */
+export function defineVerb<O extends OptionSpecs, A extends string>(
+  _grammar: VerbGrammar<O, A>,
+  run: (args: VerbArgs<O, A>, io: CliIo) => Promise<number>,
 ): Verb {
-  return definition as unknown as Verb;
+  return { run: run as unknown as Verb['run'] };
 }

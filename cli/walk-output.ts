@@ -17,7 +17,7 @@ import { TtyReporter } from '../engine/reporters/tty.js';
 import type { RunResult } from '../engine/run.js';
 import type { RunState } from '../engine/state.js';
 import type { RunCommand } from '../engine/unit-status.js';
-import type { WalkVerbArgs } from './walk-args.js';
+import type { WalkVerbArgs } from './commands/shared.js';
 import { exitCodeForSignal } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';

@@ -1,6 +1,7 @@
 /**
  * Build step after `tsc`: replaces the compiled re-export modules of dependencies that are slow to load
- * (dist/config/zod.js, dist/config/yaml.js) with a bundle of just the parts they re-export.
+ * (dist/config/zod.js, dist/config/yaml.js, dist/cli/yargs.js) with a bundle of just the parts they re-export.
+ * yargs' bundle measures help text with cli/string-width.ts instead of the `string-width` package (see there).
  *
  * Why: Node loads a package module by module. zod's entry point pulls in some 220 modules (every message locale
  * among them) and yaml's CommonJS build some 60 files; together they took 100 to 170 ms of every run that reads
@@ -15,7 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 /** The compiled re-export modules to replace, relative to dist/. */
-const REEXPORTS = ['config/zod.js', 'config/yaml.js'];
+const REEXPORTS = ['config/zod.js', 'config/yaml.js', 'cli/yargs.js'];
+
+/** Packages replaced inside the bundles: by a module of dist/. */
+const ALIASES: Readonly<Record<string, Record<string, string>>> = {
+  'cli/yargs.js': { 'string-width': 'cli/string-width.js' },
+};
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,6 +32,11 @@ async function bundle(relative: string): Promise<void> {
   await build({
     input: target,
     platform: 'node',
+    resolve: {
+      alias: Object.fromEntries(
+        Object.entries(ALIASES[relative] ?? {}).map(([name, module]) => [name, join(dist, module)]),
+      ),
+    },
     logLevel: 'warn',
     // One file: the module it replaces is imported by path.
     output: { dir: tmpDir, format: 'esm', entryFileNames: 'bundle.js', codeSplitting: false },

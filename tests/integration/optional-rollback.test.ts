@@ -105,6 +105,20 @@ describe('optional units and narrow rollback', { timeout: 180_000 }, () => {
     expect((await box.state()).rollback).toMatchObject({ mode: 'refused', status: 'held', rule: 'no-rollback' });
   });
 
+  it('--no-clean-on-failure is --no-rollback (issue 28)', async () => {
+    const box = await sandbox();
+    await appendConfig(box, 'rollback: on_failure\n');
+    await box.control({ 'platform/eks': { fail: true } });
+    const refused = await box.run(['bootstrap', '--no-clean-on-failure']);
+    expect(refused.exitCode).toBe(1);
+    expect((await calls(box)).destroyed).toEqual([]);
+    expect(refused.stdout).toContain('no rollback: --no-rollback was given');
+    expect((await box.state()).rollback).toMatchObject({ mode: 'refused', status: 'held', rule: 'no-rollback' });
+    const both = await box.run(['bootstrap', '--rollback-on-failure', '--no-clean-on-failure']);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('contradict');
+  });
+
   it('--dry-run --rollback-on-failure shows what a failure of each unit would destroy, and runs nothing', async () => {
     const box = await sandbox();
     const result = await box.run(['bootstrap', '--dry-run', '--rollback-on-failure']);

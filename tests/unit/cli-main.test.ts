@@ -1,14 +1,15 @@
 /**
  * cli/main.ts with the real verb registry, each verb's `run` replaced by a spy: a command line that is not fully
- * understood never reaches a verb, --help and --version load no verb module, and an exception is a bug (exit 70).
+ * understood never reaches a verb, --help, --version and completion load no verb module, and an exception is a bug
+ * (exit 70).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
-import { GLOBAL_OPTIONS } from '../../cli/args.js';
-import type { Verb } from '../../cli/verb.js';
+import { GLOBAL_OPTIONS } from '../../cli/options.js';
+import type { Verb, VerbGrammar } from '../../cli/verb.js';
 import type { VerbEntry } from '../../cli/verbs.js';
 import { VERBS } from '../../cli/verbs.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -25,10 +26,9 @@ function spiedRegistry(): Spied {
   const loads = vi.fn();
   const verbs = VERBS.map((entry): VerbEntry => ({
     ...entry,
-    load: async () => {
+    load: () => {
       loads(entry.name);
-      const verb = await entry.load();
-      return { ...verb, run: runs };
+      return Promise.resolve({ run: runs });
     },
   }));
   return { verbs, runs, loads };
@@ -45,10 +45,10 @@ function misspell(name: string): string {
 }
 
 /** Every verb, once per action (the default action as no word), with its options. */
-async function verbLines(): Promise<{ entry: VerbEntry; verb: Verb; words: string[]; options: string[] }[]> {
+function verbLines(): { entry: VerbEntry; verb: VerbGrammar; words: string[]; options: string[] }[] {
   const out = [];
   for (const entry of VERBS) {
-    const verb = await entry.load();
+    const verb = entry.grammar;
     const actions = verb.actions ? Object.entries(verb.actions) : [];
     if (actions.length === 0) out.push({ entry, verb, words: [entry.name], options: Object.keys(verb.options) });
     for (const [action, spec] of actions) {
@@ -83,7 +83,7 @@ describe('platctl refuses a command line it does not fully understand, before an
 
   it('a misspelt option of every verb (and action) exits 2 with a did-you-mean, and the verb never runs', async () => {
     const { verbs, runs } = spiedRegistry();
-    const lines = await verbLines();
+    const lines = verbLines();
     expect(lines.map((l) => l.words.join(' '))).toEqual(
       expect.arrayContaining(['graph', 'bootstrap', 'teardown', 'status', 'validate', 'kubeconfig', 'config check']),
     );
@@ -154,7 +154,7 @@ describe('--env and --json are refused by a verb that would ignore them', () => 
   it('every verb declares what it honours, and its --help lists only the global options it takes', async () => {
     const { verbs, runs } = spiedRegistry();
     for (const entry of VERBS) {
-      const verb = await entry.load();
+      const verb = entry.grammar;
       const help = await run([entry.name, '--help'], verbs);
       for (const name of ['env', 'json'] as const) {
         const honoured = (verb.globals ?? []).includes(name);
@@ -174,7 +174,7 @@ describe('help and version', () => {
     const { verbs, loads } = spiedRegistry();
     const help = await run(['--help'], verbs);
     expect(help.code).toBe(0);
-    for (const entry of VERBS) expect(help.stdout).toContain(`  ${entry.name}`);
+    for (const entry of VERBS) expect(help.stdout).toContain(`  platctl ${entry.name}`);
     const version = await run(['--version'], verbs);
     expect(version).toEqual({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/), stderr: '' });
     expect((await run(['-V'], verbs)).stdout).toBe(version.stdout);
@@ -183,19 +183,19 @@ describe('help and version', () => {
 
   it('every verb and action has --help listing its options and examples', async () => {
     const { verbs, runs } = spiedRegistry();
-    for (const { entry, verb, words, options } of await verbLines()) {
+    for (const { entry, verb, words, options } of verbLines()) {
       const help = await run([...words, '--help'], verbs);
       expect(help.code, words.join(' ')).toBe(0);
-      expect(help.stdout).toContain(`Usage: platctl ${entry.name}`);
+      expect(help.stdout).toContain(`platctl ${entry.name}`);
       for (const option of options) expect(help.stdout, `${words.join(' ')}: --${option}`).toContain(`--${option}`);
       for (const [command] of verb.examples ?? []) expect(command.startsWith(`platctl ${entry.name}`)).toBe(true);
     }
     expect(runs).not.toHaveBeenCalled();
   });
 
-  it("no verb redeclares a global option, and every action's options exist", async () => {
+  it("no verb redeclares a global option, and every action's options exist", () => {
     for (const entry of VERBS) {
-      const verb = await entry.load();
+      const verb = entry.grammar;
       for (const name of Object.keys(verb.options))
         expect(GLOBAL_OPTIONS, `${entry.name} --${name}`).not.toHaveProperty(name);
       for (const spec of Object.values(verb.actions ?? {})) {
@@ -211,12 +211,8 @@ describe('an exception is a bug in platctl: exit 70, the stack, and what to repo
     {
       name: 'explode',
       describe: 'throws',
-      load: (): Promise<Verb> =>
-        Promise.resolve({
-          options: {},
-          globals: ['json'],
-          run: () => Promise.reject(error as Error),
-        }),
+      grammar: { name: 'explode', describe: 'throws', options: {}, globals: ['json'] },
+      load: (): Promise<Verb> => Promise.resolve({ run: () => Promise.reject(error as Error) }),
     },
   ];
 
@@ -235,7 +231,12 @@ describe('an exception is a bug in platctl: exit 70, the stack, and what to repo
     expect(value.code).toBe(70);
     expect(value.stderr).toContain('a non-Error value was thrown: a string');
     const broken: VerbEntry[] = [
-      { name: 'broken', describe: 'fails to load', load: () => Promise.reject(new Error('Cannot find module x')) },
+      {
+        name: 'broken',
+        describe: 'fails to load',
+        grammar: { name: 'broken', describe: 'fails to load', options: {} },
+        load: () => Promise.reject(new Error('Cannot find module x')),
+      },
     ];
     const load = await run(['broken'], broken);
     expect(load.code).toBe(70);

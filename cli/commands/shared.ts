@@ -1,12 +1,29 @@
 /**
- * The flags of the walk verbs, `bootstrap` and `teardown` (worded for each), and the rules between them. Lives with
- * the walk (cli/walk-verb.ts runs it), not in either verb, so that no verb imports the other.
+ * Option groups more than one verb takes (`bootstrap` and `teardown`; `down` and `up`; `--metrics-file`, `--trace`),
+ * worded for each verb. Data only: command modules load this for every command line and for completion.
  */
-import type { RunCommand } from '../engine/unit-status.js';
-import type { ArgsOf, OptionSpecs } from './args.js';
-import type { GlobalOptions } from './verb.js';
-import { METRICS_OPTION } from './metrics.js';
-import { TRACE_OPTION } from './tracing.js';
+import type { RunCommand } from '../../engine/unit-status.js';
+import type { ArgsOf, OptionSpecs } from '../options.js';
+import type { OptionRule } from '../verb.js';
+
+type ParkOp = 'down' | 'up';
+
+export const METRICS_OPTION = {
+  'metrics-file': {
+    type: 'string',
+    value: 'PATH',
+    describe:
+      "At the end, write the run as Prometheus metrics for node_exporter's textfile collector (docs/metrics.md)",
+  },
+} as const;
+
+export const TRACE_OPTION = {
+  trace: {
+    type: 'boolean',
+    describe:
+      'Export an OpenTelemetry trace of the run over OTLP/HTTP (default http://localhost:4318; also on when OTEL_EXPORTER_OTLP_ENDPOINT is set; docs/tracing.md)',
+  },
+} as const;
 
 /** The options shared by `bootstrap` and `teardown`, worded for each. */
 export function walkVerbOptions(command: RunCommand) {
@@ -59,6 +76,7 @@ export function walkVerbOptions(command: RunCommand) {
     },
     'no-rollback': {
       type: 'boolean',
+      aliases: ['no-clean-on-failure'],
       describe: 'bootstrap: never roll back, even with rollback: on_failure in .platctl.yaml',
     },
     'allow-unresolved': {
@@ -73,15 +91,26 @@ export function walkVerbOptions(command: RunCommand) {
 /** The parsed flags of `bootstrap` and `teardown`. */
 export type WalkVerbArgs = ArgsOf<ReturnType<typeof walkVerbOptions>>;
 
-/** Rules between the flags, checked while parsing: a run never starts on a combination that means nothing. */
-export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string | undefined {
-  if (args.resume && args['dry-run']) return '--dry-run prints the whole plan; it does not combine with --resume';
-  if (args.resume && (args.unit ?? []).length > 0) {
-    return '--resume continues a run with its own selection; drop --unit (--env picks which run: docs/state.md)';
-  }
+/** Options of `bootstrap` and `teardown` that exclude each other. */
+export const WALK_CONFLICTS: readonly OptionRule[] = [
+  ['resume', 'dry-run', '--dry-run prints the whole plan; it does not combine with --resume'],
+  [
+    'resume',
+    'unit',
+    '--resume continues a run with its own selection; drop --unit (--env picks which run: docs/state.md)',
+  ],
+];
+
+/** Options of `bootstrap` and `teardown` that need another (teardown's --force also needs --resume). */
+export function walkImplies(command: RunCommand): readonly OptionRule[] {
+  const rules: OptionRule[] = [['with-deps', 'unit', '--with-deps needs --unit']];
   // bootstrap --force also overrides the parked-environment guard; teardown's only meaning is with --resume.
-  if (args.force && !args.resume && command !== 'bootstrap') return '--force only applies to --resume';
-  if (args['with-deps'] && (args.unit ?? []).length === 0) return '--with-deps needs --unit';
+  if (command !== 'bootstrap') rules.push(['force', 'resume', '--force only applies to --resume']);
+  return rules;
+}
+
+/** The rules between walk options yargs cannot say: bootstrap-only flags, and two flags that contradict. */
+export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs): string | undefined {
   if (args.recover !== undefined && command !== 'bootstrap') return '--recover applies to bootstrap (an apply) only';
   const rollbackFlag = args['rollback-on-failure'] !== undefined || args['no-rollback'] !== undefined;
   if (rollbackFlag && command !== 'bootstrap') {
@@ -91,4 +120,37 @@ export function checkWalkArgs(command: RunCommand, args: WalkVerbArgs & GlobalOp
     return '--rollback-on-failure and --no-rollback contradict each other; give one';
   }
   return undefined;
+}
+
+/**
+ * The options of `down` and `up`. Only `down` asks, but both take `--yes`, so that the cron pair reads the same
+ * (`down --yes` at night, `up --yes` in the morning); for `up` it changes nothing.
+ */
+export function parkOptions(op: ParkOp) {
+  const base = {
+    'dry-run': { type: 'boolean', describe: 'Show each step and what it would touch as it is now; change nothing' },
+    resume: { type: 'boolean', describe: `Continue the last ${op} from its first unfinished step` },
+    'break-lock': {
+      type: 'boolean',
+      describe: 'With state.backend s3: take over an environment lock whose holder stopped renewing it (stale only)',
+    },
+    ...METRICS_OPTION,
+    ...TRACE_OPTION,
+  } as const satisfies OptionSpecs;
+  return op === 'down'
+    ? ({
+        ...base,
+        yes: { type: 'boolean', describe: 'Do not ask (required without a terminal, e.g. from cron)' },
+        'restore-size': {
+          type: 'string',
+          value: 'GROUP=MIN/MAX/DESIRED',
+          repeatable: true,
+          describe:
+            'The size up restores for a node group already at 0 when no parked record holds it (with one --env)',
+        },
+      } as const satisfies OptionSpecs)
+    : ({
+        ...base,
+        yes: { type: 'boolean', describe: 'Accepted so the cron pair reads the same as down --yes; up never asks' },
+      } as const satisfies OptionSpecs);
 }

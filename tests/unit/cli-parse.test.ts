@@ -1,10 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { findVerb, parseVerb } from '../../cli/args.js';
-import type { ParseResult, VerbGrammar } from '../../cli/args.js';
+/**
+ * cli/parse.ts: the whole command line read by yargs, refused with platctl's wording before anything runs.
+ */
+import { parseCommandLine } from '../../cli/parse.js';
+import type { ParseOutcome } from '../../cli/parse.js';
+import type { VerbGrammar } from '../../cli/verb.js';
+import type { VerbEntry } from '../../cli/verbs.js';
+
+type Grammar = Omit<VerbGrammar, 'describe' | 'check'> & {
+  check?: (args: Record<string, unknown>) => string | undefined;
+};
 
 const VERBS = ['graph', 'bootstrap', 'teardown', 'kubeconfig'];
 
-const WALK: VerbGrammar = {
+const WALK: Grammar = {
   name: 'bootstrap',
   globals: ['env', 'json'],
   options: {
@@ -17,7 +26,7 @@ const WALK: VerbGrammar = {
   check: (args) => (args.reverse === true && args['dry-run'] === true ? '--reverse and --dry-run disagree' : undefined),
 };
 
-const KUBE: VerbGrammar = {
+const KUBE: Grammar = {
   name: 'kubeconfig',
   globals: ['env'],
   options: { output: { type: 'string', value: 'FILE', describe: 'o' } },
@@ -25,63 +34,68 @@ const KUBE: VerbGrammar = {
   defaultAction: 'write',
 };
 
-const CONFIG: VerbGrammar = {
+const CONFIG: Grammar = {
   name: 'config',
   globals: ['json'],
   options: {},
   actions: { schema: { describe: 's' }, check: { describe: 'c' } },
 };
 
+const ENTRIES = (grammar: VerbGrammar): VerbEntry[] =>
+  [...VERBS.filter((name) => name !== grammar.name).map((name) => ({ name, options: {} })), grammar].map((g) => ({
+    name: g.name,
+    describe: `${g.name} things`,
+    grammar: { describe: `${g.name} things`, ...g },
+    load: () => Promise.reject(new Error('not loaded in these tests')),
+  }));
+
 /** Parses a whole command line the way cli/main.ts does. */
-function parse(argv: string[], grammar: VerbGrammar): ParseResult {
-  const found = findVerb(argv, [...VERBS, grammar.name]);
-  if (found.type !== 'verb') throw new Error(`no verb in ${argv.join(' ')}: ${JSON.stringify(found)}`);
-  return parseVerb(argv, found.index, grammar);
+function parse(argv: string[], grammar: Grammar = WALK): ParseOutcome {
+  return parseCommandLine(argv, ENTRIES(grammar as unknown as VerbGrammar), { version: '9.9.9', width: 100 });
 }
 
-function ok(argv: string[], grammar: VerbGrammar = WALK): Record<string, unknown> {
+function ok(argv: string[], grammar: Grammar = WALK): Record<string, unknown> {
   const result = parse(argv, grammar);
-  if (result.type !== 'ok') throw new Error(`expected ok for ${argv.join(' ')}: ${JSON.stringify(result)}`);
+  if (result.type !== 'run') throw new Error(`expected ok for ${argv.join(' ')}: ${JSON.stringify(result)}`);
   return result.args;
 }
 
-function errors(argv: string[], grammar: VerbGrammar = WALK): string[] {
+function errors(argv: string[], grammar: Grammar = WALK): string[] {
   const result = parse(argv, grammar);
   if (result.type !== 'error') throw new Error(`expected errors for ${argv.join(' ')}: ${JSON.stringify(result)}`);
   return result.errors.map((e) => e.message);
 }
 
-describe('findVerb', () => {
-  it('finds the verb after global options and their values', () => {
-    expect(findVerb(['--config', 'x.yaml', '--env', 'dev', 'graph', '--json'], VERBS)).toEqual({
-      type: 'verb',
-      name: 'graph',
-      index: 4,
+function output(argv: string[], grammar: Grammar = WALK): string {
+  const result = parse(argv, grammar);
+  if (result.type !== 'output') throw new Error(`expected output for ${argv.join(' ')}: ${JSON.stringify(result)}`);
+  return result.text;
+}
+
+describe('the verb', () => {
+  it('is found after global options and their values', () => {
+    expect(ok(['--config', 'x.yaml', '--env', 'dev', 'bootstrap', '--json'])).toMatchObject({
+      config: 'x.yaml',
+      env: ['dev'],
+      json: true,
     });
-    expect(findVerb(['--config=graph', 'teardown'], VERBS)).toMatchObject({ name: 'teardown', index: 1 });
+    expect(ok(['--config=graph', 'bootstrap'])).toMatchObject({ config: 'graph' });
+    expect(ok(['--json', 'bootstrap'])).toMatchObject({ json: true });
   });
 
   it('refuses an unknown verb with a did-you-mean', () => {
-    const found = findVerb(['bootsrap', '--dry-run'], VERBS);
-    expect(found).toMatchObject({ type: 'unknown-verb' });
-    expect(found.type === 'unknown-verb' && found.errors[0]?.message).toBe(
-      'unknown verb "bootsrap"; did you mean bootstrap?',
-    );
+    expect(errors(['bootsrap', '--dry-run'])).toEqual(['unknown verb "bootsrap"; did you mean bootstrap?']);
   });
 
   it('answers --help and --version without a verb, and asks for a verb otherwise', () => {
-    expect(findVerb(['--help'], VERBS)).toMatchObject({ type: 'none', help: true, version: false });
-    expect(findVerb(['-V'], VERBS)).toMatchObject({ type: 'none', help: false, version: true });
-    const none = findVerb([], VERBS);
-    expect(none.type === 'none' && none.errors.map((e) => e.message)).toEqual(['name a verb']);
-    const typo = findVerb(['--verison'], VERBS);
-    expect(typo.type === 'none' && typo.errors.map((e) => e.message)).toEqual([
-      'unknown option --verison; did you mean --version?',
-    ]);
+    expect(output(['--help'])).toContain('Usage: platctl [global options] <verb>');
+    expect(output(['-V'])).toBe('9.9.9\n');
+    expect(errors([])).toEqual(['name a verb']);
+    expect(errors(['--verison'])).toEqual(['unknown option --verison; did you mean --version?']);
   });
 });
 
-describe('parseVerb', () => {
+describe("a verb's command line", () => {
   it('parses flags, values, repeats, negations and defaults, before and after the verb', () => {
     expect(
       ok([
@@ -138,9 +152,9 @@ describe('parseVerb', () => {
     expect(errors(['bootstrap', '--unit', '--dry-run'])).toEqual(['--unit needs a value: --unit ID']);
     expect(errors(['bootstrap', '--unit='])).toEqual(['--unit needs a value: --unit ID']);
     expect(errors(['bootstrap', '--format'])).toEqual(['--format needs a value, one of: text, json']);
-    // An option just before the verb never takes the verb as its value.
+    // An option of the verb before the verb is refused (it never takes the verb as its value); global ones are fine.
     expect(errors(['--parallelism', 'bootstrap'])).toEqual([
-      '--parallelism needs a value: a whole number of at least 1',
+      '--parallelism is an option of bootstrap: give it after the verb (platctl bootstrap --parallelism ...)',
     ]);
   });
 
@@ -176,8 +190,10 @@ describe('parseVerb', () => {
     ]);
   });
 
-  it('reports every error at once', () => {
-    expect(errors(['bootstrap', '--dry-rn', '--parallelism', 'x', 'extra'])).toHaveLength(3);
+  it('reports the first error yargs finds, and runs nothing', () => {
+    expect(errors(['bootstrap', '--dry-rn', '--parallelism', 'x', 'extra'])).toEqual([
+      'unknown option --dry-rn for bootstrap; did you mean --dry-run?',
+    ]);
   });
 
   it('refuses --env and --json where the verb does not declare them', () => {
@@ -210,10 +226,11 @@ describe('parseVerb', () => {
     expect(ok(['config', 'check', '--json'], CONFIG)).toMatchObject({ action: 'check', json: true });
   });
 
-  it('answers --help (with the action only when one was named) and --version even with other words', () => {
-    expect(parse(['kubeconfig', '--help'], KUBE)).toEqual({ type: 'help', action: undefined });
-    expect(parse(['kubeconfig', 'token', '-h'], KUBE)).toEqual({ type: 'help', action: 'token' });
-    expect(parse(['bootstrap', '--parallelism', 'x', '--help'], WALK)).toEqual({ type: 'help', action: undefined });
-    expect(parse(['bootstrap', '--version'], WALK)).toEqual({ type: 'version' });
+  it('answers --help and --version even with other words; platctl help VERB is VERB --help', () => {
+    expect(output(['kubeconfig', '--help'], KUBE)).toContain('token');
+    expect(output(['bootstrap', '--parallelism', 'x', '--help'])).toContain('--parallelism');
+    expect(output(['help', 'bootstrap'])).toBe(output(['bootstrap', '--help']));
+    expect(output(['help'])).toBe(output(['--help']));
+    expect(output(['bootstrap', '--version'])).toBe('9.9.9\n');
   });
 });
