@@ -18,7 +18,7 @@ import { STATE_FILE, loadState } from '../engine/state.js';
 import { PARK_DIR, loadParkFile } from '../park/record.js';
 import type { BuildOptions, ParkInput, ReportModel } from '../report/model.js';
 import { buildParkReport, buildWalkReport } from '../report/model.js';
-import { stateStore } from './shared-state.js';
+import { readSharedRun, stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
@@ -175,23 +175,10 @@ async function readRun(config: PlatctlConfig, root: string, run: string | undefi
       live: localLive,
     };
   }
-  const { loadRemoteLatest, loadRemoteRun, envsOf } = await import('../engine/shared-state.js');
-  const remote = run === undefined ? await loadRemoteLatest(store) : await loadRemoteRun(store, run);
-  if (!remote.ok) {
-    io.stderr.write(`platctl: cannot read the shared run state: ${remote.message}\n`);
-    if (remote.hint) io.stderr.write(`  hint: ${remote.hint}\n`);
-    return { type: 'error', exitCode: EXIT.refused };
-  }
-  if (remote.value.type === 'missing' && run !== undefined) {
-    io.stderr.write(`platctl: no run ${run} in ${store.location('runs/')}; platctl history lists the runs\n`);
-    return { type: 'error', exitCode: EXIT.usage };
-  }
-  const loaded: LoadedState =
-    remote.value.type === 'ok'
-      ? { type: 'ok', state: remote.value.state }
-      : remote.value.type === 'missing'
-        ? { type: 'missing' }
-        : { type: 'invalid', reason: 'unparsable', message: remote.value.message };
+  const { envsOf } = await import('../engine/shared-state.js');
+  const shared = await readSharedRun(store, run, io);
+  if (shared.type === 'error') return shared;
+  const loaded = shared.loaded;
   // Live while one of its environment locks in the bucket is held, fresh, by this run.
   const live = async (state: RunState): Promise<boolean> => {
     const { readEnvLock } = await import('../engine/env-lock.js');

@@ -7,7 +7,9 @@ import type { StateConfig } from '../config/schema.js';
 import type { ObjectStore } from '../engine/object-store.js';
 import type { SharedBackend } from '../engine/shared-run.js';
 import type { RunAuthor } from '../engine/shared-state.js';
+import type { LoadedState } from '../engine/state.js';
 import type { CliIo } from './verb.js';
+import { EXIT } from './verb.js';
 
 /** The bucket behind `state`, or undefined with the local backend. */
 export async function stateStore(state: StateConfig, io: Pick<CliIo, 'env'>): Promise<ObjectStore | undefined> {
@@ -60,4 +62,33 @@ export function parkRecordPlaces(
   // The same object when state.bucket is the environment's bucket and key_prefix the default: nothing to move.
   const same = envBucket !== undefined && envBucket.location('park/') === state.location('park/');
   return envBucket && !same ? { shared: state, previous: envBucket } : { shared: state };
+}
+
+/**
+ * The shared run state in the bucket: the latest run, or `run`. A bucket that cannot be read is refused (exit 3), an
+ * unknown `run` is a usage error (exit 2), both said on stderr; an unparsable record is a state to report, not an error.
+ */
+export async function readSharedRun(
+  store: ObjectStore,
+  run: string | undefined,
+  io: Pick<CliIo, 'stderr'>,
+): Promise<{ type: 'ok'; loaded: LoadedState } | { type: 'error'; exitCode: number }> {
+  const { loadRemoteLatest, loadRemoteRun } = await import('../engine/shared-state.js');
+  const remote = run === undefined ? await loadRemoteLatest(store) : await loadRemoteRun(store, run);
+  if (!remote.ok) {
+    io.stderr.write(`platctl: cannot read the shared run state: ${remote.message}\n`);
+    if (remote.hint) io.stderr.write(`  hint: ${remote.hint}\n`);
+    return { type: 'error', exitCode: EXIT.refused };
+  }
+  if (remote.value.type === 'missing' && run !== undefined) {
+    io.stderr.write(`platctl: no run ${run} in ${store.location('runs/')}; platctl history lists the runs\n`);
+    return { type: 'error', exitCode: EXIT.usage };
+  }
+  const loaded: LoadedState =
+    remote.value.type === 'ok'
+      ? { type: 'ok', state: remote.value.state }
+      : remote.value.type === 'missing'
+        ? { type: 'missing' }
+        : { type: 'invalid', reason: 'unparsable', message: remote.value.message };
+  return { type: 'ok', loaded };
 }

@@ -25,7 +25,7 @@ import type { PlatctlConfig } from '../config/schema.js';
 import type { ParkView } from '../park/status.js';
 import { parkVerdict, renderParkStatus, unknownParkSentence } from '../park/status.js';
 import { parkStatusJson, readParkStatus } from './park-status.js';
-import { stateStore } from './shared-state.js';
+import { readSharedRun, stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
@@ -202,23 +202,10 @@ async function sharedStatus(
   if (!config) return { type: 'local' };
   const store = await stateStore(config.state, io);
   if (!store) return { type: 'local' };
-  const { loadRemoteLatest, loadRemoteRun, envsOf } = await import('../engine/shared-state.js');
-  const remote = run === undefined ? await loadRemoteLatest(store) : await loadRemoteRun(store, run);
-  if (!remote.ok) {
-    io.stderr.write(`platctl: cannot read the shared run state: ${remote.message}\n`);
-    if (remote.hint) io.stderr.write(`  hint: ${remote.hint}\n`);
-    return { type: 'error', exitCode: EXIT.refused };
-  }
-  if (remote.value.type === 'missing' && run !== undefined) {
-    io.stderr.write(`platctl: no run ${run} in ${store.location('runs/')}; platctl history lists the runs\n`);
-    return { type: 'error', exitCode: EXIT.usage };
-  }
-  const state: LoadedState =
-    remote.value.type === 'ok'
-      ? { type: 'ok', state: remote.value.state }
-      : remote.value.type === 'missing'
-        ? { type: 'missing' }
-        : { type: 'invalid', reason: 'unparsable', message: remote.value.message };
+  const { envsOf } = await import('../engine/shared-state.js');
+  const shared = await readSharedRun(store, run, io);
+  if (shared.type === 'error') return shared;
+  const state = shared.loaded;
   return {
     type: 'loaded',
     loaded: state,

@@ -14,6 +14,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import type { PlatctlConfig } from '../config/schema.js';
 import { runChild } from './child.js';
+import type { ChildResult } from './child.js';
 import * as z from '../config/zod.js';
 import type { Executor, ProbeJob, RunHooks, UnitJob, UnitOutcome } from './executor.js';
 import { stripAnsi } from './redact.js';
@@ -188,14 +189,7 @@ export class TerragruntExecutor implements Executor {
       this.#groups,
     );
     if (result.type === 'exited' && result.exitCode === 0) return readPulledState(stdout);
-    const how =
-      result.type === 'exited'
-        ? `state pull exited ${result.exitCode}`
-        : result.type === 'timeout'
-          ? `state pull timed out after ${formatMinutes(job.timeoutMs)}`
-          : result.type === 'spawn-error'
-            ? `cannot start ${this.#settings.binary}: ${result.message}`
-            : `state pull was ${result.type}`;
+    const how = this.#howItEnded('state pull', result, job.timeoutMs);
     return { type: 'unknown', message: lastError ? `${how}: ${lastError}` : how };
   }
 
@@ -221,15 +215,23 @@ export class TerragruntExecutor implements Executor {
       this.#groups,
     );
     if (result.type === 'exited' && result.exitCode === 0) return readOutputJson(stdout);
-    const how =
-      result.type === 'exited'
-        ? `terragrunt output exited ${result.exitCode}`
-        : result.type === 'timeout'
-          ? `terragrunt output timed out after ${formatMinutes(job.timeoutMs)}`
-          : result.type === 'spawn-error'
-            ? `cannot start ${this.#settings.binary}: ${result.message}`
-            : `terragrunt output was ${result.type}`;
+    const how = this.#howItEnded('terragrunt output', result, job.timeoutMs);
     return { type: 'failed', message: lastError ? `${how}: ${lastError}` : how };
+  }
+
+  /** One line on how a probe's child ended without success: `state pull exited 1`, `... timed out after 30s`. */
+  #howItEnded(what: string, result: ChildResult, timeoutMs: number): string {
+    switch (result.type) {
+      case 'exited':
+        return `${what} exited ${result.exitCode}`;
+      case 'timeout':
+        return `${what} timed out after ${formatMinutes(timeoutMs)}`;
+      case 'spawn-error':
+        return `cannot start ${this.#settings.binary}: ${result.message}`;
+      case 'killed':
+      case 'interrupted':
+        return `${what} was ${result.type}`;
+    }
   }
 
   async run(job: UnitJob, hooks: RunHooks): Promise<UnitOutcome> {
