@@ -333,6 +333,14 @@ export class RunPublisher {
   #draining: Promise<void> | undefined;
   readonly #problems = new Set<string>();
   #skipped = false;
+  /**
+   * The ETag this publisher last wrote to each of the run's own keys (its state and summary), or null when it found
+   * none there. Those writes are conditional on it: a holder paused between its lock check and its upload (a stopped
+   * process, a suspended laptop) cannot overwrite what the run's new holder wrote meanwhile.
+   */
+  readonly #etags = new Map<string, string | null>();
+  /** The run's own key another writer changed under this publisher: it writes nothing more. */
+  #superseded: string | undefined;
 
   constructor(options: { store: ObjectStore; locks: EnvLocks; root: string; by: RunAuthor; envs: readonly string[] }) {
     this.#store = options.store;
@@ -363,7 +371,12 @@ export class RunPublisher {
   /** Waits for every upload; returns what could not be uploaded. */
   async close(): Promise<string[]> {
     while (this.#draining) await this.#draining;
-    if (this.#skipped && this.#locks.fenceReason !== undefined) {
+    if (this.#superseded !== undefined) {
+      this.#problems.add(
+        `${this.#store.location(this.#superseded)} was written by another run since this one last wrote it (the run ` +
+          `was taken over): nothing more was written there; the local files have it all`,
+      );
+    } else if (this.#skipped && this.#locks.fenceReason !== undefined) {
       this.#problems.add(
         `nothing more was written to ${this.#store.location('')} after the lock was lost; the local files have it all`,
       );
@@ -389,20 +402,53 @@ export class RunPublisher {
       this.#pendingText = undefined;
       const state = JSON.parse(text) as RunState;
       const summary = `${JSON.stringify(summarize(state, this.#envs, this.#by), null, 2)}\n`;
-      if (!(await this.#write(runStateKey(state.run_id), text))) continue;
-      if (!(await this.#write(runSummaryKey(state.run_id), summary))) continue;
+      if (!(await this.#writeOwn(runStateKey(state.run_id), text))) continue;
+      if (!(await this.#writeOwn(runSummaryKey(state.run_id), summary))) continue;
       await this.#write(latestKey(state.command), summary);
     }
   }
 
   async #write(key: string, body: string | Uint8Array): Promise<boolean> {
-    if (!(await this.#locks.ensureFresh())) {
-      this.#skipped = true;
-      return false;
-    }
+    if (!(await this.#mayWrite())) return false;
     const put = await this.#store.put(key, body, { always: true });
     if (!put.ok) {
       this.#problems.add(`cannot upload to the shared state: ${put.message}`);
+      return false;
+    }
+    return true;
+  }
+
+  /** A write to one of the run's own keys, only over what this publisher saw there (see #etags). */
+  async #writeOwn(key: string, body: string): Promise<boolean> {
+    if (!(await this.#mayWrite())) return false;
+    let seen = this.#etags.get(key);
+    if (seen === undefined) {
+      const current = await this.#store.get(key);
+      if (!current.ok) {
+        this.#problems.add(`cannot upload to the shared state: ${current.message}`);
+        return false;
+      }
+      seen = current.value?.etag ?? null;
+    }
+    const put = await this.#store.put(key, body, seen === null ? { ifNoneMatch: true } : { ifMatch: seen });
+    if (!put.ok) {
+      // Whether it landed is unknown: the next write looks again.
+      this.#etags.delete(key);
+      this.#problems.add(`cannot upload to the shared state: ${put.message}`);
+      return false;
+    }
+    if (put.value.type === 'conflict') {
+      this.#superseded = key;
+      return false;
+    }
+    this.#etags.set(key, put.value.etag);
+    return true;
+  }
+
+  async #mayWrite(): Promise<boolean> {
+    if (this.#superseded !== undefined) return false;
+    if (!(await this.#locks.ensureFresh())) {
+      this.#skipped = true;
       return false;
     }
     return true;
