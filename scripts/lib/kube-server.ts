@@ -611,10 +611,10 @@ function makeServer(
     audit() {
       const file = join(dir, 'audit.log');
       if (!existsSync(file)) return [];
-      return readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as AuditEvent);
+      // The server appends while we read: only lines it has finished (ended by a newline) are events.
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.pop();
+      return lines.filter((line) => line !== '').map((line) => JSON.parse(line) as AuditEvent);
     },
     stop() {
       stopped ??= (async () => {
