@@ -11,31 +11,7 @@ import type { ParseOutcome } from './parse.js';
 import { completions } from './complete.js';
 import { platctlVersion } from './version.js';
 import type { VerbEntry } from './verbs.js';
-
-/** A value of `--env`/`--config`: a word yargs would take as one (not empty, not an option). */
-function isValue(word: string | undefined): word is string {
-  return word !== undefined && word !== '' && !word.startsWith('-');
-}
-
-/** `kubeconfig token` with one `--env` and at most one `--config`, in any order: its arguments, or undefined. */
-function tokenArgs(argv: readonly string[]): { env: string; config: string | undefined } | undefined {
-  const words: string[] = [];
-  const values: Record<'env' | 'config', string[]> = { env: [], config: [] };
-  for (let i = 0; i < argv.length; i += 1) {
-    const word = argv[i] ?? '';
-    const name = /^--(env|config)(?:=(.*))?$/.exec(word);
-    if (name === null) {
-      if (word.startsWith('-')) return undefined;
-      words.push(word);
-      continue;
-    }
-    const value = name[2] ?? argv[(i += 1)];
-    if (!isValue(value)) return undefined;
-    values[name[1] as 'env' | 'config'].push(value);
-  }
-  if (words.join(' ') !== 'kubeconfig token' || values.env.length !== 1 || values.config.length > 1) return undefined;
-  return { env: values.env[0]!, config: values.config[0] };
-}
+import { tokenArgs } from './token-fast.js';
 
 /** The outcome for `argv` when it is one of the fast command lines, else undefined (yargs reads it). */
 export function fastPath(argv: readonly string[], verbs: readonly VerbEntry[], cwd: string): ParseOutcome | undefined {

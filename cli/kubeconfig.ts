@@ -20,6 +20,9 @@ import { EXIT, defineVerb } from './verb.js';
 import type { KUBECONFIG_OPTIONS } from './commands/kubeconfig.js';
 import { KUBECONFIG_GRAMMAR } from './commands/kubeconfig.js';
 import { writeFileAtomic } from '../config/atomic-write.js';
+import type { TokenCacheRequest } from '../cloud/eks-token-cache.js';
+import type { EksToken } from '../cloud/eks-token.js';
+import { tokenCacheRequest } from './token-fast.js';
 
 export type KubeconfigArgs = ArgsOf<typeof KUBECONFIG_OPTIONS>;
 
@@ -118,6 +121,20 @@ async function warnUnlessRunnable(given: string | undefined, target: string, io:
   );
 }
 
+/** Keeps `token` in the token cache when the configuration's text is still the one read before loading it. */
+async function keepUnchanged(
+  request: TokenCacheRequest | undefined,
+  token: EksToken,
+  credentialsExpireAt: number | undefined,
+  io: CliIo,
+): Promise<void> {
+  if (request === undefined) return;
+  const now = await tokenCacheRequest({ env: request.envName, config: request.configPath }, io.env, io.cwd);
+  if (now?.configText !== request.configText) return;
+  const { keepToken } = await import('../cloud/eks-token-cache.js');
+  await keepToken(request, token, credentialsExpireAt, Date.now(), writeFileAtomic);
+}
+
 async function printToken(
   args: { config?: string | undefined; env?: string[] | undefined },
   io: CliIo,
@@ -127,6 +144,8 @@ async function printToken(
     io.stderr.write('platctl: kubeconfig token needs exactly one --env\n');
     return EXIT.usage;
   }
+  // The text the token is kept under is read before the configuration is loaded, and kept only while unchanged.
+  const cacheRequest = await tokenCacheRequest({ env, config: args.config }, io.env, io.cwd);
   const loaded = await loadConfigOnly(args, io);
   if (!loaded.ok) return loaded.exitCode;
   const settings = loaded.project.config.environments[env];
@@ -144,8 +163,10 @@ async function printToken(
   }
   const { eksToken, execCredential } = await import('../cloud/eks-token.js');
   try {
-    const token = await eksToken(cluster, region, credentials.value);
+    const identity = await credentials.value();
+    const token = await eksToken(cluster, region, identity);
     io.stdout.write(`${JSON.stringify(execCredential(token))}\n`);
+    await keepUnchanged(cacheRequest, token, identity.expiration?.getTime(), io);
     return EXIT.ok;
   } catch (error) {
     // Credentials are resolved while signing: an expired SSO session surfaces here.

@@ -1,0 +1,69 @@
+/**
+ * `platctl kubeconfig token --env E [--config FILE]` answered from the token cache (cloud/eks-token-cache.ts) before
+ * anything else is loaded: kubectl runs it before every command, so its start-up is every kubectl command's. Loaded
+ * by `bin/platctl.js` on its own; a miss (or any other command line) goes the whole way through `cli/main.ts`, which
+ * signs, prints and keeps the token.
+ */
+import { readFile } from 'node:fs/promises';
+import { findConfig } from '../config/find.js';
+import type { TokenCacheRequest } from '../cloud/eks-token-cache.js';
+import { platctlVersion } from './version.js';
+
+/** A value of `--env`/`--config`: a word yargs would take as one (not empty, not an option). */
+function isValue(word: string | undefined): word is string {
+  return word !== undefined && word !== '' && !word.startsWith('-');
+}
+
+/**
+ * `kubeconfig token` with one `--env` and at most one `--config`, in any order: its arguments, or undefined. Only
+ * exactly this shape: anything else goes to yargs, which reads the whole command line or refuses it.
+ */
+export function tokenArgs(argv: readonly string[]): { env: string; config: string | undefined } | undefined {
+  const words: string[] = [];
+  const values: Record<'env' | 'config', string[]> = { env: [], config: [] };
+  for (let i = 0; i < argv.length; i += 1) {
+    const word = argv[i] ?? '';
+    const name = /^--(env|config)(?:=(.*))?$/.exec(word);
+    if (name === null) {
+      if (word.startsWith('-')) return undefined;
+      words.push(word);
+      continue;
+    }
+    const value = name[2] ?? argv[(i += 1)];
+    if (!isValue(value)) return undefined;
+    values[name[1] as 'env' | 'config'].push(value);
+  }
+  if (words.join(' ') !== 'kubeconfig token' || values.env.length !== 1 || values.config.length > 1) return undefined;
+  return { env: values.env[0]!, config: values.config[0] };
+}
+
+/** What the token cache is asked for `env` with the configuration found from `cwd`, or undefined without one. */
+export async function tokenCacheRequest(
+  args: { env: string; config: string | undefined },
+  env: TokenCacheRequest['env'],
+  cwd: string,
+): Promise<TokenCacheRequest | undefined> {
+  const found = await findConfig(cwd, args.config);
+  if (!found.ok) return undefined;
+  try {
+    const configText = await readFile(found.path, 'utf8');
+    return { configPath: found.path, configText, envName: args.env, version: platctlVersion(), env };
+  } catch {
+    // Unreadable: the whole way says why.
+    return undefined;
+  }
+}
+
+/** The `ExecCredential` line for a token command line from the cache, or undefined (the whole way runs). */
+export async function cachedToken(
+  argv: readonly string[],
+  env: TokenCacheRequest['env'],
+  cwd: string,
+): Promise<string | undefined> {
+  const args = tokenArgs(argv);
+  const request = args && (await tokenCacheRequest(args, env, cwd));
+  if (request === undefined) return undefined;
+  // Loaded here, not above: every other command line imports `tokenArgs` from this module (cli/fast-path.ts).
+  const { cachedExecCredential } = await import('../cloud/eks-token-cache.js');
+  return cachedExecCredential(request, Date.now());
+}
