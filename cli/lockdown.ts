@@ -14,7 +14,7 @@ import { RUN_ID_ENV } from '../engine/run.js';
 import { TerragruntExecutor, chooseTools, terragruntArgs } from '../engine/terragrunt.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { isLiveTerminal, makeReporter } from './walk-output.js';
-import { parseGrace, prepareTools } from './walk-tools.js';
+import { killGraceMs, prepareTools } from './walk-tools.js';
 import { loadProject } from './project.js';
 import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
@@ -67,7 +67,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   if (!prepared.ok) return prepared.exitCode;
   handleInterruptions();
   const reporter = makeReporter(args, io, paint);
-  const graceMs = parseGrace(io.env.PLATCTL_KILL_GRACE);
+  const graceMs = killGraceMs(io.env);
   let outcome;
   try {
     outcome = await executeLockdown(

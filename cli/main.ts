@@ -17,7 +17,7 @@ import { VERBS } from './verbs.js';
 import { tolerateClosedPipe } from './output.js';
 import { platctlVersion } from './version.js';
 import { fastPath } from './fast-path.js';
-import { parseRequestTimeout } from '../cloud/env.js';
+import { envSettingErrors } from './env-settings.js';
 
 /** Colour is on for a TTY unless NO_COLOR or --no-color; FORCE_COLOR turns it on anywhere. */
 export function colorEnabled(
@@ -81,9 +81,10 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
     const verb = await parsed.entry.load();
     const { args } = parsed;
     const env = options.env ?? process.env;
-    const timeout = parseRequestTimeout(env.PLATCTL_REQUEST_TIMEOUT);
-    if ('error' in timeout) {
-      stderr.write(`platctl: ${timeout.error}; unset it for the default (30s). Nothing was run.\n`);
+    const settings = envSettingErrors(env);
+    if (settings.length > 0) {
+      for (const error of settings) stderr.write(`platctl: ${error}.\n`);
+      stderr.write('  Nothing was run.\n');
       return EXIT.usage;
     }
     const isTTY = Boolean((args.json === true ? stderr : stdout).isTTY);

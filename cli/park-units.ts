@@ -18,7 +18,7 @@ import type { UnitApplier } from '../park/context.js';
 import { childGroups } from './signals.js';
 import { discoverProject } from './project.js';
 import type { CliIo, GlobalOptions } from './verb.js';
-import { parseGrace, prepareTools } from './walk-tools.js';
+import { killGraceMs, prepareTools } from './walk-tools.js';
 
 /** A configured unit and the key that names it. */
 interface ConfiguredUnit {
@@ -104,7 +104,7 @@ export async function parkUnitApplier(
       tfPath: tools.tfPathArg,
       extraArgs: config.terragrunt.extra_args,
       env: { ...tools.unitEnv, [RUN_ID_ENV]: runId },
-      graceMs: parseGrace(io.env.PLATCTL_KILL_GRACE),
+      graceMs: killGraceMs(io.env),
       // The trace context of the step that applies the unit (engine/tracing.ts), as a walk's unit gets its own.
       ...(tracer ? { jobEnv: (job: UnitJob) => tracer.childEnv(job.unit) } : {}),
     },

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { findConfig } from '../config/find.js';
 import type { TokenCacheRequest } from '../cloud/eks-token-cache.js';
 import { platctlVersion } from './version.js';
+import { envSettingErrors } from './env-settings.js';
 
 /** A value of `--env`/`--config`: a word yargs would take as one (not empty, not an option). */
 function isValue(word: string | undefined): word is string {
@@ -61,7 +62,9 @@ export async function cachedToken(
   cwd: string,
 ): Promise<string | undefined> {
   const args = tokenArgs(argv);
-  const request = args && (await tokenCacheRequest(args, env, cwd));
+  // A setting platctl does not understand is refused by the whole way, never passed over by the cache.
+  if (args === undefined || envSettingErrors(env).length > 0) return undefined;
+  const request = await tokenCacheRequest(args, env, cwd);
   if (request === undefined) return undefined;
   // Loaded here, not above: every other command line imports `tokenArgs` from this module (cli/fast-path.ts).
   const { cachedExecCredential } = await import('../cloud/eks-token-cache.js');

@@ -10,7 +10,8 @@ import { formatCommandLine } from '../engine/logs.js';
 import { JsonReporter } from '../engine/reporters/json.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { HeartbeatOptions } from '../engine/reporters/lines.js';
-import { heartbeatMs } from '../engine/reporters/lines.js';
+import { DEFAULT_HEARTBEAT_MS } from '../engine/reporters/lines.js';
+import { secondsSetting } from './env-settings.js';
 import { PlainReporter } from '../engine/reporters/plain.js';
 import { renderSummary } from '../engine/reporters/summary.js';
 import { TtyReporter } from '../engine/reporters/tty.js';
@@ -50,7 +51,7 @@ export function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Repo
 
 /** The still-running lines of a non-terminal: every PLATCTL_PROGRESS_INTERVAL seconds (30 by default). */
 export function plainHeartbeat(io: CliIo): HeartbeatOptions {
-  return { everyMs: heartbeatMs(io.env.PLATCTL_PROGRESS_INTERVAL), now: () => Date.now() };
+  return { everyMs: secondsSetting(io.env, 'PLATCTL_PROGRESS_INTERVAL', DEFAULT_HEARTBEAT_MS), now: () => Date.now() };
 }
 
 /** The options that shape a run, in the order a person would type them. */

@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
 import { DEFAULT_GRACE_MS, chooseTools, resolveExecutable } from '../engine/terragrunt.js';
+import { secondsSetting } from './env-settings.js';
 import type { Resolved } from '../engine/terragrunt.js';
 import { checkWorktree } from '../engine/worktree.js';
 import type { CliIo } from './verb.js';
@@ -124,9 +125,7 @@ function missingTool(
   );
 }
 
-/** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30). */
-export function parseGrace(value: string | undefined): number {
-  if (value === undefined || value === '') return DEFAULT_GRACE_MS;
-  const seconds = Number(value);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : DEFAULT_GRACE_MS;
+/** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30; cli/env-settings.ts bounds it). */
+export function killGraceMs(env: CliIo['env']): number {
+  return secondsSetting(env, 'PLATCTL_KILL_GRACE', DEFAULT_GRACE_MS);
 }

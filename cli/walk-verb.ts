@@ -43,7 +43,7 @@ import { buildWalkPlan, renderWalkPlan } from './walk-plan.js';
 import type { RunTrack } from './walk-output.js';
 import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
 import type { ToolsReady } from './walk-tools.js';
-import { parseGrace, prepareTools, toolsForPlan } from './walk-tools.js';
+import { killGraceMs, prepareTools, toolsForPlan } from './walk-tools.js';
 import { platctlVersion } from './version.js';
 import { rollbackPreview } from '../engine/rollback.js';
 import { optionalUnits } from '../engine/rollback-run.js';
@@ -313,7 +313,7 @@ async function runDeps(
 ): Promise<RunDeps> {
   const { root, config } = project;
   const { io, paint, hooks, shared } = context;
-  const graceMs = parseGrace(io.env.PLATCTL_KILL_GRACE);
+  const graceMs = killGraceMs(io.env);
   return {
     now: () => Date.now(),
     machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),

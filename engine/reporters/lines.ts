@@ -114,17 +114,6 @@ export class Heartbeat {
   }
 }
 
-/**
- * The heartbeat interval from PLATCTL_PROGRESS_INTERVAL: seconds from 0.01 to 3600, or `0` to turn the
- * still-running lines off; anything else (unset, not a number, out of range) gives the default 30 s.
- */
-export function heartbeatMs(value: string | undefined): number {
-  const seconds = Number(value);
-  if (value === undefined || value.trim() === '' || !Number.isFinite(seconds)) return DEFAULT_HEARTBEAT_MS;
-  if (seconds === 0) return 0;
-  return seconds >= 0.01 && seconds <= 3600 ? Math.round(seconds * 1000) : DEFAULT_HEARTBEAT_MS;
-}
-
 type ConvergeEvent = Extract<
   WalkEvent,
   { type: 'converge-wait-started' | 'converge-wait-progress' | 'converge-wait-finished' }

@@ -87,4 +87,12 @@ describe('kubeconfig token and its cache', () => {
     expect(unknown.stderr).toContain('--env platfrom: no such environment');
     expect(unknown.stdout).toBe('');
   });
+
+  it('refuses a setting it does not understand even when a token is kept', () => {
+    expect(token(['--env', 'platform']).code).toBe(0);
+    const refused = token(['--env', 'platform'], { PLATCTL_REQUEST_TIMEOUT: 'soon' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('PLATCTL_REQUEST_TIMEOUT="soon" is not a number of seconds');
+    expect(refused.stdout).toBe('');
+  });
 });

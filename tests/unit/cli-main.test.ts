@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
+import { secondsSetting } from '../../cli/env-settings.js';
 import { GLOBAL_OPTIONS } from '../../cli/options.js';
 import type { Verb, VerbGrammar } from '../../cli/verb.js';
 import type { VerbEntry } from '../../cli/verbs.js';
@@ -79,6 +80,39 @@ describe('platctl refuses a command line it does not fully understand, before an
     const fine = spiedRegistry();
     expect((await runCli(['status'], { env: { PLATCTL_REQUEST_TIMEOUT: '2.5' }, verbs: fine.verbs })).code).toBe(0);
     expect(fine.runs).toHaveBeenCalledTimes(1);
+  });
+
+  it('a PLATCTL_PROGRESS_INTERVAL or PLATCTL_KILL_GRACE it does not understand exits 2 and the verb never runs', async () => {
+    const refused: [string, string, string][] = [
+      ['PLATCTL_PROGRESS_INTERVAL', 'soon', 'between 0.01 and 3600 (or 0 to turn the still-running lines off)'],
+      ['PLATCTL_PROGRESS_INTERVAL', '7200', 'between 0.01 and 3600'],
+      ['PLATCTL_PROGRESS_INTERVAL', '0.001', 'between 0.01 and 3600'],
+      ['PLATCTL_KILL_GRACE', '3O', 'between 0 and 3600'],
+      ['PLATCTL_KILL_GRACE', '1e9', 'between 0 and 3600'],
+      ['PLATCTL_KILL_GRACE', '-1', 'between 0 and 3600'],
+    ];
+    for (const [name, value, bounds] of refused) {
+      const spied = spiedRegistry();
+      const result = await runCli(['status'], { env: { [name]: value }, cwd: '/nonexistent', verbs: spied.verbs });
+      expect(result.code, `${name}=${value}`).toBe(2);
+      expect(result.stderr).toContain(`platctl: ${name}="${value}" is not a number of seconds ${bounds}`);
+      expect(result.stderr).toContain('Nothing was run.');
+      expect(spied.runs).not.toHaveBeenCalled();
+    }
+    // Both wrong at once: both are named.
+    const both = await runCli(['status'], {
+      env: { PLATCTL_KILL_GRACE: 'x', PLATCTL_REQUEST_TIMEOUT: 'y' },
+      verbs: spiedRegistry().verbs,
+    });
+    expect(both.stderr).toMatch(/PLATCTL_REQUEST_TIMEOUT="y"[\s\S]*PLATCTL_KILL_GRACE="x"/);
+    for (const env of [{ PLATCTL_PROGRESS_INTERVAL: '0' }, { PLATCTL_KILL_GRACE: '0' }, { PLATCTL_KILL_GRACE: '' }]) {
+      const fine = spiedRegistry();
+      expect((await runCli(['status'], { env, verbs: fine.verbs })).code).toBe(0);
+    }
+    expect(secondsSetting({ PLATCTL_PROGRESS_INTERVAL: '0.05' }, 'PLATCTL_PROGRESS_INTERVAL', 30_000)).toBe(50);
+    expect(secondsSetting({ PLATCTL_PROGRESS_INTERVAL: '0' }, 'PLATCTL_PROGRESS_INTERVAL', 30_000)).toBe(0);
+    expect(secondsSetting({}, 'PLATCTL_KILL_GRACE', 30_000)).toBe(30_000);
+    expect(secondsSetting({ PLATCTL_KILL_GRACE: '2' }, 'PLATCTL_KILL_GRACE', 30_000)).toBe(2000);
   });
 
   it('a misspelt option of every verb (and action) exits 2 with a did-you-mean, and the verb never runs', async () => {

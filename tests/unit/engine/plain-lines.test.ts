@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { heartbeatOf } from '../../../cli/park-output.js';
 import type { WalkEvent } from '../../../engine/events.js';
-import { Heartbeat, heartbeatMs, lineStamp, plainText, stampedStream } from '../../../engine/reporters/lines.js';
+import { Heartbeat, lineStamp, plainText, stampedStream } from '../../../engine/reporters/lines.js';
 import { makePaint } from '../../../engine/reporters/paint.js';
 import { PlainReporter } from '../../../engine/reporters/plain.js';
 import type { ParkEvent } from '../../../park/run.js';
@@ -167,14 +167,5 @@ describe('plain lines', () => {
     expect(out.text()).toContain('10:01:30 still running: down platform: drain (Drain the nodes) 1m30s\n');
     emit({ type: 'step-completed', at, env: 'platform', step: 'drain', duration_ms: 1, detail: 'drained' });
     expect(rendered).toEqual(['step-started', 'step-completed']);
-  });
-
-  it('reads the interval from PLATCTL_PROGRESS_INTERVAL in seconds, 0 for off, else 30 s', () => {
-    expect(heartbeatMs(undefined)).toBe(30_000);
-    expect(heartbeatMs('5')).toBe(5000);
-    expect(heartbeatMs('0.05')).toBe(50);
-    expect(heartbeatMs('0')).toBe(0);
-    expect(heartbeatMs('soon')).toBe(30_000);
-    expect(heartbeatMs('7200')).toBe(30_000);
   });
 });
