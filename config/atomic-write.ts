@@ -11,7 +11,7 @@
  * `platctl graph` path needs a synchronous variant that loads nothing more. It lives in config/, the bottom layer, so
  * every layer may use it.
  */
-import { randomBytes } from 'node:crypto';
+import { crypto } from './crypto.js';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -25,7 +25,7 @@ export interface AtomicWriteOptions {
 
 /** The temp file's name: beside the target (a rename never crosses file systems), unique per writer. */
 function tempPath(path: string): string {
-  return `${path}.tmp-${randomBytes(6).toString('hex')}`;
+  return `${path}.tmp-${crypto().randomBytes(6).toString('hex')}`;
 }
 
 function asBuffers(data: string | readonly Uint8Array[]): { buffers: Uint8Array[]; size: number } {

@@ -2,10 +2,10 @@
  * The unit graph: plain data plus pure functions. No I/O, no clock, no process: everything here is tested without
  * spawning anything. An edge `a -> b` means "a depends on b": b is applied before a and destroyed after it.
  */
-import { createHash } from 'node:crypto';
 
 export type UnitId = string;
 
+import { crypto } from '../config/crypto.js';
 import type { SourceLocation } from '../config/location.js';
 
 export type { SourceLocation };
@@ -397,7 +397,7 @@ export function criticalPath(
  * resume across a re-wired graph.
  */
 export function fingerprint(graph: Graph): string {
-  const hash = createHash('sha256');
+  const hash = crypto().createHash('sha256');
   for (const id of graph.ids()) {
     hash.update(`${id}\n`);
     for (const dep of sorted(graph.nodes.get(id)?.dependencies ?? [])) hash.update(`  ${dep}\n`);

@@ -13,7 +13,7 @@
  * replacement is a rename of a complete file over the old one, so the lock never goes missing in between and a run
  * starting from scratch cannot slip in.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { crypto } from '../config/crypto.js';
 import { link, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { FsError } from './fs-errors.js';
@@ -155,7 +155,7 @@ function parseLock(text: string): LockInfo | string {
 
 /** Writes `text` to a fresh temp file next to `path`; on failure removes whatever part of it was written. */
 async function writeTemp(path: string, text: string): Promise<string> {
-  const temp = `${path}.${randomBytes(4).toString('hex')}`;
+  const temp = `${path}.${crypto().randomBytes(4).toString('hex')}`;
   try {
     await writeFile(temp, text, { flag: 'wx' });
     return temp;
@@ -232,7 +232,7 @@ type Takeover = { type: 'won' } | { type: 'lost' } | { type: 'stuck'; marker: st
  * (see the file comment). 'lost' means another contender took it, or is taking it, or the lock changed.
  */
 async function takeOver(path: string, staleText: string, mine: string, machine: LockEnvironment): Promise<Takeover> {
-  const marker = `${path}.takeover-${createHash('sha256').update(staleText).digest('hex').slice(0, 16)}`;
+  const marker = `${path}.takeover-${crypto().createHash('sha256').update(staleText).digest('hex').slice(0, 16)}`;
   if (!(await createExclusive(marker, mine))) {
     const other = await readLock(marker);
     if (other.type === 'missing') return { type: 'lost' };
@@ -291,7 +291,7 @@ export async function acquireLock(
     started_at: request.startedAt,
     ...(pidStart === undefined ? {} : { pid_start: pidStart }),
     ...(machine.bootId === undefined ? {} : { boot_id: machine.bootId }),
-    token: randomBytes(8).toString('hex'),
+    token: crypto().randomBytes(8).toString('hex'),
   };
   const text = `${JSON.stringify(info, null, 2)}\n`;
   try {
