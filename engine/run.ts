@@ -36,6 +36,7 @@ import type { EnvLocks } from './env-lock.js';
 import type { SharedBackend } from './shared-run.js';
 import { checkResumedUnchanged, lockShared, sharedPrevious } from './shared-run.js';
 import { RunPublisher } from './shared-state.js';
+import { poll, systemClock } from './waits.js';
 
 /** The environment variable that marks a unit process with its run, so a later run can recognise it. */
 export const RUN_ID_ENV = 'PLATCTL_RUN_ID';
@@ -1061,20 +1062,37 @@ async function stopOrphans(previous: RunState, deps: RunDeps, warn: (message: st
       }
       warn(`stopping ${unit} (process group ${pid}), left running by the killed run ${previous.run_id}`);
       deps.groups.signal(pid, 'SIGINT');
-      await waitForExit(deps.groups, pid, deps.graceMs, deps.procRoot);
+      if (await waitForExit(deps, pid, deps.graceMs)) return;
+      if (deps.signal.aborted) {
+        // An interrupt never makes it more destructive: Terraform may still be releasing its state lock.
+        warn(
+          `interrupted while ${unit} (process group ${pid}) stopped after SIGINT; it was not killed: ` +
+            `check it (ps -g ${pid}) before the next run`,
+        );
+        return;
+      }
       // Whatever is left of the group (or a leader that ignored SIGINT) goes now.
       deps.groups.signal(pid, 'SIGKILL');
-      await waitForExit(deps.groups, pid, 5000, deps.procRoot);
+      await waitForExit({ ...deps, signal: new AbortController().signal }, pid, 5000);
     }),
   );
 }
 
-/** Waits until the group is gone or its leader is a zombie; false after `ms`. */
-async function waitForExit(groups: ProcessGroups, pgid: number, ms: number, procRoot?: string): Promise<boolean> {
-  const step = 50;
-  for (let waited = 0; waited <= ms; waited += step) {
-    if (!groups.alive(pgid) || (await isZombie(pgid, procRoot))) return true;
-    await new Promise((resolve) => setTimeout(resolve, step));
-  }
-  return false;
+/** Waits until the group is gone or its leader is a zombie; false after `ms` or on the first Ctrl-C. */
+async function waitForExit(
+  deps: Pick<RunDeps, 'groups' | 'procRoot' | 'signal'>,
+  pgid: number,
+  ms: number,
+): Promise<boolean> {
+  const outcome = await poll({
+    clock: systemClock,
+    signal: deps.signal,
+    timeoutMs: ms,
+    intervalMs: 50,
+    check: async () => ({
+      done: !deps.groups.alive(pgid) || (await isZombie(pgid, deps.procRoot)),
+      value: undefined,
+    }),
+  });
+  return outcome.type === 'done';
 }

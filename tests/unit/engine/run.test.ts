@@ -210,6 +210,41 @@ describe('executeRun', () => {
     expect(stranger.exitCode).toBeNull();
   });
 
+  it('the first Ctrl-C ends the wait for a left-behind process that ignores SIGINT, and kills nothing', async () => {
+    const controller = new AbortController();
+    const executor = new AutoExecutor(graph, () => 0);
+    const { root, request, deps, events } = await setup(executor);
+    // A Terraform still releasing its state lock: SIGINT does not stop it at once.
+    const orphan = spawn('sh', ['-c', 'trap "" INT; sleep 60'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, [RUN_ID_ENV]: 'run-old' },
+    });
+    leftovers.push(orphan.pid!);
+    await writeFile(
+      join(root, STATE_FILE),
+      JSON.stringify({
+        ...runState({ 'p/a': { status: 'running', attempts: 1, wave: 0, dependencies: [], pid: orphan.pid! } }),
+        run_id: 'run-old',
+      }),
+    );
+    const emit = (event: WalkEvent) => {
+      events.push(event);
+      if (event.type === 'warning' && event.message.startsWith('stopping p/a')) controller.abort();
+    };
+    // A grace far longer than the test's own time limit: only the abort can end the wait.
+    const result = await executeRun(request(), deps({ signal: controller.signal, emit, graceMs: 600_000 }));
+    expect(result.type).not.toBe('refused');
+    const warnings = events.filter((e) => e.type === 'warning').map((e) => (e.type === 'warning' ? e.message : ''));
+    expect(warnings).toContain(
+      `interrupted while p/a (process group ${orphan.pid}) stopped after SIGINT; it was not killed: ` +
+        `check it (ps -g ${orphan.pid}) before the next run`,
+    );
+    expect(orphan.exitCode).toBeNull();
+    expect(orphan.signalCode).toBeNull();
+    expect(executor.started).toEqual([]);
+  });
+
   it('finds and stops a unit process whose pid the killed run never wrote down', async () => {
     // platctl records `running` before the spawn and the pid in the next (coalesced) write: a kill -9 in between
     // leaves a running unit without a pid. Its process still carries the run id and the unit in its environment.
