@@ -1,12 +1,15 @@
 /**
- * The park section of `platctl status` (the rest of status is in cli/status.ts, which calls this), and the guard
- * that keeps `platctl bootstrap` off a parked environment.
+ * The park section of `platctl status` (the rest of status is in cli/status.ts, which calls this), and the wiring of
+ * the park rules (park/rules.ts) into bootstrap and teardown: each environment's record store, built from
+ * `.platctl.yaml`, and the words printed.
  */
 import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
-import type { Graph, UnitId } from '../engine/graph.js';
+import type { Graph } from '../engine/graph.js';
 import type { RunState } from '../engine/state.js';
 import { RecordStore, asideRefusal, parkFilePath } from '../park/record.js';
+import type { BootstrapScope } from '../park/rules.js';
+import { bootstrapEnvs, clearParkAfterTeardown, parkedRefusal } from '../park/rules.js';
 import type { ParkView } from '../park/status.js';
 import { parkFiles, unknownParkSentence } from '../park/status.js';
 import { parkRecordPlaces, stateStore } from './shared-state.js';
@@ -105,54 +108,25 @@ async function recordStore(root: string, config: PlatctlConfig, env: string, var
 }
 
 /**
- * Why bootstrap must not run: an environment it touches is parked (applying it would fight the park, and its node
- * groups' Terraform sizes would bring the compute back behind the record's back), or its shared record cannot be
- * read. The shared record (S3) is the truth where there is one: another runner may have parked or brought the
- * environment back. Undefined when bootstrap may run.
+ * Why bootstrap must not run (park/rules.ts): an environment it touches is parked, or its record cannot be read
+ * where it is shared. Undefined when bootstrap may run.
  */
-export async function parkedRefusal(
+export async function bootstrapParkRefusal(
   root: string,
   config: PlatctlConfig,
-  args: { env?: string[] | undefined; unit?: string[] | undefined; resume?: boolean | undefined },
+  args: BootstrapScope,
   vars: EnvVars = {},
 ): Promise<string | undefined> {
-  const fromUnits = (args.unit ?? []).map((unit) => unit.split('/')[0] ?? unit);
-  const touched =
-    !args.resume && (args.env ?? []).length > 0
-      ? (args.env ?? [])
-      : !args.resume && fromUnits.length > 0
-        ? fromUnits
-        : Object.keys(config.environments);
-  for (const env of [...new Set(touched)]) {
-    const store = await recordStore(root, config, env, vars);
-    const record = await store.read();
-    if (!record.ok) {
-      return (
-        `cannot tell whether ${env} is parked: ${record.message}\n` +
-        `  hint: ${record.hint ? `${record.hint}; ` : 'fix the access to it, '}or pass --force to bootstrap without this check`
-      );
-    }
-    const first = record.value;
-    const aside = first === undefined ? await store.aside() : undefined;
-    if (aside !== undefined) {
-      const why = asideRefusal(root, env, aside);
-      return `cannot tell whether ${env} is parked: ${why.message}\n  hint: ${why.hint}; or pass --force to bootstrap without this check`;
-    }
-    if (first?.status !== 'parked') continue;
-    return (
-      `${first.env} is parked since ${first.parked_at} (by ${first.parked_by.user}@${first.parked_by.host}); ` +
-      `run \`platctl up --env ${first.env}\` first, or pass --force to bootstrap it parked`
-    );
-  }
-  return undefined;
+  const envs = bootstrapEnvs(args, Object.keys(config.environments));
+  return parkedRefusal(root, envs, (env) => recordStore(root, config, env, vars));
 }
 
 /**
- * After a completed teardown: the park record of each environment the teardown destroyed as a whole (every unit of
- * it completed, or kept as the floor) is removed, in S3 and locally, since nothing of it is parked any more. Returns
- * the exit code when a record could not be removed (the teardown itself succeeded), else undefined.
+ * After a completed teardown, removes the park record of each environment it destroyed as a whole
+ * (park/rules.ts) and says so. Returns the exit code when a record could not be removed (the teardown itself
+ * succeeded), else undefined.
  */
-export async function clearParkAfterTeardown(
+export async function clearParkRecordsAfterTeardown(
   root: string,
   config: PlatctlConfig,
   graph: Graph,
@@ -160,27 +134,18 @@ export async function clearParkAfterTeardown(
   io: CliIo,
   out: NodeJS.WritableStream,
 ): Promise<number | undefined> {
-  const byEnv = new Map<string, UnitId[]>();
-  for (const node of graph.nodes.values()) byEnv.set(node.env, [...(byEnv.get(node.env) ?? []), node.id]);
-  const withFile = new Set((await parkFiles(root)).files.map((f) => f.env));
-  for (const [env, units] of byEnv) {
-    if (!config.park[env] && !withFile.has(env)) continue;
-    const destroyed = units.every((id) => {
-      const unit = state.units[id];
-      return unit !== undefined && (unit.status === 'completed' || unit.kept === true);
-    });
-    if (!destroyed) continue;
-    const store = await recordStore(root, config, env, io.env);
-    const cleared = await store.clear();
-    if (!cleared.ok) {
-      io.stderr.write(
-        `platctl: teardown of ${env} completed, but its park record could not be removed: ${cleared.message}\n` +
-          `  hint: ${cleared.hint ? `${cleared.hint}; then ` : ''}delete ${store.location} and ` +
-          `.platctl-park/${env}.json by hand, or platctl status and bootstrap will still see ${env} as parked\n`,
-      );
-      return EXIT.failed;
-    }
-    if (cleared.value.length > 0) out.write(`Park record of ${env} removed: ${cleared.value.join(', ')}\n`);
+  const parkConfigured = (env: string): boolean => config.park[env] !== undefined;
+  const storeFor = (env: string): Promise<RecordStore> => recordStore(root, config, env, io.env);
+  const { cleared, failed } = await clearParkAfterTeardown(root, graph, state, parkConfigured, storeFor);
+  for (const { env, removed } of cleared) {
+    if (removed.length > 0) out.write(`Park record of ${env} removed: ${removed.join(', ')}\n`);
   }
-  return undefined;
+  if (!failed) return undefined;
+  const { env, message, hint, location } = failed;
+  io.stderr.write(
+    `platctl: teardown of ${env} completed, but its park record could not be removed: ${message}\n` +
+      `  hint: ${hint ? `${hint}; then ` : ''}delete ${location} and ` +
+      `.platctl-park/${env}.json by hand, or platctl status and bootstrap will still see ${env} as parked\n`,
+  );
+  return EXIT.failed;
 }

@@ -12,7 +12,7 @@ import type { RunTracer } from '../engine/tracing.js';
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';
 import { runWalkVerb } from './walk-verb.js';
-import { clearParkAfterTeardown } from './park-status.js';
+import { clearParkRecordsAfterTeardown } from './park-status.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { defineVerb } from './verb.js';
 import { TEARDOWN_GRAMMAR } from './commands/teardown.js';
@@ -87,7 +87,7 @@ function runTeardown(
     tracer,
     // Nothing of an environment torn down as a whole is parked any more.
     completed: (state, { root, config, discovery }, out) =>
-      clearParkAfterTeardown(root, config, discovery.graph, state, io, out),
+      clearParkRecordsAfterTeardown(root, config, discovery.graph, state, io, out),
     precheck: () =>
       args.yes || process.stdin.isTTY
         ? undefined

@@ -31,7 +31,7 @@ import { productionHooks, productionRecoveries, unitHooks } from './hooks.js';
 import { manualCheckRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import type { MetricsSink } from './metrics.js';
 import { selectionEnvs } from './metrics.js';
-import { parkedRefusal } from './park-status.js';
+import { bootstrapParkRefusal } from './park-status.js';
 import { walkPhases } from './phases.js';
 import type { Project } from './project.js';
 import { loadProject } from './project.js';
@@ -156,7 +156,7 @@ async function refuseToStart(
     return EXIT.usage;
   }
   if (command === 'bootstrap' && !args.force && !args['dry-run']) {
-    const refusal = await parkedRefusal(project.root, project.config, args, io.env);
+    const refusal = await bootstrapParkRefusal(project.root, project.config, args, io.env);
     if (refusal !== undefined) {
       io.stderr.write(`platctl: refused: ${refusal}\n`);
       return EXIT.refused;
