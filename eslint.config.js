@@ -14,7 +14,8 @@ const LAYERS = {
   engine: ['config'],
   discover: ['config', 'engine/graph.ts', 'engine/timers.ts'],
   hooks: ['config', 'engine', 'cloud'],
-  validate: ['config', 'engine/graph.ts', 'engine/timers.ts', 'cloud'],
+  // validate's checks run on the pure ready-queue the walk uses (engine/scheduler.ts imports only engine/graph.ts).
+  validate: ['config', 'engine/graph.ts', 'engine/scheduler.ts', 'engine/timers.ts', 'cloud'],
   park: ['config', 'engine', 'cloud'],
   report: ['config', 'engine', 'park'],
   converge: ['config', 'engine', 'cloud', 'validate'],

@@ -6,6 +6,8 @@
  * weighted by its duration in the last run, 1 when unknown), ties by id. Terragrunt's runner pool picks ready units
  * alphabetically, so a long chain whose first unit sorts last waits behind short units; waves (Terragrunt before
  * v0.89) make every level wait for its slowest unit (RFC #3629). Critical-path-first beats both.
+ *
+ * A caller with an order of its own passes `rank` instead (validate starts its ready checks in plan order).
  */
 import type { Graph, UnitId } from './graph.js';
 import { compareIds, remainingPathWeights } from './graph.js';
@@ -18,6 +20,11 @@ export interface SchedulerOptions {
   readonly done?: Iterable<UnitId>;
   /** Expected duration of a unit (any unit of measure), for the priority; 1 when unknown. */
   readonly weight?: (id: UnitId) => number;
+  /**
+   * Replaces the critical-path priority: among ready units, the lowest rank goes first (ties by id). Validate passes
+   * each check's place in its plan, so checks start in the order they are listed; `weight` is then unused.
+   */
+  readonly rank?: (id: UnitId) => number;
 }
 
 /** A unit the scheduler gave up on because something it needs failed (or `--fail-fast` stopped the walk). */
@@ -39,11 +46,7 @@ export class Scheduler {
 
   constructor(graph: Graph, options: SchedulerOptions = {}) {
     this.#graph = graph;
-    const weight = options.weight ?? (() => 1);
-    this.#priority = remainingPathWeights(graph, (id) => {
-      const w = weight(id);
-      return Number.isFinite(w) && w > 0 ? w : 1;
-    });
+    this.#priority = priorities(graph, options);
     this.#ready = new ReadyHeap(this.#priority);
     const done = new Set(options.done ?? []);
     for (const node of graph.nodes.values()) {
@@ -69,7 +72,7 @@ export class Scheduler {
     return this.#state.get(id);
   }
 
-  /** The remaining-path weight the priority uses. */
+  /** The remaining-path weight the priority uses (minus the rank, when the caller ranks the units). */
   priority(id: UnitId): number {
     return this.#priority.get(id) ?? 0;
   }
@@ -182,6 +185,17 @@ export class Scheduler {
     const actual = this.#state.get(id);
     if (actual !== state) throw new Error(`scheduler: ${id} is ${actual ?? 'unknown'}, expected ${state}`);
   }
+}
+
+/** Per unit, its priority: higher goes first. */
+function priorities(graph: Graph, options: SchedulerOptions): ReadonlyMap<UnitId, number> {
+  const { rank } = options;
+  if (rank) return new Map([...graph.nodes.keys()].map((id) => [id, -rank(id)]));
+  const weight = options.weight ?? (() => 1);
+  return remainingPathWeights(graph, (id) => {
+    const w = weight(id);
+    return Number.isFinite(w) && w > 0 ? w : 1;
+  });
 }
 
 /** A binary max-heap of ready units: heaviest remaining path first, then id. Removal is lazy. */

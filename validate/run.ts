@@ -1,9 +1,9 @@
 /**
- * Runs planned checks: dependencies first, independent checks in parallel under a concurrency limit, each under its
- * own timeout. A check whose dependency did not pass is skipped without taking a slot, naming the failure at the
- * root; once an environment's credentials are rejected mid-run, its remaining checks are skipped the same way.
+ * Runs planned checks on the engine's scheduler (engine/scheduler.ts): dependencies first, independent checks in
+ * parallel under a concurrency limit, started in plan order, each under its own timeout. A check whose dependency did
+ * not pass is skipped by the scheduler without taking a slot, naming the failure at the root; once an environment's
+ * credentials are rejected mid-run, its remaining checks are skipped the same way.
  */
-import pLimit from 'p-limit';
 import type { EnvCloud } from '../cloud/environment.js';
 import {
   checkCredentials,
@@ -21,6 +21,8 @@ import type { ValidateDeps } from './deps.js';
 import type { CheckSpec, PlannedCheck } from './plan.js';
 import type { CheckOutcome, CheckResult, ValidateReport } from './types.js';
 import { UNHEALTHY, formatTimeout, unreachable } from './types.js';
+import { Graph } from '../engine/graph.js';
+import { Scheduler } from '../engine/scheduler.js';
 import { setTimer } from '../engine/timers.js';
 
 /** Checks that read the cluster (their client module is worth loading early). */
@@ -55,38 +57,166 @@ export async function runChecks(options: RunOptions): Promise<ValidateReport> {
     aws: options.checks.some((c) => c.env !== undefined),
     kube: options.checks.some((c) => KUBE_KINDS.has(c.spec.kind)),
   });
-  const limit = pLimit(Math.max(1, options.concurrency));
-  const clouds = new Map<string, EnvCloud>();
-  const cloud = (env: string): EnvCloud => {
-    let existing = clouds.get(env);
-    if (!existing) {
-      existing = deps.cloud(env);
-      clouds.set(env, existing);
-    }
-    return existing;
+  const results = await new CheckRun(options).run();
+  const checks = options.checks.map((check) => {
+    const result = results.get(check.id);
+    if (!result) throw new Error(`validate: the check ${check.id} ended without a result`);
+    return result;
+  });
+  return {
+    // An interrupted run skipped checks it never made: it cannot vouch for the platform.
+    healthy: options.signal?.aborted !== true && !checks.some((c) => UNHEALTHY.has(c.status)),
+    checks,
+    durationMs: Math.max(0, deps.now() - started),
   };
+}
+
+/** The checks' graph: an edge from each check to each check it requires. */
+function checkGraph(checks: readonly PlannedCheck[]): Graph {
+  const graph = new Graph();
+  for (const check of checks) graph.addNode(check.id, check.env ?? '', '');
+  for (const check of checks) {
+    for (const required of check.requires) {
+      if (!graph.has(required)) throw new Error(`validate: a check depends on the unknown check ${required}`);
+      graph.addEdge(check.id, required);
+    }
+  }
+  return graph;
+}
+
+/** Slots for checks: at least one; like the walk's, a whole number (or Infinity). */
+function slotsOf(concurrency: number): number {
+  const slots = Math.max(1, concurrency);
+  if (!Number.isInteger(slots) && slots !== Number.POSITIVE_INFINITY) {
+    throw new TypeError(`validate: the concurrency must be a whole number from 1 up, not ${String(concurrency)}`);
+  }
+  return slots;
+}
+
+/**
+ * One run of the checks. The scheduler hands out the ready checks (plan order) while a slot is free and learns each
+ * result: a pass releases its dependents, anything else skips them. A skipped check is reported once every check it
+ * requires has ended, naming the first of them (in its `requires` order) that did not pass, or what that one was
+ * skipped for: the cause at the root, the same whichever failure came first.
+ */
+class CheckRun {
+  readonly #options: RunOptions;
+  readonly #scheduler: Scheduler;
+  readonly #slots: number;
+  readonly #byId: ReadonlyMap<string, PlannedCheck>;
+  /** Plan position, the order ready checks start in. */
+  readonly #place: ReadonlyMap<string, number>;
+  readonly #results = new Map<string, CheckResult>();
+  /** Checks the scheduler skipped and not reported yet -> the failure the scheduler skipped them for. */
+  readonly #skipped = new Map<string, string>();
+  readonly #clouds = new Map<string, EnvCloud>();
   /** Environment -> the check whose credentials failure stops the rest of it. */
-  const authFailed = new Map<string, string>();
-  const byId = new Map(options.checks.map((check) => [check.id, check]));
-  const results = new Map<string, Promise<CheckResult>>();
+  readonly #authFailed = new Map<string, string>();
+  #running = 0;
+  #ended: ((outcome: { error: unknown } | undefined) => void) | undefined;
 
-  const resultOf = (id: string): Promise<CheckResult> => {
-    let promise = results.get(id);
-    if (!promise) {
-      const check = byId.get(id);
-      if (!check) throw new Error(`validate: a check depends on the unknown check ${id}`);
-      promise = settle(check);
-      results.set(id, promise);
+  constructor(options: RunOptions) {
+    this.#options = options;
+    this.#slots = slotsOf(options.concurrency);
+    this.#byId = new Map(options.checks.map((check) => [check.id, check]));
+    this.#place = new Map(options.checks.map((check, i) => [check.id, i]));
+    this.#scheduler = new Scheduler(checkGraph(options.checks), { rank: (id) => this.#place.get(id) ?? 0 });
+  }
+
+  /** Every check's result, by id, once all have ended. Each wait is a check's own, bounded by its timeout. */
+  run(): Promise<ReadonlyMap<string, CheckResult>> {
+    return new Promise((resolve, reject) => {
+      this.#ended = (outcome) => {
+        this.#ended = undefined;
+        if (outcome) reject(outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error)));
+        else resolve(this.#results);
+      };
+      this.#fill();
+    });
+  }
+
+  /** Starts ready checks while a slot is free; ends the run when every check has ended. */
+  #fill(): void {
+    try {
+      while (this.#ended && this.#running < this.#slots) {
+        const id = this.#scheduler.next();
+        if (id === undefined) break;
+        this.#start(this.#check(id));
+      }
+      // Skips still unreported when nothing is left to run, or nothing to start while nothing runs: a circle of
+      // checks, which planning never makes; it ends the run rather than hanging it.
+      const circle = this.#scheduler.finished ? this.#skipped.size > 0 : this.#scheduler.stalled;
+      if (circle) throw new Error('validate: the checks depend on each other in a circle');
+      if (this.#scheduler.finished) this.#ended?.(undefined);
+    } catch (thrown: unknown) {
+      this.#ended?.({ error: thrown });
     }
-    return promise;
-  };
+  }
 
-  const finish = (
-    check: PlannedCheck,
-    outcome: CheckOutcome,
-    durationMs: number,
-    skippedBecause?: string,
-  ): CheckResult => {
+  #start(check: PlannedCheck): void {
+    const { deps, signal } = this.#options;
+    const authCause = check.env !== undefined ? this.#authFailed.get(check.env) : undefined;
+    if (authCause !== undefined) {
+      const message = `skipped: ${authCause} found the credentials rejected`;
+      this.#settle(check, { status: 'skip', message }, 0, authCause);
+      return;
+    }
+    if (signal?.aborted) {
+      this.#settle(check, { status: 'skip', message: 'skipped: interrupted' }, 0);
+      return;
+    }
+    this.#running += 1;
+    const begin = deps.now();
+    const budgetMs = this.#options.budgetMs ?? VALIDATE_BUDGET_MS;
+    const ended = (outcome: CheckOutcome): void => {
+      this.#running -= 1;
+      try {
+        this.#settle(check, outcome, Math.max(0, deps.now() - begin));
+      } catch (thrown: unknown) {
+        this.#ended?.({ error: thrown });
+      }
+      this.#fill();
+    };
+    runOne(check, this.#cloud, deps, budgetMs, signal).then(ended, (thrown: unknown) =>
+      this.#ended?.({ error: thrown }),
+    );
+  }
+
+  /** Records a check's result and tells the scheduler: a pass releases its dependents, anything else skips them. */
+  #settle(check: PlannedCheck, outcome: CheckOutcome, durationMs: number, skippedBecause?: string): void {
+    this.#record(check, outcome, durationMs, skippedBecause);
+    if (outcome.status === 'pass') this.#scheduler.complete(check.id);
+    else for (const { unit, because } of this.#scheduler.fail(check.id)) this.#skipped.set(unit, because);
+    this.#reportSkips();
+  }
+
+  /** Reports, in plan order, each skipped check whose required checks have all ended. */
+  #reportSkips(): void {
+    let reported = true;
+    while (reported && this.#skipped.size > 0) {
+      reported = false;
+      const waiting = [...this.#skipped.keys()].sort((a, b) => (this.#place.get(a) ?? 0) - (this.#place.get(b) ?? 0));
+      for (const id of waiting) {
+        const check = this.#check(id);
+        if (!check.requires.every((required) => this.#results.has(required))) continue;
+        const cause = this.#skipCause(check, this.#skipped.get(id) ?? id);
+        this.#skipped.delete(id);
+        this.#record(check, { status: 'skip', message: `skipped: ${cause} did not pass` }, 0, cause);
+        reported = true;
+      }
+    }
+  }
+
+  /** The first required check that did not pass, or the failure it was itself skipped for. */
+  #skipCause(check: PlannedCheck, because: string): string {
+    for (const required of check.requires) {
+      const result = this.#results.get(required);
+      if (result && result.status !== 'pass') return result.skippedBecause ?? result.id;
+    }
+    return this.#results.get(because)?.skippedBecause ?? because;
+  }
+
+  #record(check: PlannedCheck, outcome: CheckOutcome, durationMs: number, skippedBecause?: string): void {
     const result: CheckResult = {
       id: check.id,
       check: check.check,
@@ -97,42 +227,25 @@ export async function runChecks(options: RunOptions): Promise<ValidateReport> {
       durationMs,
       ...(skippedBecause !== undefined ? { skippedBecause } : {}),
     };
-    if (outcome.authFailure && check.env !== undefined && !authFailed.has(check.env))
-      authFailed.set(check.env, check.id);
-    options.onResult?.(result);
-    return result;
-  };
+    if (outcome.authFailure && check.env !== undefined && !this.#authFailed.has(check.env))
+      this.#authFailed.set(check.env, check.id);
+    this.#results.set(check.id, result);
+    this.#options.onResult?.(result);
+  }
 
-  const settle = async (check: PlannedCheck): Promise<CheckResult> => {
-    const prerequisites = await Promise.all(check.requires.map(resultOf));
-    const blocker = prerequisites.find((r) => r.status !== 'pass');
-    if (blocker) {
-      const cause = blocker.skippedBecause ?? blocker.id;
-      return finish(check, { status: 'skip', message: `skipped: ${cause} did not pass` }, 0, cause);
+  #check(id: string): PlannedCheck {
+    const check = this.#byId.get(id);
+    if (!check) throw new Error(`validate: no planned check ${id}`);
+    return check;
+  }
+
+  readonly #cloud = (env: string): EnvCloud => {
+    let existing = this.#clouds.get(env);
+    if (!existing) {
+      existing = this.#options.deps.cloud(env);
+      this.#clouds.set(env, existing);
     }
-    return limit(async () => {
-      const authCause = check.env !== undefined ? authFailed.get(check.env) : undefined;
-      if (authCause !== undefined) {
-        return finish(
-          check,
-          { status: 'skip', message: `skipped: ${authCause} found the credentials rejected` },
-          0,
-          authCause,
-        );
-      }
-      if (options.signal?.aborted) return finish(check, { status: 'skip', message: 'skipped: interrupted' }, 0);
-      const begin = deps.now();
-      const outcome = await runOne(check, cloud, deps, options.budgetMs ?? VALIDATE_BUDGET_MS, options.signal);
-      return finish(check, outcome, Math.max(0, deps.now() - begin));
-    });
-  };
-
-  const checks = await Promise.all(options.checks.map((check) => resultOf(check.id)));
-  return {
-    // An interrupted run skipped checks it never made: it cannot vouch for the platform.
-    healthy: options.signal?.aborted !== true && !checks.some((c) => UNHEALTHY.has(c.status)),
-    checks,
-    durationMs: Math.max(0, deps.now() - started),
+    return existing;
   };
 }
 

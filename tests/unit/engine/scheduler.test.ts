@@ -64,6 +64,20 @@ describe('Scheduler', () => {
     expect(drain(tie)).toEqual(['p/a', 'p/b', 'p/c']);
   });
 
+  it('with a rank, starts ready units lowest rank first instead of by critical path', () => {
+    // p/z1 heads the longest chain, but the caller lists p/c, p/a, p/z1, p/b: that order wins among ready units.
+    const g = graphOf(
+      [
+        ['p/z2', 'p/z1'],
+        ['p/z3', 'p/z2'],
+      ],
+      ['p/a', 'p/b', 'p/c'],
+    );
+    const listed = ['p/c', 'p/a', 'p/z1', 'p/b', 'p/z2', 'p/z3'];
+    const s = new Scheduler(g, { rank: (id) => listed.indexOf(id) });
+    expect(drain(s)).toEqual(['p/c', 'p/a', 'p/z1', 'p/b', 'p/z2', 'p/z3']);
+  });
+
   it('treats unknown or nonsensical weights as 1', () => {
     const g = graphOf([['p/b', 'p/a']], ['p/c']);
     const s = new Scheduler(g, { weight: (id) => (id === 'p/c' ? Number.NaN : -5) });

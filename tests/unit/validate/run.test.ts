@@ -3,7 +3,9 @@ import { failure, ok } from '../../../cloud/result.js';
 import { planChecks } from '../../../validate/plan.js';
 import { runChecks } from '../../../validate/run.js';
 import type { ValidateDeps } from '../../../validate/deps.js';
-import type { PlanInput } from '../../../validate/plan.js';
+import type { PlanInput, PlannedCheck } from '../../../validate/plan.js';
+import type { CheckResult } from '../../../validate/types.js';
+import { until } from '../../helpers/wait.js';
 import type { FakeCloudAnswers } from './fakes.js';
 import { fakeCloud, fakeDeps, makeConfig, s3State, unit, unitMap } from './fakes.js';
 
@@ -231,5 +233,131 @@ describe('runChecks', () => {
     const { status, report } = await run({}, { checkBucket: () => Promise.reject(new Error('boom')) });
     expect(status['iam/state_bucket:platform']).toBe('error');
     expect(report.checks.find((c) => c.id === 'iam/state_bucket:platform')?.message).toBe('check crashed: boom');
+  });
+
+  describe('on the engine scheduler', () => {
+    /** An HTTP check of `name` (`http/endpoint:<name>`) that requires the named checks. */
+    const check = (name: string, ...requires: string[]): PlannedCheck => ({
+      id: `http/endpoint:${name}`,
+      check: 'http/endpoint',
+      target: name,
+      phase: 'cross',
+      requires: requires.map((r) => `http/endpoint:${r}`),
+      timeoutMs: 10_000,
+      timeoutIsFailure: true,
+      spec: { kind: 'http-endpoint', url: `http://${name}.test/`, expect: [200] },
+    });
+
+    /** Fake endpoints that answer only when the test says so; counts the requests in flight and their peak. */
+    function endpoints() {
+      const waiting = new Map<string, (status: number) => void>();
+      const asked: string[] = [];
+      let peak = 0;
+      const fetch: typeof globalThis.fetch = (url) => {
+        const name = new URL(url instanceof Request ? url.url : url).hostname.replace(/\.test$/, '');
+        asked.push(name);
+        return new Promise((resolve) => {
+          waiting.set(name, (status) => {
+            waiting.delete(name);
+            resolve(new Response(null, { status }));
+          });
+          peak = Math.max(peak, waiting.size);
+        });
+      };
+      const answer = async (name: string, status: number): Promise<void> => {
+        await until(() => waiting.has(name), 5000, `${name} to be asked`);
+        waiting.get(name)?.(status);
+      };
+      return { fetch, waiting, asked, answer, peak: () => peak };
+    }
+
+    it('skips the dependents of a failed check with its name, while independent checks use every slot', async () => {
+      const http = endpoints();
+      const ended: CheckResult[] = [];
+      const running = runChecks({
+        checks: [
+          check('gate'),
+          check('a'),
+          check('b'),
+          check('c'),
+          check('after-gate', 'gate'),
+          check('after-that', 'after-gate'),
+        ],
+        deps: fakeDeps({}, { fetch: http.fetch }),
+        concurrency: 2,
+        onResult: (result) => ended.push(result),
+      });
+      await until(() => http.waiting.size === 2, 5000, 'two checks in flight');
+      expect([...http.waiting.keys()]).toEqual(['gate', 'a']);
+      await http.answer('gate', 500);
+      // The gate's failure skips both dependents at once, without a slot: the freed slot goes to b.
+      await until(() => http.waiting.has('b'), 5000, 'b to start in the freed slot');
+      expect(ended.map((r) => r.id)).toEqual([
+        'http/endpoint:gate',
+        'http/endpoint:after-gate',
+        'http/endpoint:after-that',
+      ]);
+      expect(http.waiting.size).toBe(2);
+      await http.answer('a', 200);
+      await http.answer('b', 200);
+      await http.answer('c', 200);
+      const report = await running;
+
+      expect(http.peak()).toBe(2);
+      expect(http.asked).toEqual(['gate', 'a', 'b', 'c']);
+      expect(report.checks.map((c) => [c.target, c.status, c.message, c.skippedBecause])).toEqual([
+        ['gate', 'fail', 'HTTP 500, expected 200', undefined],
+        ['a', 'pass', 'HTTP 200', undefined],
+        ['b', 'pass', 'HTTP 200', undefined],
+        ['c', 'pass', 'HTTP 200', undefined],
+        ['after-gate', 'skip', 'skipped: http/endpoint:gate did not pass', 'http/endpoint:gate'],
+        ['after-that', 'skip', 'skipped: http/endpoint:gate did not pass', 'http/endpoint:gate'],
+      ]);
+      expect(report.healthy).toBe(false);
+    });
+
+    it('names the first required check that failed, whichever failed first, once all of them ended', async () => {
+      const http = endpoints();
+      const ended: string[] = [];
+      const running = runChecks({
+        checks: [check('x'), check('y'), check('both', 'x', 'y')],
+        deps: fakeDeps({}, { fetch: http.fetch }),
+        concurrency: 2,
+        onResult: (result) => ended.push(result.target),
+      });
+      await http.answer('y', 503);
+      await until(() => ended.includes('y'), 5000, 'y to end');
+      // Still waiting for x: the skip is reported once the cause it names is known.
+      expect(ended).toEqual(['y']);
+      await http.answer('x', 404);
+      const report = await running;
+      expect(ended).toEqual(['y', 'x', 'both']);
+      expect(report.checks.find((c) => c.target === 'both')).toMatchObject({
+        status: 'skip',
+        message: 'skipped: http/endpoint:x did not pass',
+        skippedBecause: 'http/endpoint:x',
+        durationMs: 0,
+      });
+      expect(http.asked).toEqual(['x', 'y']);
+    });
+
+    it('ends a circle of checks with an error instead of waiting forever', async () => {
+      const http = endpoints();
+      const running = runChecks({
+        checks: [check('free'), check('p', 'q'), check('q', 'p')],
+        deps: fakeDeps({}, { fetch: http.fetch }),
+        concurrency: 2,
+      });
+      await http.answer('free', 200);
+      await expect(running).rejects.toThrow('validate: the checks depend on each other in a circle');
+    });
+
+    it('refuses a check that requires one not planned, before running anything', async () => {
+      const http = endpoints();
+      await expect(
+        runChecks({ checks: [check('a', 'nowhere')], deps: fakeDeps({}, { fetch: http.fetch }), concurrency: 1 }),
+      ).rejects.toThrow('validate: a check depends on the unknown check http/endpoint:nowhere');
+      expect(http.asked).toEqual([]);
+    });
   });
 });
