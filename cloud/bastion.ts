@@ -33,9 +33,11 @@ export function createBastionReader(access: AwsAccess): BastionReader {
           { Name: 'instance-state-name', Values: ['pending', 'running', 'stopping', 'stopped', 'shutting-down'] },
           ...Object.entries(tags).map(([key, value]) => ({ Name: `tag:${key}`, Values: [value] })),
         ];
+        // The signal goes in the third argument: a paginator passes only that one on to each request.
         for await (const page of paginateDescribeInstances(
-          { client: ec2, ...callOptions(signal) },
+          { client: ec2 },
           { Filters: filters },
+          callOptions(signal),
         )) {
           for (const reservation of page.Reservations ?? []) {
             for (const instance of reservation.Instances ?? []) {

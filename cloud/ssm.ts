@@ -83,9 +83,11 @@ export function createSsmReader(access: AwsAccess): SsmReader {
       try {
         const [{ paginateDescribeInstanceInformation }, ssm] = await Promise.all([sdk(), getClient()]);
         for (let at = 0; at < ids.length; at += IDS_PER_CALL) {
+          // The signal goes in the third argument: a paginator passes only that one on to each request.
           const pages = paginateDescribeInstanceInformation(
-            { client: ssm, ...callOptions(signal) },
+            { client: ssm },
             { Filters: [{ Key: 'InstanceIds', Values: ids.slice(at, at + IDS_PER_CALL) }] },
+            callOptions(signal),
           );
           for await (const page of pages) {
             for (const info of page.InstanceInformationList ?? []) {

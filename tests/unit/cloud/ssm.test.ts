@@ -5,12 +5,14 @@
  * answers exactly AWS's documented JSON, pages included.
  */
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createSsmReader } from '../../../cloud/ssm.js';
 import { placeholderRule } from '../../../hooks/ssm-parameter-check.js';
+import { startBlackHole } from '../../helpers/black-hole.js';
 import { useMoto } from '../../helpers/moto.js';
 import type { SsmAgentStub } from '../../helpers/ssm-agents.js';
 import { startSsmAgentStub } from '../../helpers/ssm-agents.js';
+import { until } from '../../helpers/wait.js';
 
 const credentials = () => Promise.resolve({ accessKeyId: 'testing', secretAccessKey: 'testing' });
 
@@ -141,5 +143,27 @@ describe('SSM agents against the DescribeInstanceInformation stub (moto lacks it
     } finally {
       stub.fail = undefined;
     }
+  });
+});
+
+describe('SSM agents on an endpoint that never answers', () => {
+  it('the first Ctrl-C ends the call at once, not after the request timeout and its retries', async () => {
+    const hole = await startBlackHole();
+    onTestFinished(() => hole.close());
+    const reader = createSsmReader({
+      envName: 'platform',
+      region: 'eu-west-1',
+      // A request timeout far beyond the test's own limit: only the signal can end the call.
+      env: { AWS_ENDPOINT_URL_SSM: hole.endpoint, PLATCTL_REQUEST_TIMEOUT: '600' },
+      credentials,
+      maxAttempts: 3,
+    });
+    const controller = new AbortController();
+    const asked = reader.agents(['i-0aaa'], controller.signal);
+    await until(() => hole.requests.length > 0, 15_000, 'the request reached the endpoint');
+    controller.abort();
+    const agents = await asked;
+    expect(agents.ok).toBe(false);
+    expect(hole.requests).toHaveLength(1);
   });
 });
