@@ -162,20 +162,22 @@ async function printToken(
     return EXIT.refused;
   }
   const { eksToken, execCredential } = await import('../cloud/eks-token.js');
+  let signed: { token: EksToken; credentialsExpireAt: number | undefined };
   try {
+    // Credentials are resolved here: an expired SSO session surfaces as the error.
     const identity = await credentials.value();
-    const token = await eksToken(cluster, region, identity);
-    io.stdout.write(`${JSON.stringify(execCredential(token))}\n`);
-    await keepUnchanged(cacheRequest, token, identity.expiration?.getTime(), io);
-    return EXIT.ok;
+    signed = { token: await eksToken(cluster, region, identity), credentialsExpireAt: identity.expiration?.getTime() };
   } catch (error) {
-    // Credentials are resolved while signing: an expired SSO session surfaces here.
     const { describeAwsError, loginHint } = await import('../cloud/auth-errors.js');
     io.stderr.write(
       `platctl: cannot sign an EKS token for ${cluster}: ${describeAwsError(error)} (${loginHint(settings.aws?.profile)})\n`,
     );
     return EXIT.refused;
   }
+  // Outside the catch: a failure from here on is a bug of platctl's, reported as one, never as a login problem.
+  io.stdout.write(`${JSON.stringify(execCredential(signed.token))}\n`);
+  await keepUnchanged(cacheRequest, signed.token, signed.credentialsExpireAt, io);
+  return EXIT.ok;
 }
 
 export const kubeconfigVerb = defineVerb(KUBECONFIG_GRAMMAR, (args, io) =>
