@@ -36,7 +36,10 @@ export async function applyOne(settings: ApplyOneSettings, job: UnitJob, signal:
   const iso = (): string => new Date(settings.now()).toISOString();
   let unitLog: UnitLog;
   try {
-    await mkdir(join(settings.root, settings.logDir), { recursive: true });
+    const dir = join(settings.root, settings.logDir);
+    await mkdir(dir, { recursive: true }).catch((error: unknown) => {
+      throw new FsError('create the log directory', dir, error);
+    });
     unitLog = await UnitLog.open(
       settings.root,
       log,
@@ -51,8 +54,9 @@ export async function applyOne(settings: ApplyOneSettings, job: UnitJob, signal:
       settings.redactor.fork(),
     );
   } catch (error) {
-    const message = error instanceof FsError ? error.message : `cannot create ${log}: ${String(error)}`;
-    return { type: 'failed', message: `${message}; nothing was run`, log, lastLines: [] };
+    // A disk that refuses the log is an expected failure of this apply (nothing ran); anything else is a bug.
+    if (!(error instanceof FsError)) throw error;
+    return { type: 'failed', message: `${error.message}; nothing was run`, log, lastLines: [] };
   }
   const started = settings.now();
   const outcome = await settings.executor.run(job, { output: unitLog, signal });
