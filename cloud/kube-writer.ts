@@ -100,9 +100,12 @@ export function makeKubeWriter(
     contentType = 'application/json',
     signal?: AbortSignal,
   ): Promise<{ status: number; json: unknown }> => {
+    // The run's signal (the first Ctrl-C) and the call's own both end the request.
+    const signals = [limits.signal, signal].filter((s): s is AbortSignal => s !== undefined);
+    const abort = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     // client-node fills the headers (a token, or the authenticator's) and the agent (CA, client certificate).
     const options: { headers: Record<string, string>; agent?: unknown; auth?: string } = { headers: {} };
-    await kc.applyToHTTPSOptions(options as never);
+    await credentialsWithin(kc.applyToHTTPSOptions(options as never), abort, timeoutMs);
     const url = new URL(`${base}${path}`);
     const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -111,9 +114,6 @@ export function makeKubeWriter(
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    // The run's signal (the first Ctrl-C) and the call's own both end the request.
-    const signals = [limits.signal, signal].filter((s): s is AbortSignal => s !== undefined);
-    const abort = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     if (abort?.aborted) throw Object.assign(new Error('the run was interrupted'), { name: 'AbortError' });
     return new Promise((resolve, reject) => {
       const req = send(
@@ -162,6 +162,13 @@ export function makeKubeWriter(
     try {
       answer = await run();
     } catch (error) {
+      if (error instanceof Error && error.message.startsWith(NO_CREDENTIALS)) {
+        return failure(
+          'timeout',
+          `${error.message} ${what}`,
+          "check the kubeconfig context's user: its exec command must print a credential without waiting for input",
+        );
+      }
       if (isAbortError(error)) {
         const within =
           error instanceof Error && error.name === 'TimeoutError' ? ` within ${formatSeconds(timeoutMs)}` : '';
@@ -287,6 +294,48 @@ function message(json: unknown): string | undefined {
     if (typeof text === 'string') return text;
   }
   return undefined;
+}
+
+const NO_CREDENTIALS = "no credentials from the kubeconfig's user";
+
+/**
+ * The kubeconfig user's credentials, bounded: with an `exec` user (`aws eks get-token`, a credential helper)
+ * client-node runs the program and waits for it without a time limit or a signal, so a hung helper would hold a
+ * park step past the first Ctrl-C. Rejects as a timeout after `timeoutMs`, or as an interruption on `abort` (the
+ * helper itself is left to end on its own: client-node gives no handle on it).
+ */
+function credentialsWithin(work: Promise<unknown>, abort: AbortSignal | undefined, timeoutMs: number): Promise<void> {
+  const interrupted = () => Object.assign(new Error('the run was interrupted'), { name: 'AbortError' });
+  if (abort?.aborted) return Promise.reject(interrupted());
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      done();
+      reject(
+        Object.assign(new Error(`${NO_CREDENTIALS} within ${formatSeconds(timeoutMs)}`), {
+          name: 'TimeoutError',
+        }),
+      );
+    }, timeoutMs);
+    const onAbort = () => {
+      done();
+      reject(interrupted());
+    };
+    const done = () => {
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', onAbort);
+    };
+    abort?.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      () => {
+        done();
+        resolve();
+      },
+      (error: unknown) => {
+        done();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 /**
