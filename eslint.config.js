@@ -10,7 +10,8 @@ import { dirname, relative, resolve } from 'node:path';
  */
 const LAYERS = {
   config: [],
-  cloud: [],
+  // The one schema library (config/zod.ts: zod itself, bundled), for what cloud/ reads from a bucket.
+  cloud: ['config/zod.ts'],
   engine: ['config'],
   discover: ['config', 'engine/graph.ts', 'engine/timers.ts'],
   hooks: ['config', 'engine', 'cloud'],

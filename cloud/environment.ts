@@ -22,7 +22,23 @@ import type { KubeReader } from './kube.js';
 import { kubeReaderForEks, kubeReaderFromContext } from './kube.js';
 import type { CloudFailure, CloudResult } from './result.js';
 import { failure, isAbortError, networkErrorCode, ok } from './result.js';
+import type * as Zod from '../config/zod.js';
 import { ROUTE53_REGION, Route53Reader } from './route53.js';
+
+/** The format version Terraform and OpenTofu write their state in (`"version": 4`). */
+const STATE_FORMAT = 4;
+
+/**
+ * The parts of a Terraform state `validate` reads: its format, serial and how many resources it holds. Built on first
+ * use: loading the schema library costs every other user of this module (a cached `kubeconfig token`) start-up.
+ */
+function terraformState(z: typeof Zod) {
+  return z.looseObject({
+    version: z.literal(STATE_FORMAT),
+    serial: z.number().optional(),
+    resources: z.array(z.unknown()),
+  });
+}
 
 /** What `DescribeCluster` says about a cluster. */
 export interface ClusterDescription {
@@ -231,17 +247,28 @@ class AwsEnvCloud implements EnvCloud {
       }
       return result;
     }
+    let json: unknown;
     try {
-      const state = JSON.parse(body) as { resources?: unknown; serial?: unknown };
-      const resources = Array.isArray(state.resources) ? state.resources.length : 0;
-      return ok({
-        resources,
-        bytes: Buffer.byteLength(body),
-        ...(typeof state.serial === 'number' ? { serial: state.serial } : {}),
-      });
+      json = JSON.parse(body);
     } catch {
       return failure('error', `s3://${bucket}/${key} is not a Terraform state file (not JSON)`);
     }
+    const state = terraformState(await import('../config/zod.js')).safeParse(json);
+    if (!state.success) {
+      // Never counted as empty: a state platctl does not understand says nothing about what stands.
+      const version = (json as { version?: unknown } | null)?.version;
+      return failure(
+        'error',
+        typeof version === 'number' && version !== STATE_FORMAT
+          ? `s3://${bucket}/${key} is a Terraform state of format version ${version}, which platctl does not read (${STATE_FORMAT})`
+          : `s3://${bucket}/${key} is not a Terraform state file (no format version and resources list)`,
+      );
+    }
+    return ok({
+      resources: state.data.resources.length,
+      bytes: Buffer.byteLength(body),
+      ...(state.data.serial === undefined ? {} : { serial: state.data.serial }),
+    });
   }
 
   async describeCluster(signal?: AbortSignal): Promise<CloudResult<ClusterDescription>> {

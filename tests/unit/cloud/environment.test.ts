@@ -78,6 +78,9 @@ describe('EnvCloud against moto', () => {
       }),
       'empty/terraform.tfstate': JSON.stringify({ version: 4, serial: 2, resources: [] }),
       'junk/terraform.tfstate': 'not json',
+      'null/terraform.tfstate': 'null',
+      'odd/terraform.tfstate': JSON.stringify({ version: 4, serial: 3, resources: 'all of them' }),
+      'future/terraform.tfstate': JSON.stringify({ version: 5, serial: 1, resources: [] }),
     });
     expect(await cloud().readState('tf-state-platform', 'vpc/terraform.tfstate')).toMatchObject({
       ok: true,
@@ -90,6 +93,20 @@ describe('EnvCloud against moto', () => {
     expect(await cloud().readState('tf-state-platform', 'junk/terraform.tfstate')).toMatchObject({
       ok: false,
       reason: 'error',
+    });
+    // Never read as an empty state: a state platctl does not understand says nothing about what stands.
+    for (const key of ['null/terraform.tfstate', 'odd/terraform.tfstate']) {
+      expect(await cloud().readState('tf-state-platform', key), key).toEqual({
+        ok: false,
+        reason: 'error',
+        message: `s3://tf-state-platform/${key} is not a Terraform state file (no format version and resources list)`,
+      });
+    }
+    expect(await cloud().readState('tf-state-platform', 'future/terraform.tfstate')).toEqual({
+      ok: false,
+      reason: 'error',
+      message:
+        's3://tf-state-platform/future/terraform.tfstate is a Terraform state of format version 5, which platctl does not read (4)',
     });
     expect(await cloud().readState('tf-state-platform', 'none/terraform.tfstate', 'eu-west-1')).toEqual({
       ok: false,
