@@ -459,6 +459,13 @@ const rolloutsStep: ParkStep = {
     }),
 };
 
+/**
+ * A database's Ready time is written by its operator's clock, a pod's start by its node's kubelet: two hosts, and
+ * both to the second. A client pod that started less than this after the database was Ready may well have started
+ * before it, so it is restarted too (a needless restart costs a rollout; a missed one leaves a broken client).
+ */
+export const DB_CLIENT_CLOCK_MARGIN_MS = 30_000;
+
 function startedAt(pod: KubeJson): number {
   const start = pod.status?.startTime;
   return typeof start === 'string' ? Date.parse(start) || 0 : 0;
@@ -494,7 +501,8 @@ const dbClientsStep: ParkStep = {
             ),
         );
         if (!waited.ok) return waited;
-        const readyAt = Date.parse(waited.value ?? '') || 0;
+        // No Ready time to go by: every pod may have started before the database.
+        const readyAt = Date.parse(waited.value ?? '') || Infinity;
         const deployment = await kube.get({ ...KINDS.deployments, namespace: client.namespace }, client.deployment);
         if (!deployment.ok) return fromCloud(deployment);
         const labels =
@@ -507,7 +515,7 @@ const dbClientsStep: ParkStep = {
           selector ? { labelSelector: selector } : {},
         );
         if (!pods.ok) return fromCloud(pods);
-        const early = pods.value.filter((p) => startedAt(p) < readyAt);
+        const early = pods.value.filter((p) => startedAt(p) < readyAt + DB_CLIENT_CLOCK_MARGIN_MS);
         if (early.length === 0) {
           fine.push(`${client.namespace}/${client.deployment}`);
           continue;
@@ -519,7 +527,8 @@ const dbClientsStep: ParkStep = {
         );
         if (!patched.ok) return fromCloud(patched);
         restarted.push(
-          `${client.namespace}/${client.deployment} (${early.length} pods started before ${client.database})`,
+          `${client.namespace}/${client.deployment} (${early.length} pods started before ${client.database} was ready, ` +
+            `or within ${formatDuration(DB_CLIENT_CLOCK_MARGIN_MS)} of it)`,
         );
       }
       return done(
