@@ -258,6 +258,10 @@ export class RecordStore {
    * success. Each object is deleted only as read (`If-Match`): a record rewritten meanwhile is left.
    */
   async clear(): Promise<CloudResult<string[]>> {
+    // A local file platctl does not understand (a newer platctl's, a damaged one) is never removed unread: refused
+    // before anything else is.
+    const local = await loadParkFile(this.#root, this.#env);
+    if (local.type === 'invalid') return failure('error', `${local.message}; it was not removed`, local.hint);
     const removed: string[] = [];
     for (const store of [this.#places.shared, this.#places.previous]) {
       if (!store) continue;
@@ -277,7 +281,7 @@ export class RecordStore {
       removed.push(store.location(key));
     }
     const path = parkFilePath(this.#root, this.#env);
-    if ((await loadParkFile(this.#root, this.#env)).type !== 'missing') {
+    if (local.type !== 'missing') {
       try {
         await rm(path, { force: true });
       } catch (error) {

@@ -207,6 +207,20 @@ describe('a teardown clears park records', () => {
     expect(clears).toEqual({ cleared: [{ env: 'staging', removed: [parkFilePath(root, 'staging')] }] });
   });
 
+  it('never remove a local record platctl does not understand (a newer version), and say so', async () => {
+    const root = await rootWith([]);
+    await mkdir(join(root, PARK_DIR), { recursive: true });
+    const future = JSON.stringify({ version: PARK_RECORD_VERSION + 1, env: 'platform', durations_ms: {} });
+    await writeFile(parkFilePath(root, 'platform'), future);
+    const state = { units: { 'platform/vpc': unit('completed'), 'platform/eks': unit('completed') } };
+    const clears = await clearParkAfterTeardown(root, graph, state, parkConfigured, localStores(root));
+    expect(clears.cleared).toEqual([]);
+    expect(clears.failed?.env).toBe('platform');
+    expect(clears.failed?.message).toMatch(/; it was not removed$/);
+    expect(clears.failed?.message).toContain(String(PARK_RECORD_VERSION + 1));
+    expect(existsSync(parkFilePath(root, 'platform'))).toBe(true);
+  });
+
   it('and report the one that could not be removed, where it lives, trying none after it', async () => {
     const root = await rootWith([record('platform', 'parked'), record('staging', 'parked')]);
     const objects = new Map([
