@@ -1,13 +1,18 @@
 /**
- * Three command lines answered without yargs, because they are run far more often than typed: `platctl --version`
+ * Four command lines answered without yargs, because they are run far more often than typed: `platctl --version`
  * (scripts, bug reports); `platctl kubeconfig token --env E [--config FILE]`, which kubectl runs before every
- * command through the kubeconfig's exec plugin; and `platctl --get-yargs-completions ...`, which the completion
- * script (`platctl completion`, yargs' own) runs on every Tab. Loading yargs costs more than any of them needs.
+ * command through the kubeconfig's exec plugin; `platctl --get-yargs-completions ...`, which the completion
+ * script (`platctl completion`, yargs' own) runs on every Tab; and a verb alone (`platctl status`, which people and
+ * monitoring run over and over), which has nothing to parse. Loading and running yargs costs more than any of them
+ * needs: about a sixth of `status`'s start-up.
  *
  * Only exactly these shapes: anything else (a typo, another option, `--env` twice) goes to yargs, which understands
- * the whole command line or refuses it; so a command line never runs here that yargs would not run the same way.
+ * the whole command line or refuses it; so a command line never runs here that yargs would not run the same way
+ * (`cli-fast-path.test.ts` compares the two for every verb).
  */
 import type { ParseOutcome } from './parse.js';
+import type { OptionSpecs, ParsedArgs } from './options.js';
+import { GLOBAL_OPTIONS } from './options.js';
 import { completions } from './complete.js';
 import { platctlVersion } from './version.js';
 import type { VerbEntry } from './verbs.js';
@@ -23,6 +28,8 @@ export function fastPath(argv: readonly string[], verbs: readonly VerbEntry[], c
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     return { type: 'output', text: `${platctlVersion()}\n` };
   }
+  const bare = bareVerb(argv, verbs);
+  if (bare !== undefined) return bare;
   const token = tokenArgs(argv);
   const entry = verbs.find((v) => v.name === 'kubeconfig');
   if (token === undefined || entry === undefined) return undefined;
@@ -31,4 +38,31 @@ export function fastPath(argv: readonly string[], verbs: readonly VerbEntry[], c
     entry,
     args: { action: 'token', env: [token.env], ...(token.config === undefined ? {} : { config: token.config }) },
   };
+}
+
+/**
+ * A verb with nothing after it: the arguments yargs and `checkArgs` (cli/parse.ts) give it, which are the options'
+ * defaults and the default action. Anything unusual (a verb that needs an action, a default its action does not
+ * accept, rules that refuse the bare form) goes to yargs, for its message.
+ */
+function bareVerb(argv: readonly string[], verbs: readonly VerbEntry[]): ParseOutcome | undefined {
+  if (argv.length !== 1) return undefined;
+  const entry = verbs.find((v) => v.name === argv[0]);
+  if (entry === undefined) return undefined;
+  const { grammar } = entry;
+  if (grammar.actions !== undefined && grammar.defaultAction === undefined) return undefined;
+  const args: ParsedArgs = {};
+  const specs: OptionSpecs = { ...GLOBAL_OPTIONS, ...grammar.options };
+  for (const [name, spec] of Object.entries(specs)) {
+    if ((spec.type !== 'boolean' && spec.type !== 'choice') || spec.default === undefined) continue;
+    if (name.startsWith('no-') || name in GLOBAL_OPTIONS) return undefined;
+    args[name] = spec.default;
+  }
+  if (grammar.defaultAction !== undefined) {
+    const accepted = new Set<string>(grammar.actions?.[grammar.defaultAction]?.accepts ?? []);
+    if (Object.keys(args).some((name) => !accepted.has(name))) return undefined;
+    args.action = grammar.defaultAction;
+  }
+  if (grammar.check?.(args as never) !== undefined) return undefined;
+  return { type: 'run', entry, args };
 }

@@ -5,8 +5,9 @@
  *
  * Order matters: the command line is understood in full (yargs, `cli/parse.ts`) before a verb's code is loaded, so a
  * typo never runs anything. Only the named verb's code is loaded (`cli/verbs.ts`); `--help`, `--version` and
- * completion load none. Three command lines skip yargs altogether (`cli/fast-path.ts`): `--version`,
- * `kubeconfig token --env E` (kubectl runs it before every command) and the completion script's requests.
+ * completion load none. Four command lines skip yargs altogether (`cli/fast-path.ts`): `--version`,
+ * `kubeconfig token --env E` (kubectl runs it before every command), the completion script's requests and a verb
+ * alone (`platctl status`), which has nothing to parse.
  */
 import type { ParseError } from './parse.js';
 import { bugReport } from './bug.js';
