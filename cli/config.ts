@@ -6,7 +6,7 @@ import { defineVerb, EXIT } from './verb.js';
 import { CONFIG_GRAMMAR } from './commands/config.js';
 import { configJsonSchema } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
-import { formatConfigErrorList } from './problems.js';
+import { formatConfigErrorList } from '../discover/problem-text.js';
 
 export const configVerb = defineVerb(CONFIG_GRAMMAR, async (args, io) => {
   switch (args.action) {

@@ -1,21 +1,21 @@
 /**
- * `platctl graph`: the discovered graph and its waves, as text, JSON, Graphviz dot or Mermaid (graph-render.ts).
+ * `platctl graph`: the discovered graph and its waves, as text, JSON, Graphviz dot or Mermaid (discover/graph-render.ts).
  */
 import { didYouMean } from '../config/errors.js';
 import { probeSnapshot } from '../discover/index.js';
-import { renderCache } from './graph-cache.js';
+import { renderCache } from '../discover/graph-cache.js';
 import { discoverProject, discoveryRequest, loadCheckedConfig, projectCacheDir } from './project.js';
 import type { Project } from './project.js';
 import { EXIT, defineVerb } from './verb.js';
 import { GRAPH_GRAMMAR } from './commands/graph.js';
-import type { GraphFormat } from './graph-format.js';
+import type { GraphFormat } from '../discover/graph-format.js';
 
 export const graphVerb = defineVerb(GRAPH_GRAMMAR, async (args, io) => {
   const checked = await loadCheckedConfig(args, io);
   if (!checked.ok) return checked.exitCode;
   const projectArgs = { ...args, allowUnresolved: args['allow-unresolved'] };
   const format: GraphFormat = args.json ? 'json' : args.format;
-  // An unchanged repository, asked the same again: last time's output (graph-cache.ts).
+  // An unchanged repository, asked the same again: last time's output (discover/graph-cache.ts).
   const { options, extras } = discoveryRequest(checked.loaded, projectArgs, io);
   const snapshot = probeSnapshot(options, extras);
   const cache =
@@ -46,7 +46,7 @@ export const graphVerb = defineVerb(GRAPH_GRAMMAR, async (args, io) => {
       return EXIT.usage;
     }
   }
-  const { graphView, render } = await import('./graph-render.js');
+  const { graphView, render } = await import('../discover/graph-render.js');
   const view = graphView(discovery.graph, { envs: args.env ?? [], units: args.unit ?? [], reverse: args.reverse });
   if (view.graph.size === 0 && ((args.env ?? []).length > 0 || (args.unit ?? []).length > 0)) {
     io.stderr.write(emptySelection(args.env ?? [], args.unit ?? [], loaded.project));

@@ -3,7 +3,7 @@
  * teardown runs the unlock first). `--undo` unlocks: the steps in reverse order with their `unlock_args`. Under the
  * repository lock like every mutating run; `.platctl-state.json` is left alone.
  */
-import { explainOutcome } from './problems.js';
+import { explainOutcome } from '../discover/problem-text.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { procMachine } from '../engine/lock.js';

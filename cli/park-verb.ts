@@ -3,7 +3,7 @@
  * clouds, and rendering the steps (lines, or NDJSON with `--json`). The sequences themselves are in park/; the verbs
  * are cli/down.ts and cli/up.ts.
  */
-import { explainOutcome } from './problems.js';
+import { explainOutcome } from '../discover/problem-text.js';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
 import { createEnvCloud } from '../cloud/environment.js';

@@ -14,7 +14,7 @@ import type { HookRegistry } from '../engine/hooks.js';
 import type { UnitRecovery } from '../engine/recovery.js';
 import type { ConvergeDeps } from '../converge/run.js';
 import { runConvergence } from '../converge/run.js';
-import { unitHooks } from './hooks.js';
+import { unitHooks } from '../hooks/registry.js';
 
 export interface PhaseOptions {
   /** `--lockdown`: lock down (unlock) even after a partial selection. */
@@ -22,7 +22,7 @@ export interface PhaseOptions {
   readonly hooks: HookRegistry;
   /** The manual-steps preflight (bootstrap). */
   readonly beforeRun?: RunPhases['beforeRun'];
-  /** Tried after a unit's apply failed (bootstrap; cli/hooks.ts `productionRecoveries`). */
+  /** Tried after a unit's apply failed (bootstrap; hooks/registry.ts `productionRecoveries`). */
   readonly recoveries?: readonly UnitRecovery[];
   /** Waits between lockdown tries (tests pass a fake). */
   readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;

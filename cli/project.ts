@@ -40,7 +40,7 @@ export async function loadCheckedConfig(
 ): Promise<{ ok: true; loaded: LoadedConfig } | { ok: false; exitCode: number }> {
   const result = await loadConfigCached({ path: args.config, cwd: io.cwd, version: platctlVersion() });
   if (!result.ok) {
-    const { formatConfigErrorList } = await import('./problems.js');
+    const { formatConfigErrorList } = await import('../discover/problem-text.js');
     io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
     return { ok: false, exitCode: EXIT.usage };
   }
@@ -104,7 +104,7 @@ export async function discoverProject(
   const discovery = await discover(request.options, { ...request.extras, ...(snapshot ? { snapshot } : {}) });
   // Problems are formatted by a module loaded only for a discovery that has some (a warm run has none).
   if (discovery.problems.length > 0) {
-    const { formatProblems, summarizeProblems } = await import('./problems.js');
+    const { formatProblems, summarizeProblems } = await import('../discover/problem-text.js');
     io.stderr.write(formatProblems(discovery.problems, io.cwd, { verbose: args.verbose }));
     if (!isUsable(discovery)) {
       // The machine-readable form holds every problem, hints included, whatever people were shown.

@@ -2,7 +2,7 @@
  * What a walk (`bootstrap`, `teardown`) shows: the live reporter it picks for the terminal it has, the command lines
  * it prints (as typed, and the one that resumes it), and the closing words and exit code for each way a run ends.
  */
-import { explainOutcome } from './problems.js';
+import { explainOutcome } from '../discover/problem-text.js';
 import type { Reporter } from '../engine/events.js';
 import { combineReporters } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';

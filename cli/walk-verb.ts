@@ -27,7 +27,7 @@ import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
 import type { WalkVerbArgs } from './commands/shared.js';
-import { productionHooks, productionRecoveries, unitHooks } from './hooks.js';
+import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
 import { manualCheckRunner, terminalAsk, whoAmI } from './manual-steps.js';
 import type { MetricsSink } from './metrics.js';
 import { selectionEnvs } from './metrics.js';

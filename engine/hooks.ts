@@ -65,7 +65,7 @@ export interface NamedHook<N extends HookName = HookName> {
 export type HookFactory<N extends HookName = HookName> = (settings: HookSettings<N>) => NamedHook<N>;
 
 /**
- * Config hook name -> factory. `cli/hooks.ts` builds the production one, which has a factory for every name; tests
+ * Config hook name -> factory. `hooks/registry.ts` builds the production one, which has a factory for every name; tests
  * pass registries with only the hooks they exercise.
  */
 export type HookRegistry = { readonly [N in HookName]?: HookFactory<N> };

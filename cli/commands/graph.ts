@@ -1,5 +1,5 @@
 /** `platctl graph`: its grammar (options, rules, examples); its code is cli/graph.ts, loaded only to run it. */
-import { GRAPH_FORMATS } from '../graph-format.js';
+import { GRAPH_FORMATS } from '../../discover/graph-format.js';
 import { defineGrammar } from '../verb.js';
 
 export const GRAPH_GRAMMAR = defineGrammar({

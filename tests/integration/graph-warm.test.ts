@@ -207,9 +207,11 @@ describe('what a warm start loads (the built binary, as a user runs it)', () => 
     await untilSnapshot(root, () => loadedModules(root, ['graph']));
     await loadedModules(root, ['graph']); // answered from the snapshot: rendered, and kept
     const warm = await loadedModules(root, ['graph']);
-    expect(warm.some((url) => url.endsWith('/dist/cli/graph-cache.js'))).toBe(true);
+    expect(warm.some((url) => url.endsWith('/dist/discover/graph-cache.js'))).toBe(true);
     expect(
-      warm.filter((url) => /dist\/(cli\/(graph-render|help|problems)|engine\/graph|discover\/suggest)\.js$/.test(url)),
+      warm.filter((url) =>
+        /dist\/(cli\/help|discover\/(graph-render|problem-text|suggest)|engine\/graph)\.js$/.test(url),
+      ),
     ).toEqual([]);
   }, 120_000);
 

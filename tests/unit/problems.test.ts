@@ -7,7 +7,7 @@ import {
   formatConfigErrorList,
   formatProblem,
   formatProblems,
-} from '../../cli/problems.js';
+} from '../../discover/problem-text.js';
 import { chainText, problem, withLazyHint } from '../../discover/types.js';
 import type { Problem } from '../../discover/types.js';
 

@@ -10,17 +10,17 @@ import { createHookClients } from '../cloud/hook-clients.js';
 import type { HookClientsOptions } from '../cloud/hook-clients.js';
 import type { UnitId } from '../engine/graph.js';
 import type { UnitHook } from '../engine/walk.js';
-import { argocdAccountTokenHook } from '../hooks/argocd-account-token.js';
-import { crdTwoStage } from '../hooks/crd-two-stage.js';
-import { eniIpValidationHook } from '../hooks/eni-ip-validation.js';
-import { secretCleanupHook } from '../hooks/secret-cleanup.js';
+import { argocdAccountTokenHook } from './argocd-account-token.js';
+import { crdTwoStage } from './crd-two-stage.js';
+import { eniIpValidationHook } from './eni-ip-validation.js';
+import { secretCleanupHook } from './secret-cleanup.js';
 import type { HookFactory, HookName, HookRegistry, HookSettings, NamedHook } from '../engine/hooks.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import type { CloudResult } from '../cloud/result.js';
 import { failure, ok } from '../cloud/result.js';
 import type { UnitRecovery } from '../engine/recovery.js';
-import type { HelmSecret, HelmSecretStore } from '../hooks/helm-pending.js';
-import { helmPendingRecovery } from '../hooks/helm-pending.js';
+import type { HelmSecret, HelmSecretStore } from './helm-pending.js';
+import { helmPendingRecovery } from './helm-pending.js';
 
 /** A registry with a factory for every hook type: what production runs with. */
 export type CompleteHookRegistry = { readonly [N in HookName]: HookFactory<N> };

@@ -6,7 +6,7 @@
  */
 import { formatConfigError, formatLocation } from '../config/errors.js';
 import type { ConfigError } from '../config/errors.js';
-import type { Problem } from '../discover/types.js';
+import type { Problem } from './types.js';
 
 /** Problems (or configuration errors) of one kind printed before the rest are counted. */
 export const MAX_PER_KIND = 20;

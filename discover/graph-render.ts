@@ -5,8 +5,8 @@
  */
 import { criticalPath, reverse, select, subgraph, waves } from '../engine/graph.js';
 import type { Graph } from '../engine/graph.js';
-import type { Discovery } from '../discover/index.js';
-import { chainText } from '../discover/types.js';
+import type { Discovery } from './index.js';
+import { chainText } from './types.js';
 import type { GraphFormat } from './graph-format.js';
 
 export interface GraphView {
