@@ -10,8 +10,9 @@ import { dirname, relative, resolve } from 'node:path';
  */
 const LAYERS = {
   config: [],
-  // The one schema library (config/zod.ts: zod itself, bundled), for what cloud/ reads from a bucket.
-  cloud: ['config/zod.ts'],
+  // The one schema library (config/zod.ts: zod itself, bundled), for what cloud/ reads from a bucket; the one result
+  // type (config/result.ts).
+  cloud: ['config/zod.ts', 'config/result.ts'],
   engine: ['config'],
   discover: ['config', 'engine/graph.ts', 'engine/timers.ts'],
   hooks: ['config', 'engine', 'cloud'],

@@ -1,7 +1,12 @@
 /**
- * The result type of every cloud read: expected failures (no permission, not found, expired login, timeout) are
- * values with a kebab-case reason, so callers decide what they mean without catching.
+ * The result type of every cloud read: platctl's one result type (`config/result.ts`) with the reasons a cloud call
+ * fails for. Expected failures (no permission, not found, expired login, timeout) are values with a kebab-case
+ * reason, so callers decide what they mean without catching.
  */
+import type { Failure, Result } from '../config/result.js';
+import { failure as failureOf } from '../config/result.js';
+
+export { ok } from '../config/result.js';
 
 export type CloudFailureReason =
   /** AWS credentials missing, expired or rejected: the fix is a login, not a retry. */
@@ -23,23 +28,12 @@ export type CloudFailureReason =
   | 'not-configured'
   | 'error';
 
-export interface CloudFailure {
-  readonly ok: false;
-  readonly reason: CloudFailureReason;
-  /** One line: what went wrong. */
-  readonly message: string;
-  /** What to do about it. */
-  readonly hint?: string;
-}
+export type CloudFailure = Failure<CloudFailureReason>;
 
-export type CloudResult<T> = { readonly ok: true; readonly value: T } | CloudFailure;
-
-export function ok<T>(value: T): { readonly ok: true; readonly value: T } {
-  return { ok: true, value };
-}
+export type CloudResult<T> = Result<T, CloudFailure>;
 
 export function failure(reason: CloudFailureReason, message: string, hint?: string): CloudFailure {
-  return hint === undefined ? { ok: false, reason, message } : { ok: false, reason, message, hint };
+  return failureOf(reason, message, hint);
 }
 
 /** Node's codes for a server certificate that the trusted CAs do not verify (OpenSSL's verify errors). */

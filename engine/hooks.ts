@@ -16,6 +16,7 @@
 import type { HookConfig } from '../config/schema.js';
 import type { UnitId } from './graph.js';
 import type { RunCommand } from './unit-status.js';
+import type { Result } from '../config/result.js';
 
 /** The name of a named hook: its `type` in `.platctl.yaml`. */
 export type HookName = HookConfig['type'];
@@ -23,9 +24,11 @@ export type HookName = HookConfig['type'];
 /** One hook's configuration entry, narrowed to its type (`units` plus the hook's own keys). */
 export type HookSettings<N extends HookName = HookName> = Extract<HookConfig, { type: N }>;
 
-/** How a hook went. `detail` is one line for the log and reporters; `message` says what failed and what to do. */
-export type HookResult =
-  { readonly ok: true; readonly detail?: string } | { readonly ok: false; readonly message: string };
+/**
+ * How a hook went, in platctl's one result type: a success's `value` is one line for the log and reporters (or none);
+ * a failure's `message` says what failed and what to do, its `reason` why (`interrupted`, a cloud call's reason, ...).
+ */
+export type HookResult = Result<string | undefined>;
 
 export type { HookPoint } from '../engine/events.js';
 

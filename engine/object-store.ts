@@ -7,10 +7,11 @@
  * `conflict`: someone else wrote first.
  */
 
-/** The same shape as `CloudResult` (`cloud/result.ts`), which is assignable to it. */
-export type StoreResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly reason: string; readonly message: string; readonly hint?: string };
+import type { Result } from '../config/result.js';
+import { failure } from '../config/result.js';
+
+/** platctl's one result type (`config/result.ts`); the S3 store's `CloudResult` is one of these. */
+export type StoreResult<T> = Result<T>;
 
 export interface StoredObject {
   readonly body: string;
@@ -47,10 +48,5 @@ export interface ObjectStore {
   list(prefix: string): Promise<StoreResult<{ objects: string[]; folders: string[] }>>;
 }
 
-export function storeFailure(
-  reason: string,
-  message: string,
-  hint?: string,
-): { readonly ok: false; readonly reason: string; readonly message: string; readonly hint?: string } {
-  return hint === undefined ? { ok: false, reason, message } : { ok: false, reason, message, hint };
-}
+/** A failure of the store: unreachable, forbidden, no bucket. */
+export const storeFailure = failure;

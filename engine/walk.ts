@@ -25,6 +25,7 @@ import { tfCommandFor, unreachable } from './unit-status.js';
 import type { HookContext, HookResult, HookSettings, NamedHook } from './hooks.js';
 import { stripAnsi } from './redact.js';
 import type { RecoveryVerdict, UnitRecovery } from './recovery.js';
+import { failure, ok } from '../config/result.js';
 
 /** One attempt's log, as the walk uses it (`UnitLog` in production, memory in tests). */
 export interface AttemptLog extends UnitOutput {
@@ -371,12 +372,12 @@ class Walk {
     let result: HookResult;
     try {
       const returned = point === 'before-unit' ? hook.beforeUnit?.(ctx) : hook.afterUnit?.(ctx);
-      result = (await returned) ?? { ok: true };
+      result = (await returned) ?? ok(undefined);
     } catch (error) {
-      result = { ok: false, message: `the hook threw (a bug in platctl): ${message(error)}` };
+      result = failure('bug', `the hook threw (a bug in platctl): ${message(error)}`);
     }
     const ended = this.#o.now();
-    const detail = result.ok ? result.detail : result.message;
+    const detail = result.ok ? result.value : result.message;
     log.line(`# hook ${hook.name} (${point}): ${result.ok ? 'ok' : 'FAILED'}${detail ? `: ${detail}` : ''}`);
     this.#recordHookEnd(unit, hook.name, point, result.ok, detail ? detail : undefined, started, ended);
     if (result.ok) return undefined;
@@ -476,13 +477,13 @@ class Walk {
     const outcome = await this.#execute(job, log);
     switch (outcome.type) {
       case 'completed':
-        return { ok: true };
+        return ok(undefined);
       case 'failed': {
         const line = outcome.reason === 'spawn-error' ? undefined : log.errorLine();
-        return { ok: false, message: `${title}: ${outcome.message}${line ? `: ${line}` : ''}` };
+        return failure(outcome.reason, `${title}: ${outcome.message}${line ? `: ${line}` : ''}`);
       }
       case 'interrupted':
-        return { ok: false, message: `${title}: interrupted` };
+        return failure('interrupted', `${title}: interrupted`);
       default:
         return unreachable(outcome);
     }

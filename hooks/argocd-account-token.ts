@@ -15,6 +15,8 @@ import type { KubeReader } from '../cloud/kube.js';
 import type { CloudResult } from '../cloud/result.js';
 import type { SecretsManager } from '../cloud/secrets-manager.js';
 import { hookFailure } from './failure.js';
+import type { Result } from '../config/result.js';
+import { ok } from '../config/result.js';
 import type { HookContext, HookFactory, HookResult } from '../engine/hooks.js';
 
 export interface ArgocdAccountTokenDeps {
@@ -41,26 +43,22 @@ export function tokenId(now: number): string {
 type Ctx = HookContext<'argocd_account_token'>;
 
 /** Admin password (Kubernetes) -> Argo CD session. */
-async function login(
-  ctx: Ctx,
-  deps: ArgocdAccountTokenDeps,
-): Promise<{ ok: true; session: ArgoSession } | { ok: false; result: HookResult }> {
+async function login(ctx: Ctx, deps: ArgocdAccountTokenDeps): Promise<Result<ArgoSession>> {
   const { settings, unit, env, signal } = ctx;
   const kube = await deps.kube(env, signal);
-  if (!kube.ok)
-    return { ok: false, result: hookFailure(NAME, unit, `reaching the cluster of environment ${env}`, kube) };
+  if (!kube.ok) return hookFailure(NAME, unit, `reaching the cluster of environment ${env}`, kube);
   const password = await kube.value.readSecretKey(settings.namespace, settings.admin_secret, 'password', signal);
   if (!password.ok) {
     const hint =
       password.hint ??
       `set the hook's namespace and admin_secret to where Argo CD keeps the admin password (key "password")`;
-    return { ok: false, result: hookFailure(NAME, unit, "reading Argo CD's admin password", { ...password, hint }) };
+    return hookFailure(NAME, unit, "reading Argo CD's admin password", { ...password, hint });
   }
   const session = await deps.argocd(settings.server).login(ADMIN_USER, password.value, signal);
   if (!session.ok) {
-    return { ok: false, result: hookFailure(NAME, unit, `logging in to Argo CD at ${settings.server}`, session) };
+    return hookFailure(NAME, unit, `logging in to Argo CD at ${settings.server}`, session);
   }
-  return { ok: true, session: session.value };
+  return ok(session.value);
 }
 
 /** The whole hook for one unit. */
@@ -69,8 +67,8 @@ export async function rotateAccountToken(ctx: Ctx, deps: ArgocdAccountTokenDeps)
   const sm = await deps.secrets(env);
   if (!sm.ok) return hookFailure(NAME, unit, `reaching Secrets Manager for environment ${env}`, sm);
   const loggedIn = await login(ctx, deps);
-  if (!loggedIn.ok) return loggedIn.result;
-  const { session } = loggedIn;
+  if (!loggedIn.ok) return loggedIn;
+  const session = loggedIn.value;
 
   const account = await session.getAccount(settings.account, signal);
   if (!account.ok) {
@@ -84,6 +82,7 @@ export async function rotateAccountToken(ctx: Ctx, deps: ArgocdAccountTokenDeps)
   if (!account.value.capabilities.includes('apiKey')) {
     return {
       ok: false,
+      reason: 'not-configured',
       message:
         `${NAME} hook of ${unit}: Argo CD account ${settings.account} cannot have API tokens ` +
         `(capabilities: ${account.value.capabilities.join(', ') || 'none'}); set accounts.${settings.account}: apiKey in argocd-cm`,
@@ -114,7 +113,7 @@ export async function rotateAccountToken(ctx: Ctx, deps: ArgocdAccountTokenDeps)
   const revokedCount = older.length - leftovers.length;
   return {
     ok: true,
-    detail:
+    value:
       `new token ${id} for ${settings.account} in secret ${settings.secret_id}; revoked ${revokedCount} older platctl token${revokedCount === 1 ? '' : 's'}` +
       (leftovers.length > 0 ? `; still to revoke by hand: ${leftovers.join(', ')}` : ''),
   };

@@ -16,7 +16,7 @@ export const crdTwoStage: HookFactory<'crd_two_stage'> = (settings) => {
       const stage = await ctx.apply(stageOne, `crd_two_stage stage 1 of 2: apply only ${settings.targets.join(', ')}`);
       if (!stage.ok) return stage;
       ctx.log(`# crd_two_stage stage 2 of 2: the whole unit`);
-      return { ok: true, detail: `stage 1 applied ${settings.targets.join(', ')}` };
+      return { ok: true, value: `stage 1 applied ${settings.targets.join(', ')}` };
     },
   };
 };

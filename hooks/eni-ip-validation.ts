@@ -29,12 +29,13 @@ export function judgeFreeIps(unit: string, subnets: readonly SubnetInfo[], minFr
     const least = Math.min(...subnets.map((subnet) => subnet.availableIps));
     return {
       ok: true,
-      detail: `${subnets.length} subnet${subnets.length === 1 ? '' : 's'} with at least ${minFreeIps} free IPs (fewest: ${least})`,
+      value: `${subnets.length} subnet${subnets.length === 1 ? '' : 's'} with at least ${minFreeIps} free IPs (fewest: ${least})`,
     };
   }
   const list = short.map((subnet) => `${describeSubnet(subnet)} has ${subnet.availableIps}`).join(', ');
   return {
     ok: false,
+    reason: 'too-few-free-ips',
     message:
       `${NAME} hook of ${unit}: ${short.length} of ${subnets.length} subnets have fewer than ${minFreeIps} free IPs: ${list}. ` +
       'Free addresses in them (unused network interfaces, load balancers, idle nodes) or add subnets, then run ' +

@@ -9,6 +9,7 @@
 import type { CloudResult } from '../cloud/result.js';
 import type { SecretsManager, SecretSummary } from '../cloud/secrets-manager.js';
 import { hookFailure } from './failure.js';
+import { failure, ok } from '../config/result.js';
 import type { HookContext, HookFactory, HookResult } from '../engine/hooks.js';
 import { abortableSleep } from '../engine/timers.js';
 
@@ -33,7 +34,7 @@ export async function cleanupSecrets(
   const { settings, unit, signal } = ctx;
   const pending = await sm.listPendingDeletion({ names: settings.names, prefixes: settings.prefixes }, signal);
   if (!pending.ok) return hookFailure(NAME, unit, 'listing secrets scheduled for deletion', pending);
-  if (pending.value.length === 0) return { ok: true, detail: 'no secret of this unit is scheduled for deletion' };
+  if (pending.value.length === 0) return ok('no secret of this unit is scheduled for deletion');
 
   for (const secret of pending.value) {
     ctx.log(`${NAME}: force-deleting ${secret.name}, scheduled for deletion${when(secret)}`);
@@ -45,7 +46,7 @@ export async function cleanupSecrets(
   if (!waited.ok) return waited;
   return {
     ok: true,
-    detail: `force-deleted ${names.length} secret${names.length === 1 ? '' : 's'} scheduled for deletion: ${names.join(', ')}`,
+    value: `force-deleted ${names.length} secret${names.length === 1 ? '' : 's'} scheduled for deletion: ${names.join(', ')}`,
   };
 }
 
@@ -69,13 +70,14 @@ async function waitUntilFree(
       else ctx.log(`${NAME}: ${name} is free`);
     }
     waiting = still;
-    if (waiting.length === 0) return { ok: true };
+    if (waiting.length === 0) return ok(undefined);
     if (ctx.signal.aborted) {
-      return { ok: false, message: `${NAME} hook of ${ctx.unit}: interrupted while AWS deleted ${waiting.join(', ')}` };
+      return failure('interrupted', `${NAME} hook of ${ctx.unit}: interrupted while AWS deleted ${waiting.join(', ')}`);
     }
     if (now() >= deadline) {
       return {
         ok: false,
+        reason: 'timeout',
         message:
           `${NAME} hook of ${ctx.unit}: ${waiting.join(', ')} still scheduled for deletion ${formatSeconds(ctx.settings.timeout)} ` +
           "after the force delete: AWS has not finished it. Run bootstrap --resume in a minute, or raise the hook's timeout.",

@@ -386,7 +386,7 @@ describe('walk: named hooks around a unit', () => {
       name: 'eni_ip_validation',
       beforeUnit: (ctx) => {
         ctx.log(`checking subnets of ${ctx.unit} in ${ctx.env}`);
-        return Promise.resolve({ ok: false, message: 'subnet-1 has 3 free IPs, needs 64' });
+        return Promise.resolve({ ok: false, reason: 'too-few-free-ips', message: 'subnet-1 has 3 free IPs, needs 64' });
       },
     };
     const { store, events, logs, run } = await withHooks(graph, (unit) => (unit === 'p/a' ? [hook] : []));
@@ -425,7 +425,7 @@ describe('walk: named hooks around a unit', () => {
       name: 'argocd_account_token',
       afterUnit: () => {
         order.push('after');
-        return Promise.resolve({ ok: false, message: 'Argo CD answered 503' });
+        return Promise.resolve({ ok: false, reason: 'unreachable', message: 'Argo CD answered 503' });
       },
     };
     const { store, run } = await withHooks(graph, () => [hook]);
@@ -472,7 +472,7 @@ describe('walk: named hooks around a unit', () => {
       beforeUnit: async (ctx) => {
         calls += 1;
         const stage = await ctx.apply(['-target=kubernetes_manifest.crd'], 'crd_two_stage: stage 1 (CRDs)');
-        return stage.ok ? { ok: true, detail: 'CRDs applied' } : stage;
+        return stage.ok ? { ok: true, value: 'CRDs applied' } : stage;
       },
     };
     const first = await withHooks(graph, () => [hook]);

@@ -87,7 +87,7 @@ describe.skipIf(unavailable !== undefined)(
         'platform/argocd',
       );
       const hook = argocdAccountTokenHook({ ...clients, now: () => NOW })(ctx.settings);
-      const result = (await hook.afterUnit?.(ctx)) ?? { ok: false, message: 'no afterUnit' };
+      const result = (await hook.afterUnit?.(ctx)) ?? { ok: false, reason: 'bug', message: 'no afterUnit' };
       return { result, lines: ctx.lines };
     }
 
@@ -105,7 +105,7 @@ describe.skipIf(unavailable !== undefined)(
       expect(id).toBe('platctl-20261201T174500123Z');
       expect(output.result).toEqual({
         ok: true,
-        detail: `new token ${id} for backstage in secret ${SECRET_ID}; revoked 2 older platctl tokens`,
+        value: `new token ${id} for backstage in secret ${SECRET_ID}; revoked 2 older platctl tokens`,
       });
       const stored = await sm().send(new GetSecretValueCommand({ SecretId: SECRET_ID }));
       const minted = argo.issued.find((t) => t.startsWith('argo-token-'));

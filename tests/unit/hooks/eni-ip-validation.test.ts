@@ -23,7 +23,7 @@ describe('eni_ip_validation', () => {
       { cidr: '10.0.2.0/24', name: 'private-b' },
     ]);
     const { ctx, run } = hook({ min_free_ips: 200, subnets: { tags: { Name: 'private-*' } } });
-    expect(await run()).toEqual({ ok: true, detail: '2 subnets with at least 200 free IPs (fewest: 251)' });
+    expect(await run()).toEqual({ ok: true, value: '2 subnets with at least 200 free IPs (fewest: 251)' });
     expect(ctx.lines.filter((line) => line.includes(': 251 free IPs'))).toHaveLength(2);
   });
 

@@ -46,7 +46,7 @@ describe('secret_cleanup against moto', () => {
     const { ctx, result } = run({ names: ['es/webhook'], prefixes: ['es/keys/'] });
     expect(await result).toEqual({
       ok: true,
-      detail: 'force-deleted 2 secrets scheduled for deletion: es/keys/a, es/webhook',
+      value: 'force-deleted 2 secrets scheduled for deletion: es/keys/a, es/webhook',
     });
     expect(ctx.lines).toContain('secret_cleanup: es/webhook is free');
     await sm.send(new CreateSecretCommand({ Name: 'es/webhook', SecretString: 'new' }));
@@ -58,7 +58,7 @@ describe('secret_cleanup against moto', () => {
   it('does nothing when no secret is scheduled for deletion', async () => {
     await raw().send(new CreateSecretCommand({ Name: 'es/active', SecretString: 'v' }));
     const { result } = run({ prefixes: ['es/'] });
-    expect(await result).toEqual({ ok: true, detail: 'no secret of this unit is scheduled for deletion' });
+    expect(await result).toEqual({ ok: true, value: 'no secret of this unit is scheduled for deletion' });
   });
 });
 
@@ -115,6 +115,7 @@ describe('secret_cleanup waiting for AWS', () => {
     const result = await cleanupSecrets(ctx, sm, { ...time, pollMs: 2000 });
     expect(result).toEqual({
       ok: false,
+      reason: 'timeout',
       message:
         "secret_cleanup hook of platform/unit: a still scheduled for deletion 10s after the force delete: AWS has not finished it. Run bootstrap --resume in a minute, or raise the hook's timeout.",
     });
@@ -140,6 +141,7 @@ describe('secret_cleanup waiting for AWS', () => {
     const result = await cleanupSecrets(hookContext('secret_cleanup', { names: ['a'] }), sm);
     expect(result).toEqual({
       ok: false,
+      reason: 'forbidden',
       message:
         'secret_cleanup hook of platform/unit: force-deleting secret a: AccessDeniedException; the principal lacks it',
     });
