@@ -49,11 +49,12 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
       inspectLock(root, machine),
     ));
   const park = await withKilledParks(await readParkStatus(root, configured.config, io.env), readLocalLock);
-  const configArgs = args.config === undefined ? [] : ['--config', found.path];
-  const parkUnknown = park.filter((view) => view.unreadable !== undefined);
-  if (!args.json) io.stdout.write(renderParkStatus(park, configArgs));
-  else for (const view of parkUnknown) io.stderr.write(`platctl: ${unknownParkSentence(view)}\n`);
-  const verdict = (code: number): number => statusExitCode(code, park);
+  const view: StatusView = { root, configPath: found.path, json: args.json === true, park, io };
+  if (!view.json) io.stdout.write(renderParkStatus(park, args.config === undefined ? [] : ['--config', found.path]));
+  else
+    for (const unknown of park.filter((v) => v.unreadable !== undefined)) {
+      io.stderr.write(`platctl: ${unknownParkSentence(unknown)}\n`);
+    }
   const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
   if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
     io.stderr.write(
@@ -62,25 +63,7 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
     );
     return EXIT.usage;
   }
-  if (loaded.type === 'missing') {
-    const where =
-      shared.type === 'loaded' ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
-    // bootstrap refuses a parked environment: the advice for one is up.
-    const parked = park.filter((view) => parkVerdict(view) === 'parked').map((view) => view.env);
-    io.stderr.write(
-      parked.length > 0
-        ? `platctl: no bootstrap or teardown run recorded ${where}; ${parked.join(', ')} ` +
-            `${parked.length === 1 ? 'is' : 'are'} parked: platctl up ${parked.map((env) => `--env ${env}`).join(' ')} ` +
-            `brings ${parked.length === 1 ? 'it' : 'them'} back\n`
-        : `platctl: no run recorded ${where}; run platctl bootstrap\n`,
-    );
-    if (args.json) {
-      const json = { run: null, units: [], counts: null, complete: false, park: parkStatusJson(park) };
-      io.stdout.write(`${JSON.stringify(json)}\n`);
-    }
-    // A checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
-    return verdict(park.some((view) => view.record !== undefined) ? EXIT.ok : EXIT.failed);
-  }
+  if (loaded.type === 'missing') return noRun(view, shared.type === 'loaded');
   if (loaded.type === 'invalid') {
     io.stderr.write(`platctl: ${loaded.message}\n`);
     return EXIT.usage;
@@ -92,6 +75,48 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
       : shared.type === 'loaded'
         ? await shared.lock(recorded)
         : await readLocalLock();
+  return showRun(view, recorded, lock, args.config !== undefined);
+});
+
+/** What status has gathered before it shows the run: where, how, and the park state of each environment. */
+interface StatusView {
+  readonly root: string;
+  readonly configPath: string;
+  readonly json: boolean;
+  readonly park: readonly ParkView[];
+  readonly io: CliIo;
+}
+
+/** No bootstrap or teardown run is recorded: say where status looked, and what to run. */
+function noRun({ root, json, park, io }: StatusView, fromShared: boolean): number {
+  const where = fromShared ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
+  // bootstrap refuses a parked environment: the advice for one is up.
+  const parked = park.filter((view) => parkVerdict(view) === 'parked').map((view) => view.env);
+  io.stderr.write(
+    parked.length > 0
+      ? `platctl: no bootstrap or teardown run recorded ${where}; ${parked.join(', ')} ` +
+          `${parked.length === 1 ? 'is' : 'are'} parked: platctl up ${parked.map((env) => `--env ${env}`).join(' ')} ` +
+          `brings ${parked.length === 1 ? 'it' : 'them'} back\n`
+      : `platctl: no run recorded ${where}; run platctl bootstrap\n`,
+  );
+  if (json) {
+    const out = { run: null, units: [], counts: null, complete: false, park: parkStatusJson(park) };
+    io.stdout.write(`${JSON.stringify(out)}\n`);
+  }
+  // A checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
+  return statusExitCode(park.some((view) => view.record !== undefined) ? EXIT.ok : EXIT.failed, park);
+}
+
+/**
+ * The recorded run, unit by unit (or as JSON). A run recorded as running whose lock has no live holder was killed:
+ * shown as interrupted, with how that is known.
+ */
+function showRun(
+  { configPath, json, park, io }: StatusView,
+  recorded: RunState,
+  lock: LockState | undefined,
+  namedConfig: boolean,
+): number {
   const live = lock?.type === 'held';
   const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
   const state = killed === undefined ? recorded : asInterrupted(recorded);
@@ -99,7 +124,7 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
   // An excluded unit needs nothing: Terragrunt's exclude block leaves it out, and it counts as applied.
   const complete =
     state.status === 'completed' && counts.completed + counts.excluded === Object.keys(state.units).length;
-  if (args.json) {
+  if (json) {
     const { units, ...run } = state;
     io.stdout.write(
       `${JSON.stringify({
@@ -116,14 +141,14 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
     io.stdout.write(renderStatus(state, makePaint(io.color), { live }));
     if (killed !== undefined) io.stdout.write(`The run did not end: platctl was killed (${killed}).\n`);
     if (state.status !== 'completed' && !live) {
-      const config = args.config === undefined ? '' : ` --config ${found.path}`;
+      const config = namedConfig ? ` --config ${configPath}` : '';
       // --env names which run to resume (the shared backend keeps many: docs/state.md).
       const envs = state.args.env.map((env) => ` --env ${env}`).join('');
       io.stdout.write(`Resume with: platctl ${state.command} --resume${envs}${config}\n`);
     }
   }
-  return verdict(complete ? EXIT.ok : EXIT.failed);
-});
+  return statusExitCode(complete ? EXIT.ok : EXIT.failed, park);
+}
 
 /**
  * status's exit code (README, "Exit codes"): 3 when a park record cannot be read or is not understood (status
