@@ -263,68 +263,12 @@ function checkArgs(
   words: readonly string[],
   grammar: VerbGrammar,
 ): { args: ParsedArgs; errors: string[] } {
-  const errors: string[] = [];
   const args: ParsedArgs = {};
   const specs: OptionSpecs = { ...GLOBAL_OPTIONS, ...grammar.options };
   const options = words.slice(0, words.includes('--') ? words.indexOf('--') : undefined);
-  errors.push(...unknownOptions(options, grammar));
-  if (errors.length > 0) return { args, errors };
-  // yargs reads `--flag=yes` as false: a flag takes no value but true or false.
-  for (const word of options) {
-    const flag = /^--([^=]+)=(.*)$/.exec(word);
-    if (flag !== null && specs[flag[1] ?? '']?.type === 'boolean' && !['true', 'false'].includes(flag[2] ?? '')) {
-      errors.push(`--${flag[1]} is a flag and takes no value (got ${JSON.stringify(flag[2])})`);
-    }
-  }
-  for (const [name, spec] of Object.entries(specs)) {
-    const key = yargsKey(name, spec);
-    let value = parsed[key] as ParsedValue | boolean[] | undefined;
-    if (value === undefined) continue;
-    // yargs reads `--no-unit` as unit=false: only flags have a --no- form.
-    if (spec.type !== 'boolean' && (value === false || (Array.isArray(value) && value.some((v) => v === false)))) {
-      errors.push(`unknown option --no-${name} for ${grammar.name}; did you mean --${name}?`);
-      continue;
-    }
-    if (spec.type !== 'boolean' && (value === '' || (Array.isArray(value) && value.some((v) => v === '')))) {
-      errors.push(
-        spec.type === 'integer'
-          ? `--${name} needs a value: a whole number of at least ${spec.min}`
-          : `--${name} needs a value${spec.type === 'string' ? `: --${name} ${spec.value}` : ''}`,
-      );
-      continue;
-    }
-    if (Array.isArray(value) && !(spec.type === 'string' && spec.repeatable === true)) {
-      if (spec.type !== 'boolean') {
-        errors.push(`--${name} is given twice (${value.map(String).join(' and ')}); give it once`);
-        continue;
-      }
-      value = value[value.length - 1];
-    }
-    switch (spec.type) {
-      case 'boolean':
-        if (name.startsWith('no-')) {
-          if (value === true) errors.push(`unknown option --${key}; did you mean --${name}?`);
-          else args[name] = true;
-        } else args[name] = value as boolean;
-        break;
-      case 'string':
-        if (spec.repeatable === true) args[name] = (Array.isArray(value) ? value : [value]).map(String);
-        else if (value === '') errors.push(`--${name} needs a value: --${name} ${spec.value}`);
-        else args[name] = String(value);
-        break;
-      case 'integer': {
-        const text = String(value);
-        const n = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : NaN;
-        if (!Number.isSafeInteger(n) || n < spec.min) {
-          errors.push(`--${name} ${JSON.stringify(text)}: give a whole number of at least ${spec.min}`);
-        } else args[name] = n;
-        break;
-      }
-      case 'choice':
-        args[name] = String(value);
-        break;
-    }
-  }
+  const unknown = unknownOptions(options, grammar);
+  if (unknown.length > 0) return { args, errors: unknown };
+  const errors = [...flagValueErrors(options, specs), ...readValues(parsed, specs, grammar, args)];
   for (const name of SELECTIVE_GLOBALS) {
     if (args[name] !== undefined && !(grammar.globals ?? []).includes(name)) {
       errors.push(`--${name} does not apply to platctl ${grammar.name}${GLOBAL_REFUSAL[name]}`);
@@ -347,6 +291,82 @@ function checkArgs(
     if (rule !== undefined) errors.push(rule);
   }
   return { args, errors };
+}
+
+/** yargs reads `--flag=yes` as false: a flag takes no value but true or false. */
+function flagValueErrors(options: readonly string[], specs: OptionSpecs): string[] {
+  const errors: string[] = [];
+  for (const word of options) {
+    const flag = /^--([^=]+)=(.*)$/.exec(word);
+    if (flag !== null && specs[flag[1] ?? '']?.type === 'boolean' && !['true', 'false'].includes(flag[2] ?? '')) {
+      errors.push(`--${flag[1]} is a flag and takes no value (got ${JSON.stringify(flag[2])})`);
+    }
+  }
+  return errors;
+}
+
+/** Each declared option's value from yargs, checked and typed into `args`; the problems found, in order. */
+function readValues(
+  parsed: Record<string, unknown>,
+  specs: OptionSpecs,
+  grammar: VerbGrammar,
+  args: ParsedArgs,
+): string[] {
+  const errors: string[] = [];
+  for (const [name, spec] of Object.entries(specs)) {
+    let value = parsed[yargsKey(name, spec)] as ParsedValue | boolean[] | undefined;
+    if (value === undefined) continue;
+    // yargs reads `--no-unit` as unit=false: only flags have a --no- form.
+    if (spec.type !== 'boolean' && (value === false || (Array.isArray(value) && value.some((v) => v === false)))) {
+      errors.push(`unknown option --no-${name} for ${grammar.name}; did you mean --${name}?`);
+      continue;
+    }
+    if (spec.type !== 'boolean' && (value === '' || (Array.isArray(value) && value.some((v) => v === '')))) {
+      errors.push(
+        spec.type === 'integer'
+          ? `--${name} needs a value: a whole number of at least ${spec.min}`
+          : `--${name} needs a value${spec.type === 'string' ? `: --${name} ${spec.value}` : ''}`,
+      );
+      continue;
+    }
+    if (Array.isArray(value) && !(spec.type === 'string' && spec.repeatable === true)) {
+      if (spec.type !== 'boolean') {
+        errors.push(`--${name} is given twice (${value.map(String).join(' and ')}); give it once`);
+        continue;
+      }
+      value = value[value.length - 1];
+    }
+    const problem = typedValue(name, spec, value as ParsedValue, args);
+    if (problem !== undefined) errors.push(problem);
+  }
+  return errors;
+}
+
+/** One option's value, typed by its spec into `args`; or what is wrong with it. */
+function typedValue(name: string, spec: OptionSpec, value: ParsedValue, args: ParsedArgs): string | undefined {
+  switch (spec.type) {
+    case 'boolean':
+      if (!name.startsWith('no-')) args[name] = value;
+      else if (value === true) return `unknown option --${yargsKey(name, spec)}; did you mean --${name}?`;
+      else args[name] = true;
+      return undefined;
+    case 'string':
+      if (spec.repeatable === true) args[name] = (Array.isArray(value) ? value : [value]).map(String);
+      else if (value === '') return `--${name} needs a value: --${name} ${spec.value}`;
+      else args[name] = String(value);
+      return undefined;
+    case 'integer': {
+      const text = String(value);
+      const n = /^[+-]?\d+$/.test(text.trim()) ? Number(text) : NaN;
+      if (!Number.isSafeInteger(n) || n < spec.min)
+        return `--${name} ${JSON.stringify(text)}: give a whole number of at least ${spec.min}`;
+      args[name] = n;
+      return undefined;
+    }
+    case 'choice':
+      args[name] = String(value);
+      return undefined;
+  }
 }
 
 /** The yargs parser for platctl: every verb a command, the global options, help, version and completion. */
