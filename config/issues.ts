@@ -63,70 +63,12 @@ function lastKey(keyPath: KeyPath): string {
 function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, data: unknown): ConfigError[] {
   const value = valueAt(data, keyPath);
   switch (issue.code) {
-    case 'unrecognized_keys': {
-      const allowed = allowedKeysAt(configSchema, keyPath, data) ?? [];
-      return issue.keys.map((key) => {
-        const suggestion = didYouMean(key, allowed);
-        const hint =
-          suggestion !== undefined
-            ? `did you mean "${suggestion}"?`
-            : allowed.length > 0
-              ? `the keys allowed here are: ${[...allowed].sort().join(', ')}`
-              : undefined;
-        return configError(source, 'unknown-key', [...keyPath, key], `unknown key "${key}"`, { target: 'key', hint });
-      });
-    }
-    case 'invalid_type': {
-      const expected = EXPECTED[issue.expected] ?? issue.expected;
-      if (value === undefined) return [missingKey(source, keyPath, expected, data)];
-      if (keyPath.length === 0) {
-        const message =
-          value === null
-            ? 'the file has no settings'
-            : `the file must be a map of settings, not ${describeValue(value)}`;
-        return [
-          configError(source, 'invalid-type', keyPath, message, {
-            hint: 'start from .platctl.example.yaml (see docs/configuration.md)',
-          }),
-        ];
-      }
-      return [
-        configError(
-          source,
-          'invalid-type',
-          keyPath,
-          `${lastKey(keyPath)} must be ${expected}, not ${describeValue(value)}`,
-          {
-            hint: typeHint(issue.expected, value, writtenText(source, keyPath)),
-          },
-        ),
-      ];
-    }
-    case 'invalid_value': {
-      if (value === undefined) {
-        return [missingKey(source, keyPath, issue.values.map((v) => JSON.stringify(v)).join(' or '), data)];
-      }
-      if (keyPath.length === 1 && keyPath[0] === 'version') {
-        return [
-          configError(source, 'invalid-value', keyPath, `unsupported version ${JSON.stringify(value)}`, {
-            hint: 'this platctl reads version: 1',
-          }),
-        ];
-      }
-      const allowed = issue.values.map((v) => JSON.stringify(v));
-      const suggestion =
-        typeof value === 'string'
-          ? didYouMean(
-              value,
-              issue.values.filter((v): v is string => typeof v === 'string'),
-            )
-          : undefined;
-      return [
-        configError(source, 'invalid-value', keyPath, `${JSON.stringify(value)} is not one of ${allowed.join(', ')}`, {
-          hint: suggestion === undefined ? undefined : `did you mean "${suggestion}"?`,
-        }),
-      ];
-    }
+    case 'unrecognized_keys':
+      return unknownKeys(issue.keys, keyPath, source, data);
+    case 'invalid_type':
+      return [wrongType(issue.expected, keyPath, value, source, data)];
+    case 'invalid_value':
+      return [notOneOf(issue.values, keyPath, value, source, data)];
     case 'invalid_format': {
       const what = issue.format === 'url' ? 'a URL such as https://argocd.example.com' : issue.message;
       const message = what.startsWith('Invalid')
@@ -155,6 +97,74 @@ function issueToErrors(issue: Issue, keyPath: KeyPath, source: ConfigSource, dat
     case 'invalid_element':
       return [configError(source, 'invalid-value', keyPath, issue.message)];
   }
+}
+
+/** Keys the schema does not know at `keyPath`, each with a did-you-mean or the keys allowed there. */
+function unknownKeys(keys: readonly string[], keyPath: KeyPath, source: ConfigSource, data: unknown): ConfigError[] {
+  const allowed = allowedKeysAt(configSchema, keyPath, data) ?? [];
+  return keys.map((key) => {
+    const suggestion = didYouMean(key, allowed);
+    const hint =
+      suggestion !== undefined
+        ? `did you mean "${suggestion}"?`
+        : allowed.length > 0
+          ? `the keys allowed here are: ${[...allowed].sort().join(', ')}`
+          : undefined;
+    return configError(source, 'unknown-key', [...keyPath, key], `unknown key "${key}"`, { target: 'key', hint });
+  });
+}
+
+/** A value of the wrong type, an absent required key, or a file that is not a map of settings. */
+function wrongType(
+  expectedType: string,
+  keyPath: KeyPath,
+  value: unknown,
+  source: ConfigSource,
+  data: unknown,
+): ConfigError {
+  const expected = EXPECTED[expectedType] ?? expectedType;
+  if (value === undefined) return missingKey(source, keyPath, expected, data);
+  if (keyPath.length === 0) {
+    const message =
+      value === null ? 'the file has no settings' : `the file must be a map of settings, not ${describeValue(value)}`;
+    return configError(source, 'invalid-type', keyPath, message, {
+      hint: 'start from .platctl.example.yaml (see docs/configuration.md)',
+    });
+  }
+  return configError(
+    source,
+    'invalid-type',
+    keyPath,
+    `${lastKey(keyPath)} must be ${expected}, not ${describeValue(value)}`,
+    { hint: typeHint(expectedType, value, writtenText(source, keyPath)) },
+  );
+}
+
+/** A value outside its allowed set (a version platctl does not read among them), or an absent required one. */
+function notOneOf(
+  values: readonly unknown[],
+  keyPath: KeyPath,
+  value: unknown,
+  source: ConfigSource,
+  data: unknown,
+): ConfigError {
+  if (value === undefined) return missingKey(source, keyPath, values.map((v) => JSON.stringify(v)).join(' or '), data);
+  if (keyPath.length === 1 && keyPath[0] === 'version') {
+    return configError(source, 'invalid-value', keyPath, `unsupported version ${JSON.stringify(value)}`, {
+      hint: 'this platctl reads version: 1',
+    });
+  }
+  const allowed = values.map((v) => JSON.stringify(v));
+  const suggestion =
+    typeof value === 'string'
+      ? didYouMean(
+          value,
+          values.filter((v): v is string => typeof v === 'string'),
+        )
+      : undefined;
+  return configError(source, 'invalid-value', keyPath, `${JSON.stringify(value)} is not one of ${allowed.join(', ')}`, {
+    hint: suggestion === undefined ? undefined : `did you mean "${suggestion}"?`,
+  });
 }
 
 /** A required key that is absent: pointed at its parent's key, where it has to be added. */
