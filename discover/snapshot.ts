@@ -393,7 +393,7 @@ export function writeSnapshot(
   inputs: SnapshotInputs,
   discovery: SnapshotDiscovery,
 ): void {
-  const { root, witness, startedAt } = inputs;
+  const { root, witness } = inputs;
   const target = join(cacheDir, SNAPSHOT_FILE);
   const drop = (): void => {
     try {
@@ -403,39 +403,62 @@ export function writeSnapshot(
     }
   };
   if (witness.globbed) return drop();
-  // Sorted: a warm run stats them in this order, and neighbours share the kernel's cached directory entries.
-  const all = [...new Set([...inputs.dirs, ...inputs.files, ...witness.texts])].sort();
   const { short } = pathCodec(root);
-  const paths: string[] = [];
-  const records = new Float64Array(all.length * 5);
-  const trustedBefore = startedAt - (inputs.racyWindowMs ?? RACY_WINDOW_MS);
-  for (const path of all) {
-    const at = paths.length * 5;
-    try {
-      statInto(path, records, at);
-    } catch {
-      // Cannot be looked at (permission denied on the way): nothing to vouch with.
-      return drop();
-    }
-    // Changed too close to the run (or during it): its stat cannot vouch for what was read.
-    if (records[at] !== 0 && (records[at + 3] ?? 0) >= trustedBefore) return drop();
-    paths.push(short(path));
-  }
+  const stats = vouchingStats(inputs, short);
+  if (stats === undefined) return drop();
+  const body = compactBody(discovery, root, short);
+  if (body === undefined) return drop();
   const flat = (map: ReadonlyMap<string, string | undefined>): (string | null)[] =>
     [...map].flatMap(([k, v]) => [k, v ?? null]);
-  const pathSection = paths.join('\0');
+  const pathSection = stats.paths.join('\0');
   const header: Header = {
     format: FORMAT,
     key,
     id: randomBytes(9).toString('base64url'),
     pathBytes: Buffer.byteLength(pathSection),
-    stats: statDigest(records),
+    stats: statDigest(stats.records),
     kinds: flat(witness.kinds),
     realpaths: flat(witness.realpaths),
     env: flat(witness.env),
     // A lazily worked-out hint is worked out now (JSON reads it like any property).
     problems: discovery.problems,
   };
+  try {
+    writeFileAtomicSync(target, `${JSON.stringify(header)}\n${pathSection}\n${JSON.stringify(body)}`);
+  } catch {
+    // A read-only checkout still discovers; it just takes the full path next time.
+  }
+}
+
+/**
+ * The stat of every input (directories, files, texts read), sorted, for the warm run to compare; undefined when one
+ * cannot vouch for what was read: it cannot be looked at, or it changed too close to the run (or during it).
+ */
+function vouchingStats(
+  inputs: SnapshotInputs,
+  short: (path: string) => string,
+): { readonly paths: string[]; readonly records: Float64Array } | undefined {
+  // Sorted: a warm run stats them in this order, and neighbours share the kernel's cached directory entries.
+  const all = [...new Set([...inputs.dirs, ...inputs.files, ...inputs.witness.texts])].sort();
+  const paths: string[] = [];
+  const records = new Float64Array(all.length * 5);
+  const trustedBefore = inputs.startedAt - (inputs.racyWindowMs ?? RACY_WINDOW_MS);
+  for (const path of all) {
+    const at = paths.length * 5;
+    try {
+      statInto(path, records, at);
+    } catch {
+      // Cannot be looked at (permission denied on the way): nothing to vouch with.
+      return undefined;
+    }
+    if (records[at] !== 0 && (records[at + 3] ?? 0) >= trustedBefore) return undefined;
+    paths.push(short(path));
+  }
+  return { paths, records };
+}
+
+/** The graph and its units in the snapshot's compact form; undefined when they do not describe the same units. */
+function compactBody(discovery: SnapshotDiscovery, root: string, short: (path: string) => string): Body | undefined {
   const { graph } = discovery;
   const ids = graph.ids();
   const index = new Map(ids.map((id, i) => [id, i]));
@@ -446,7 +469,7 @@ export function writeSnapshot(
     const node = graph.get(id);
     const unit = discovery.units.get(id);
     // Every node is a unit, with the same env and dir; anything else is not a discovery this can keep.
-    if (!node || !unit || unit.env !== node.env || unit.dir !== node.dir) return drop();
+    if (!node || !unit || unit.env !== node.env || unit.dir !== node.dir) return undefined;
     nodes.push(id, node.env, node.dir);
     const absDir = node.dir === '' ? root : `${root}/${node.dir}`;
     const { remoteState, preventDestroy, exclude } = unit;
@@ -466,16 +489,6 @@ export function writeSnapshot(
       edges.push(index.get(id) as number, index.get(dep) as number, origins);
     }
   }
-  if (units.length !== discovery.units.size) return drop();
-  const body: Body = {
-    nodes,
-    edges,
-    units,
-    externals: discovery.externals,
-  };
-  try {
-    writeFileAtomicSync(target, `${JSON.stringify(header)}\n${pathSection}\n${JSON.stringify(body)}`);
-  } catch {
-    // A read-only checkout still discovers; it just takes the full path next time.
-  }
+  if (units.length !== discovery.units.size) return undefined;
+  return { nodes, edges, units, externals: discovery.externals };
 }
