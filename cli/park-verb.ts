@@ -121,7 +121,7 @@ function parkAccess(context: {
   };
 }
 
-/** The shared body of `down` and `up`. */
+/** The shared body of `down` and `up`: check everything, confirm, lock, run the sequences, say how they ended. */
 export async function runParkVerb(
   op: ParkOp,
   args: ParkArgs & GlobalOptions,
@@ -129,6 +129,82 @@ export async function runParkVerb(
   metrics?: MetricsSink,
   tracer?: RunTracer,
 ): Promise<number> {
+  const checked = await checkParkCommand(op, args, io, metrics, tracer);
+  if (typeof checked === 'number') return checked;
+  const paint = makePaint(io.color);
+  const output = parkOutput(io, args.json === true, op);
+  const human = output.human;
+  const confirmed = await confirmDown(op, args, io, paint, checked.envs);
+  if (confirmed !== undefined) return confirmed;
+  const command = invocation(op, args);
+  const locked = await lockParkRun(op, args, checked, command, io, human, paint);
+  if (typeof locked === 'number') return locked;
+  const { lock, locks } = locked;
+
+  handleInterruptions();
+  const { config, root, state, applier } = checked;
+  const access = parkAccess({ config, io, human, state, locks, applier });
+  const rendered = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
+  const traced = (event: ParkEvent): void => {
+    tracer?.parkEvent(event);
+    rendered(event);
+  };
+  const render = output.withHeartbeat(metrics ? metrics.parkEvents(traced) : traced);
+  let outcomes: EnvOutcome[];
+  try {
+    outcomes = await runPark({
+      op,
+      root,
+      envs: checked.envs,
+      environments: config.environments,
+      park: config.park,
+      dryRun: args['dry-run'] === true,
+      resume: args.resume === true,
+      who: runAuthor(io.env),
+      access,
+      emit: render,
+      now: () => Date.now(),
+      clock: systemClock,
+      signal: io.signal,
+      ...(checked.restoreSizes ? { restoreSizes: checked.restoreSizes } : {}),
+      fence: locks && {
+        stillOurs: () => locks.ensureFresh(),
+        get reason() {
+          return locks.fenceReason;
+        },
+      },
+    });
+  } finally {
+    output.close();
+    for (const problem of (await locks?.release()) ?? []) io.stderr.write(`platctl: warning: ${problem}\n`);
+    if (lock?.type === 'acquired') await lock.lock.release();
+  }
+  await metrics?.park(root, outcomes);
+  return reportParkOutcomes(op, args, outcomes, io, human);
+}
+
+/** What a park command needs once its whole command line, configuration and units are understood. */
+interface CheckedParkCommand {
+  readonly config: PlatctlConfig;
+  readonly root: string;
+  readonly envs: readonly string[];
+  readonly state: ObjectStore | undefined;
+  readonly applier: UnitApplier | undefined;
+  readonly restoreSizes: Record<string, NodeGroupSize> | undefined;
+}
+
+/**
+ * Everything checked before anything is touched: the options together, the configuration, the environments, the
+ * lock options, and the units park names (node_group_units, karpenter.unit, reconnect_units), by down too: it must
+ * not park what up could not bring back. A number is the exit code of a refusal, already explained.
+ */
+async function checkParkCommand(
+  op: ParkOp,
+  args: ParkArgs & GlobalOptions,
+  io: CliIo,
+  metrics: MetricsSink | undefined,
+  tracer: RunTracer | undefined,
+): Promise<CheckedParkCommand | number> {
   if (args.resume && args['dry-run']) {
     io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
     return EXIT.usage;
@@ -156,100 +232,81 @@ export async function runParkVerb(
     );
     return EXIT.usage;
   }
-  // The units park names (node_group_units, karpenter.unit, reconnect_units) are found before anything is touched,
-  // by down too: it must not park what up could not bring back.
   const parkUnits = await discoverParkUnits(chosen.envs, checked.loaded, args, io);
   if (!parkUnits.ok) return parkUnits.exitCode;
   const units =
     op === 'up' ? await parkUnitApplier(chosen.envs, checked.loaded, parkUnits.dirs, io, tracer) : undefined;
   if (units && !units.ok) return units.exitCode;
-  const applier = units?.applier;
-  const dryRun = args['dry-run'] === true;
-  const paint = makePaint(io.color);
-  const output = parkOutput(io, args.json === true, op);
-  const human = output.human;
-  const tty = Boolean(process.stdin.isTTY);
-  if (op === 'down' && !dryRun && !args.yes && !tty) {
+  return { config, root, envs: chosen.envs, state, applier: units?.applier, restoreSizes: restoreSizes.sizes };
+}
+
+/** down scales clusters to zero: it asks on a terminal unless --yes, and refuses without one. Undefined: go on. */
+async function confirmDown(
+  op: ParkOp,
+  args: ParkArgs & GlobalOptions,
+  io: CliIo,
+  paint: Paint,
+  envs: readonly string[],
+): Promise<number | undefined> {
+  if (op !== 'down' || args['dry-run'] === true || args.yes) return undefined;
+  if (!process.stdin.isTTY) {
     io.stderr.write(
       'platctl: refused: down scales clusters to zero and there is no terminal to confirm on; pass --yes to run it unattended (cron)\n',
     );
     return EXIT.refused;
   }
-  if (op === 'down' && !dryRun && !args.yes) {
-    const yes = await confirm(io, paint, chosen.envs);
-    if (!yes) {
-      io.stderr.write('platctl: down cancelled; nothing was changed\n');
-      return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
-    }
-  }
+  if (await confirm(io, paint, envs)) return undefined;
+  io.stderr.write('platctl: down cancelled; nothing was changed\n');
+  return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
+}
 
-  const command = invocation(op, args);
-  const lock = dryRun
-    ? undefined
-    : await acquireLock(
-        root,
-        { command, startedAt: new Date().toISOString() },
-        { pid: process.pid, host: hostname(), isAlive: processAlive },
-      );
-  if (lock && lock.type !== 'acquired') {
+/**
+ * The checkout's lock and, on the shared backend, each environment's lock (none for a dry run). A number is the
+ * exit code of a refusal, already explained, with whatever was taken released.
+ */
+async function lockParkRun(
+  op: ParkOp,
+  args: ParkArgs & GlobalOptions,
+  checked: CheckedParkCommand,
+  command: string,
+  io: CliIo,
+  human: NodeJS.WritableStream,
+  paint: Paint,
+): Promise<{ lock: Awaited<ReturnType<typeof acquireLock>> | undefined; locks: EnvLocks | undefined } | number> {
+  if (args['dry-run'] === true) return { lock: undefined, locks: undefined };
+  const { root, envs, config } = checked;
+  const lock = await acquireLock(
+    root,
+    { command, startedAt: new Date().toISOString() },
+    { pid: process.pid, host: hostname(), isAlive: processAlive },
+  );
+  if (lock.type !== 'acquired') {
     const refusal = lockRefusal(lock, root, hostname());
     const raced = lock.type === 'held' ? { message: `${refusal.message}; ${op} would race it` } : {};
     io.stderr.write(explainOutcome('refused: ', { ...refusal, ...raced }));
     return EXIT.refused;
   }
-  if (lock?.tookOver) {
+  if (lock.tookOver) {
     human.write(
       `${paint.yellow('warning')}: took over the lock of a platctl that died (${lock.tookOver.command}, pid ${lock.tookOver.pid})\n`,
     );
   }
-
-  const envLocks = lock
-    ? await lockParkEnvs({ op, envs: chosen.envs, command }, config.state, args['break-lock'] === true, io, human)
-    : undefined;
+  const envLocks = await lockParkEnvs({ op, envs, command }, config.state, args['break-lock'] === true, io, human);
   if (envLocks?.type === 'refused') {
-    await lock?.lock.release();
+    await lock.lock.release();
     return EXIT.refused;
   }
-  const locks = envLocks?.locks;
+  return { lock, locks: envLocks?.locks };
+}
 
-  handleInterruptions();
-  const access = parkAccess({ config, io, human, state, locks, applier });
-  const rendered = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
-  const traced = (event: ParkEvent): void => {
-    tracer?.parkEvent(event);
-    rendered(event);
-  };
-  const render = output.withHeartbeat(metrics ? metrics.parkEvents(traced) : traced);
-  let outcomes: EnvOutcome[];
-  try {
-    outcomes = await runPark({
-      op,
-      root,
-      envs: chosen.envs,
-      environments: config.environments,
-      park: config.park,
-      dryRun,
-      resume: args.resume === true,
-      who: runAuthor(io.env),
-      access,
-      emit: render,
-      now: () => Date.now(),
-      clock: systemClock,
-      signal: io.signal,
-      ...(restoreSizes.sizes ? { restoreSizes: restoreSizes.sizes } : {}),
-      fence: locks && {
-        stillOurs: () => locks.ensureFresh(),
-        get reason() {
-          return locks.fenceReason;
-        },
-      },
-    });
-  } finally {
-    output.close();
-    for (const problem of (await locks?.release()) ?? []) io.stderr.write(`platctl: warning: ${problem}\n`);
-    if (lock?.type === 'acquired') await lock.lock.release();
-  }
-  await metrics?.park(root, outcomes);
+/** The exit code, the JSON summary, and the command line that resumes (or repeats) a run that stopped. */
+function reportParkOutcomes(
+  op: ParkOp,
+  args: ParkArgs & GlobalOptions,
+  outcomes: EnvOutcome[],
+  io: CliIo,
+  human: NodeJS.WritableStream,
+): number {
   const exitCode = exitCodeFor(outcomes, io);
   const resume = formatCommandLine([
     'platctl',
@@ -259,9 +316,8 @@ export async function runParkVerb(
     ...(op === 'down' ? ['--yes'] : []),
   ]);
   if (args.json) {
-    io.stdout.write(
-      `${JSON.stringify({ type: 'summary', op, dry_run: dryRun, exit_code: exitCode, envs: outcomes })}\n`,
-    );
+    const summary = { type: 'summary', op, dry_run: args['dry-run'] === true, exit_code: exitCode, envs: outcomes };
+    io.stdout.write(`${JSON.stringify(summary)}\n`);
   }
   const stopped = outcomes.filter((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced');
   if (stopped.some((o) => o.failed_step !== PREFLIGHT)) human.write(`Resume with: ${resume}\n`);
