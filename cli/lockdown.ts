@@ -8,7 +8,11 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
+import type { LockDirection } from '../engine/events.js';
+import type { LockdownConfig } from '../engine/lockdown.js';
 import { argsFor, executeLockdown, stepsFor } from '../engine/lockdown.js';
+import type { PlatctlConfig } from '../config/schema.js';
+import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import { RUN_ID_ENV } from '../engine/run.js';
 import { TerragruntExecutor, chooseTools, terragruntArgs } from '../engine/terragrunt.js';
@@ -17,6 +21,7 @@ import { isLiveTerminal, makeReporter } from './walk-output.js';
 import { killGraceMs, prepareTools } from './walk-tools.js';
 import { loadProject } from './project.js';
 import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
+import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
 
@@ -38,28 +43,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   const paint = makePaint(io.color);
 
   if (args['dry-run']) {
-    const tools = chooseTools(config, io.env);
-    const steps = stepsFor(lockdown, direction).map((step, i) => {
-      const job = {
-        unit: step.unit,
-        command: 'apply' as const,
-        absDir: absDir(step.unit),
-        tfArgs: [...(config.units[step.unit]?.apply_args ?? []), ...argsFor(step, direction)],
-        attempt: 1,
-        timeoutMs: config.units[step.unit]?.timeout ?? config.unit_timeout,
-      };
-      const commandLine = formatCommandLine([
-        tools.binary,
-        ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args),
-      ]);
-      return { index: i, id: step.id, unit: step.unit, command: commandLine };
-    });
-    if (args.json) {
-      io.stdout.write(`${JSON.stringify({ direction, retry: lockdown.retry ?? null, steps })}\n`);
-    } else {
-      io.stdout.write(`${paint.bold(direction === 'lock' ? 'lockdown plan' : 'unlock plan')}: ${steps.length} steps\n`);
-      for (const step of steps) io.stdout.write(`${step.index + 1}. ${step.id} (${step.unit})\n   ${step.command}\n`);
-    }
+    io.stdout.write(lockdownPlan(config, lockdown, direction, absDir, io.env, args.json === true, paint));
     return EXIT.ok;
   }
 
@@ -116,3 +100,34 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   );
   return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.failed;
 });
+
+/** `lockdown --dry-run`: each step in the order the run takes them, with its exact terragrunt command line. */
+function lockdownPlan(
+  config: PlatctlConfig,
+  lockdown: LockdownConfig,
+  direction: LockDirection,
+  absDir: (unit: string) => string,
+  env: CliIo['env'],
+  json: boolean,
+  paint: Paint,
+): string {
+  const tools = chooseTools(config, env);
+  const steps = stepsFor(lockdown, direction).map((step, i) => {
+    const job = {
+      unit: step.unit,
+      command: 'apply' as const,
+      absDir: absDir(step.unit),
+      tfArgs: [...(config.units[step.unit]?.apply_args ?? []), ...argsFor(step, direction)],
+      attempt: 1,
+      timeoutMs: config.units[step.unit]?.timeout ?? config.unit_timeout,
+    };
+    const commandLine = formatCommandLine([
+      tools.binary,
+      ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args),
+    ]);
+    return { index: i, id: step.id, unit: step.unit, command: commandLine };
+  });
+  if (json) return `${JSON.stringify({ direction, retry: lockdown.retry ?? null, steps })}\n`;
+  const title = `${paint.bold(direction === 'lock' ? 'lockdown plan' : 'unlock plan')}: ${steps.length} steps\n`;
+  return title + steps.map((step) => `${step.index + 1}. ${step.id} (${step.unit})\n   ${step.command}\n`).join('');
+}
