@@ -28,7 +28,8 @@ import { tfCommandFor } from '../engine/unit-status.js';
 import { manualStepsPhase } from '../hooks/manual-steps.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
-import { manualCheckRunner, terminalAsk, whoAmI } from './manual-steps.js';
+import { terminalAsk, whoAmI } from './manual-steps.js';
+import { manualCheckRunner } from '../hooks/manual-step-checks.js';
 import type { MetricsSink } from './metrics.js';
 import { selectionEnvs } from './metrics.js';
 import { bootstrapParkRefusal } from './park-status.js';
@@ -210,7 +211,7 @@ async function printDryRun(
       ? {
           hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
           recover: { 'helm-pending': recoverySwitches(config, args).has('helm-pending') ? 'on' : 'off' },
-          runCheck: manualCheckRunner(root, io.env, config),
+          runCheck: manualCheckRunner(root, io.env, config, childGroups),
         }
       : {}),
     signal: io.signal,
@@ -392,7 +393,7 @@ function outputReader(project: Project, tools: ToolsReady, graceMs: number): Out
 function manualSteps(root: string, config: PlatctlConfig, args: Args, io: CliIo, paint: Paint) {
   const ask = terminalAsk(io, paint);
   return manualStepsPhase(config.manual_steps, {
-    runCheck: manualCheckRunner(root, io.env, config),
+    runCheck: manualCheckRunner(root, io.env, config, childGroups),
     ...(ask ? { ask } : {}),
     yes: args.yes === true,
     who: whoAmI(io.env),
