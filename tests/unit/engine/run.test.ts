@@ -214,13 +214,19 @@ describe('executeRun', () => {
     const controller = new AbortController();
     const executor = new AutoExecutor(graph, () => 0);
     const { root, request, deps, events } = await setup(executor);
-    // A Terraform still releasing its state lock: SIGINT does not stop it at once.
-    const orphan = spawn('sh', ['-c', 'trap "" INT; sleep 60'], {
+    // A Terraform still releasing its state lock: SIGINT does not stop it at once. The run starts only once the
+    // shell has set SIGINT aside (on a busy machine the signal could otherwise come first and end it at once).
+    const orphan = spawn('sh', ['-c', 'trap "" INT; echo ready; exec sleep 60'], {
       detached: true,
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, [RUN_ID_ENV]: 'run-old' },
     });
     leftovers.push(orphan.pid!);
+    await new Promise<void>((resolve, reject) => {
+      orphan.stdout!.once('data', () => resolve());
+      orphan.once('exit', () => reject(new Error('the stand-in process ended before it ignored SIGINT')));
+    });
+    orphan.stdout!.destroy();
     await writeFile(
       join(root, STATE_FILE),
       JSON.stringify({
