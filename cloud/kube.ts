@@ -1,7 +1,8 @@
 /**
  * Read-only Kubernetes access for health checks, built either from EKS `DescribeCluster` (with an EKS token signed
  * per request, no aws CLI) or from a named context of the user's kubeconfig (clusters reached through a proxy, and
- * tests). `@kubernetes/client-node` costs ~330 ms to import, so it is imported here, lazily, and only here.
+ * tests). `@kubernetes/client-node` costs ~330 ms to import, so it is imported here, lazily, and only here; requests
+ * go through the one Kubernetes transport (`kube-transport.ts`), as the writer's do.
  */
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
