@@ -101,6 +101,9 @@ export function makeKubeTransport(kc: KubeConfig, server: string, limits: KubeLi
 
 export const ok2xx = (status: number): boolean => status >= 200 && status < 300;
 
+/** A JSON object (not a text, not an empty answer). */
+export const isObject = (json: unknown): json is Record<string, unknown> => typeof json === 'object' && json !== null;
+
 /** `/api/v1/namespaces/x/pods`, `/apis/karpenter.sh/v1/nodepools`. */
 export function collectionPath(ref: CustomResourceRef, namespace: string | undefined): string {
   const prefix = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
@@ -126,9 +129,11 @@ export async function listPages(
     if (selectors.fieldSelector) query.set('fieldSelector', selectors.fieldSelector);
     const answer = await send(query);
     if (!ok2xx(answer.status)) return answer;
-    const page = answer.json as { items?: unknown[]; metadata?: { continue?: string } } | undefined;
-    items.push(...(page?.items ?? []));
-    cont = page?.metadata?.continue || undefined;
+    if (!isObject(answer.json))
+      throw new Error(`HTTP ${answer.status} without a JSON list: ${message(answer.json) ?? 'empty'}`);
+    const page = answer.json as { items?: unknown[]; metadata?: { continue?: string } };
+    items.push(...(page.items ?? []));
+    cont = page.metadata?.continue || undefined;
   } while (cont);
   return { status: 200, json: items };
 }

@@ -14,7 +14,15 @@ import type { EnvVars } from './env.js';
 import { REQUEST_TIMEOUT_MS, homeDir, requestTimeoutMs } from './env.js';
 import type { CloudResult } from './result.js';
 import type { CustomResourceRef } from './kube-transport.js';
-import { collectionPath, errorText, listPages, makeKubeTransport, objectPath, ok2xx } from './kube-transport.js';
+import {
+  collectionPath,
+  errorText,
+  isObject,
+  listPages,
+  makeKubeTransport,
+  objectPath,
+  ok2xx,
+} from './kube-transport.js';
 import { failure, ok } from './result.js';
 
 export type { CustomResourceRef } from './kube-transport.js';
@@ -172,7 +180,8 @@ function makeReader(kc: KubeConfig, server: string, timeoutMs: number): KubeRead
     transport.call(
       { doing: `reading ${object}`, object },
       () => transport.send('GET', path, { signal }),
-      (status, json) => (ok2xx(status) ? (json as T) : undefined),
+      // A 2xx that is not a JSON object (an empty answer, a proxy's page) is a failure with its status.
+      (status, json) => (ok2xx(status) && isObject(json) ? (json as T) : undefined),
     );
   const list = <T>(object: string, ref: CustomResourceRef, signal: AbortSignal | undefined) =>
     transport.call(
