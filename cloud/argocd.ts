@@ -46,17 +46,27 @@ export interface ArgoCdClient {
 
 export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdClient {
   const server = options.server.replace(/\/+$/, '');
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const call = makeCall(server, options.fetch ?? fetch, options.timeoutMs ?? 30_000);
+  return { server, login: (username, password, signal) => login(call, server, { username, password }, signal) };
+}
 
-  /** One JSON call; `secrets` are scrubbed from any text that leaves this function. */
-  const call = async (
-    method: 'GET' | 'POST' | 'DELETE',
-    path: string,
-    what: string,
-    secrets: readonly string[],
-    init: { body?: unknown; bearer?: string; signal?: AbortSignal | undefined },
-  ): Promise<CloudResult<unknown>> => {
+type Method = 'GET' | 'POST' | 'DELETE';
+interface CallInit {
+  readonly body?: unknown;
+  readonly bearer?: string;
+  readonly signal?: AbortSignal | undefined;
+}
+/** One JSON call; `secrets` are scrubbed from any text that leaves it. */
+type ArgoCall = (
+  method: Method,
+  path: string,
+  what: string,
+  secrets: readonly string[],
+  init: CallInit,
+) => Promise<CloudResult<unknown>>;
+
+function makeCall(server: string, doFetch: typeof fetch, timeoutMs: number): ArgoCall {
+  return async (method, path, what, secrets, init) => {
     const scrub = (text: string) =>
       secrets.reduce((out, secret) => (secret ? out.split(secret).join('***') : out), text);
     const signals = [AbortSignal.timeout(timerDelay(timeoutMs)), ...(init.signal ? [init.signal] : [])];
@@ -73,14 +83,7 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdClient {
         ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
       });
     } catch (error) {
-      if (isAbortError(error)) return failure('timeout', `no answer from Argo CD at ${server} ${what}`);
-      const code = networkErrorCode(error);
-      const detail = code ?? scrub(error instanceof Error ? error.message : String(error));
-      return failure(
-        'unreachable',
-        `cannot reach Argo CD at ${server} ${what} (${detail})`,
-        "check the hook's server URL; a private CA needs NODE_EXTRA_CA_CERTS",
-      );
+      return sendFailure(error, server, what, scrub);
     }
     const text = await response.text().catch(() => '');
     let body: unknown;
@@ -90,90 +93,125 @@ export function createArgoCdClient(options: ArgoCdClientOptions): ArgoCdClient {
       body = undefined;
     }
     if (response.ok && body !== undefined) return ok(body);
-    const status = response.status;
-    // A web page (a proxy's, an ingress's) where the API was expected: say what answered, and what to check.
-    const page =
-      body === undefined
-        ? describeNonJson(
-            {
-              status,
-              contentType: response.headers.get('content-type') ?? undefined,
-              body: scrub(text),
-              url: `${server}${path}`,
-            },
-            'Argo CD',
-          )
-        : undefined;
-    const message = page ? page.message : scrub(errorMessage(body, text));
-    const line = `Argo CD answered HTTP ${status} ${what}${message ? `: ${message}` : ''}`;
-    if (page && (response.ok || status >= 500)) return failure('error', `${what}: ${page.message}`, page.hint);
-    if (status === 401) return failure('unauthorized', line);
-    if (status === 403) return failure('forbidden', line);
-    if (status === 404) return failure('not-found', line);
-    if (status >= 300 && status < 400) {
+    return answerFailure({ response, text, body, url: `${server}${path}` }, what, scrub);
+  };
+}
+
+/** A request that got no answer: a timeout or Ctrl-C, or a network error. */
+function sendFailure(
+  error: unknown,
+  server: string,
+  what: string,
+  scrub: (text: string) => string,
+): CloudResult<never> {
+  if (isAbortError(error)) return failure('timeout', `no answer from Argo CD at ${server} ${what}`);
+  const code = networkErrorCode(error);
+  const detail = code ?? scrub(error instanceof Error ? error.message : String(error));
+  return failure(
+    'unreachable',
+    `cannot reach Argo CD at ${server} ${what} (${detail})`,
+    "check the hook's server URL; a private CA needs NODE_EXTRA_CA_CERTS",
+  );
+}
+
+/** An answer that is not a JSON success: the status, the server's message, or what answered instead of the API. */
+function answerFailure(
+  answer: { readonly response: Response; readonly text: string; readonly body: unknown; readonly url: string },
+  what: string,
+  scrub: (text: string) => string,
+): CloudResult<never> {
+  const { response, text, body } = answer;
+  const status = response.status;
+  // A web page (a proxy's, an ingress's) where the API was expected: say what answered, and what to check.
+  const page =
+    body === undefined
+      ? describeNonJson(
+          {
+            status,
+            contentType: response.headers.get('content-type') ?? undefined,
+            body: scrub(text),
+            url: answer.url,
+          },
+          'Argo CD',
+        )
+      : undefined;
+  const message = page ? page.message : scrub(errorMessage(body, text));
+  const line = `Argo CD answered HTTP ${status} ${what}${message ? `: ${message}` : ''}`;
+  if (page && (response.ok || status >= 500)) return failure('error', `${what}: ${page.message}`, page.hint);
+  if (status === 401) return failure('unauthorized', line);
+  if (status === 403) return failure('forbidden', line);
+  if (status === 404) return failure('not-found', line);
+  if (status >= 300 && status < 400) {
+    return failure(
+      'error',
+      line,
+      `the server redirects (to ${response.headers.get('location') ?? '?'}): use the API URL it points at`,
+    );
+  }
+  return failure('error', line);
+}
+
+/** POST /api/v1/session; the session's JWT stays inside the {@link ArgoSession} it returns. */
+async function login(
+  call: ArgoCall,
+  server: string,
+  user: { readonly username: string; readonly password: string },
+  signal: AbortSignal | undefined,
+): Promise<CloudResult<ArgoSession>> {
+  const { username, password } = user;
+  const answer = await call('POST', '/api/v1/session', `logging in as ${username}`, [password], {
+    body: { username, password },
+    signal,
+  });
+  if (!answer.ok) {
+    if (answer.reason === 'unauthorized') {
       return failure(
-        'error',
-        line,
-        `the server redirects (to ${response.headers.get('location') ?? '?'}): use the API URL it points at`,
+        'unauthorized',
+        answer.message,
+        `the password in Argo CD's admin secret no longer works for ${username}: was it changed without updating the secret?`,
       );
     }
-    return failure('error', line);
-  };
+    return answer;
+  }
+  const jwt = (answer.value as { token?: unknown }).token;
+  if (typeof jwt !== 'string' || jwt === '') {
+    return failure('error', `Argo CD at ${server} answered the login of ${username} without a token`);
+  }
+  return ok(session(call, jwt));
+}
 
+function session(call: ArgoCall, jwt: string): ArgoSession {
+  const account = (name: string) => `/api/v1/account/${encodeURIComponent(name)}`;
   return {
-    server,
-    async login(username, password, signal) {
-      const answer = await call('POST', '/api/v1/session', `logging in as ${username}`, [password], {
-        body: { username, password },
-        signal,
+    async getAccount(name, callSignal) {
+      const got = await call('GET', account(name), `reading account ${name}`, [jwt], {
+        bearer: jwt,
+        signal: callSignal,
       });
-      if (!answer.ok) {
-        if (answer.reason === 'unauthorized') {
-          return failure(
-            'unauthorized',
-            answer.message,
-            `the password in Argo CD's admin secret no longer works for ${username}: was it changed without updating the secret?`,
-          );
-        }
-        return answer;
-      }
-      const jwt = (answer.value as { token?: unknown }).token;
-      if (typeof jwt !== 'string' || jwt === '') {
-        return failure('error', `Argo CD at ${server} answered the login of ${username} without a token`);
-      }
-      const account = (name: string) => `/api/v1/account/${encodeURIComponent(name)}`;
-      return ok({
-        async getAccount(name, callSignal) {
-          const got = await call('GET', account(name), `reading account ${name}`, [jwt], {
-            bearer: jwt,
-            signal: callSignal,
-          });
-          return got.ok ? ok(parseAccount(name, got.value)) : got;
-        },
-        async createToken(name, id, callSignal) {
-          const created = await call('POST', `${account(name)}/token`, `creating a token for account ${name}`, [jwt], {
-            body: { name, id },
-            bearer: jwt,
-            signal: callSignal,
-          });
-          if (!created.ok) return created;
-          const token = (created.value as { token?: unknown }).token;
-          if (typeof token !== 'string' || token === '') {
-            return failure('error', `Argo CD answered the token request for account ${name} without a token`);
-          }
-          return ok({ token });
-        },
-        async deleteToken(name, id, callSignal) {
-          const deleted = await call(
-            'DELETE',
-            `${account(name)}/token/${encodeURIComponent(id)}`,
-            `deleting token ${id} of account ${name}`,
-            [jwt],
-            { bearer: jwt, signal: callSignal },
-          );
-          return deleted.ok ? ok(undefined) : deleted;
-        },
+      return got.ok ? ok(parseAccount(name, got.value)) : got;
+    },
+    async createToken(name, id, callSignal) {
+      const created = await call('POST', `${account(name)}/token`, `creating a token for account ${name}`, [jwt], {
+        body: { name, id },
+        bearer: jwt,
+        signal: callSignal,
       });
+      if (!created.ok) return created;
+      const token = (created.value as { token?: unknown }).token;
+      if (typeof token !== 'string' || token === '') {
+        return failure('error', `Argo CD answered the token request for account ${name} without a token`);
+      }
+      return ok({ token });
+    },
+    async deleteToken(name, id, callSignal) {
+      const deleted = await call(
+        'DELETE',
+        `${account(name)}/token/${encodeURIComponent(id)}`,
+        `deleting token ${id} of account ${name}`,
+        [jwt],
+        { bearer: jwt, signal: callSignal },
+      );
+      return deleted.ok ? ok(undefined) : deleted;
     },
   };
 }

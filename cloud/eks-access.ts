@@ -2,6 +2,7 @@
  * EKS access entries of one cluster, for `platctl access`: read every entry with its tags and associated policies,
  * create an entry, associate or disassociate a policy, delete an entry. The SDK client is imported on first use.
  */
+import type * as EksSdk from '@aws-sdk/client-eks';
 import type { AwsAccess } from './sdk-access.js';
 import { callOptions, endpointUrl, lazyClient, sdkConfig, sdkFailure } from './sdk-access.js';
 import type { CloudResult } from './result.js';
@@ -42,91 +43,112 @@ export function createEksAccess(access: AwsAccess, cluster: string): EksAccess {
   const getClient = lazyClient(() => sdk().then(({ EKSClient }) => new EKSClient(sdkConfig(access, 'EKS'))));
   const where = `on cluster ${cluster} (environment ${access.envName})`;
   const endpoint = { service: 'EKS', url: endpointUrl(access, 'EKS', 'eks') };
-  const attempt = async (what: string, run: () => Promise<void>): Promise<CloudResult<void>> => {
-    try {
-      await run();
-      return ok(undefined);
-    } catch (error) {
-      return sdkFailure(error, `${what} ${where}`, access.profile, endpoint);
-    }
-  };
-
+  const eks: Eks = { sdk, getClient, cluster, where, endpoint, access };
+  const clusterName = cluster;
   return {
     cluster,
-    async list(signal) {
-      const m = await sdk();
-      const eks = await getClient();
-      const paging = { client: eks };
-      const entries: AccessEntry[] = [];
-      let principal = '';
-      try {
-        const arns: string[] = [];
-        for await (const page of m.paginateListAccessEntries(paging, { clusterName: cluster }, callOptions(signal))) {
-          arns.push(...(page.accessEntries ?? []));
-        }
-        for (principal of arns.sort()) {
-          const described = await eks.send(
-            new m.DescribeAccessEntryCommand({ clusterName: cluster, principalArn: principal }),
-            callOptions(signal),
-          );
-          const policies: AssociatedPolicy[] = [];
-          const input = { clusterName: cluster, principalArn: principal };
-          for await (const page of m.paginateListAssociatedAccessPolicies(paging, input, callOptions(signal))) {
-            for (const policy of page.associatedAccessPolicies ?? []) {
-              const namespaces = policy.accessScope?.namespaces ?? [];
-              policies.push({
-                policyArn: policy.policyArn ?? '',
-                scope: policy.accessScope?.type === 'namespace' ? 'namespace' : 'cluster',
-                ...(namespaces.length > 0 ? { namespaces } : {}),
-              });
-            }
-          }
-          entries.push({
-            principalArn: principal,
-            type: described.accessEntry?.type ?? 'STANDARD',
-            tags: described.accessEntry?.tags ?? {},
-            policies,
-          });
-        }
-      } catch (error) {
-        const what = principal ? `reading the access entry of ${principal}` : 'listing access entries';
-        return sdkFailure(error, `${what} ${where}`, access.profile, endpoint);
-      }
-      return ok(entries);
-    },
+    list: (signal) => listEntries(eks, signal),
     create: (principalArn, tags, signal) =>
-      attempt(`creating an access entry for ${principalArn}`, async () => {
-        const [m, eks] = await Promise.all([sdk(), getClient()]);
-        await eks.send(
-          new m.CreateAccessEntryCommand({ clusterName: cluster, principalArn, tags: { ...tags } }),
+      attempt(eks, `creating an access entry for ${principalArn}`, (m, client) =>
+        client.send(
+          new m.CreateAccessEntryCommand({ clusterName, principalArn, tags: { ...tags } }),
           callOptions(signal),
-        );
-      }),
+        ),
+      ),
     associate: (principalArn, policyArn, signal) =>
-      attempt(`associating ${policyArn} with ${principalArn}`, async () => {
-        const [m, eks] = await Promise.all([sdk(), getClient()]);
-        await eks.send(
+      attempt(eks, `associating ${policyArn} with ${principalArn}`, (m, client) =>
+        client.send(
           new m.AssociateAccessPolicyCommand({
-            clusterName: cluster,
+            clusterName,
             principalArn,
             policyArn,
             accessScope: { type: 'cluster' },
           }),
           callOptions(signal),
-        );
-      }),
+        ),
+      ),
     disassociate: (principalArn, policyArn, signal) =>
-      attempt(`disassociating ${policyArn} from ${principalArn}`, async () => {
-        const [m, eks] = await Promise.all([sdk(), getClient()]);
-        await eks.send(
-          new m.DisassociateAccessPolicyCommand({ clusterName: cluster, principalArn, policyArn }),
+      attempt(eks, `disassociating ${policyArn} from ${principalArn}`, (m, client) =>
+        client.send(
+          new m.DisassociateAccessPolicyCommand({ clusterName, principalArn, policyArn }),
           callOptions(signal),
-        );
-      }),
+        ),
+      ),
     remove: (principalArn, signal) =>
-      attempt(`deleting the access entry of ${principalArn}`, async () => {
-        const [m, eks] = await Promise.all([sdk(), getClient()]);
-        await eks.send(new m.DeleteAccessEntryCommand({ clusterName: cluster, principalArn }), callOptions(signal));
-      }),
+      attempt(eks, `deleting the access entry of ${principalArn}`, (m, client) =>
+        client.send(new m.DeleteAccessEntryCommand({ clusterName, principalArn }), callOptions(signal)),
+      ),
+  };
+}
+
+/** What each call needs: the SDK module and client (both loaded on first use), the cluster, and where, for messages. */
+interface Eks {
+  readonly sdk: () => Promise<typeof EksSdk>;
+  readonly getClient: () => Promise<EksSdk.EKSClient>;
+  readonly cluster: string;
+  readonly where: string;
+  readonly endpoint: { readonly service: string; readonly url: string };
+  readonly access: AwsAccess;
+}
+
+/** One write: done, or the SDK's failure named by `what`. */
+async function attempt(
+  eks: Eks,
+  what: string,
+  run: (m: typeof EksSdk, client: EksSdk.EKSClient) => Promise<unknown>,
+): Promise<CloudResult<void>> {
+  try {
+    const [m, client] = await Promise.all([eks.sdk(), eks.getClient()]);
+    await run(m, client);
+    return ok(undefined);
+  } catch (error) {
+    return sdkFailure(error, `${what} ${eks.where}`, eks.access.profile, eks.endpoint);
+  }
+}
+
+/** Every entry, by principal ARN, each with its type, tags and associated policies. */
+async function listEntries(eks: Eks, signal: AbortSignal | undefined): Promise<CloudResult<AccessEntry[]>> {
+  const m = await eks.sdk();
+  const client = await eks.getClient();
+  const entries: AccessEntry[] = [];
+  let principal = '';
+  try {
+    const arns: string[] = [];
+    const pages = m.paginateListAccessEntries({ client }, { clusterName: eks.cluster }, callOptions(signal));
+    for await (const page of pages) arns.push(...(page.accessEntries ?? []));
+    for (principal of arns.sort()) entries.push(await readEntry(eks, m, client, principal, signal));
+  } catch (error) {
+    const what = principal ? `reading the access entry of ${principal}` : 'listing access entries';
+    return sdkFailure(error, `${what} ${eks.where}`, eks.access.profile, eks.endpoint);
+  }
+  return ok(entries);
+}
+
+/** One entry: DescribeAccessEntry, then every page of its associated policies; throws what the SDK throws. */
+async function readEntry(
+  eks: Eks,
+  m: typeof EksSdk,
+  client: EksSdk.EKSClient,
+  principal: string,
+  signal: AbortSignal | undefined,
+): Promise<AccessEntry> {
+  const input = { clusterName: eks.cluster, principalArn: principal };
+  const described = await client.send(new m.DescribeAccessEntryCommand(input), callOptions(signal));
+  const policies: AssociatedPolicy[] = [];
+  for await (const page of m.paginateListAssociatedAccessPolicies({ client }, input, callOptions(signal))) {
+    for (const policy of page.associatedAccessPolicies ?? []) {
+      const namespaces = policy.accessScope?.namespaces ?? [];
+      policies.push({
+        policyArn: policy.policyArn ?? '',
+        scope: policy.accessScope?.type === 'namespace' ? 'namespace' : 'cluster',
+        ...(namespaces.length > 0 ? { namespaces } : {}),
+      });
+    }
+  }
+  return {
+    principalArn: principal,
+    type: described.accessEntry?.type ?? 'STANDARD',
+    tags: described.accessEntry?.tags ?? {},
+    policies,
   };
 }

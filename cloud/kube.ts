@@ -1,7 +1,8 @@
 /**
  * Read-only Kubernetes access for health checks, built either from EKS `DescribeCluster` (with an EKS token signed
  * per request, no aws CLI) or from a named context of the user's kubeconfig (clusters reached through a proxy, and
- * tests). `@kubernetes/client-node` costs ~330 ms to import, so it is imported here, lazily, and only here.
+ * tests). `@kubernetes/client-node` costs ~330 ms to import, so it is imported here, lazily, and only here; requests
+ * go through the one Kubernetes transport (`kube-transport.ts`), as the writer's do.
  */
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -12,7 +13,19 @@ import { eksToken } from './eks-token.js';
 import type { EnvVars } from './env.js';
 import { REQUEST_TIMEOUT_MS, homeDir, requestTimeoutMs } from './env.js';
 import type { CloudResult } from './result.js';
-import { TLS_VERIFY_CODES, failure, isAbortError, networkErrorCode, ok } from './result.js';
+import type { CustomResourceRef } from './kube-transport.js';
+import {
+  collectionPath,
+  errorText,
+  isObject,
+  listPages,
+  makeKubeTransport,
+  objectPath,
+  ok2xx,
+} from './kube-transport.js';
+import { failure, ok } from './result.js';
+
+export type { CustomResourceRef } from './kube-transport.js';
 
 /** The parts of a Node health checks read. */
 export interface KubeCondition {
@@ -45,16 +58,6 @@ export interface KubeDaemonSet extends KubeObject {
   };
 }
 
-/** A custom resource by group/version/plural, namespaced when `namespace` is set. */
-export interface CustomResourceRef {
-  readonly group: string;
-  readonly version: string;
-  readonly plural: string;
-  readonly namespace?: string;
-  /** Lists only the objects these labels select (`app.kubernetes.io/part-of=platform`). */
-  readonly labelSelector?: string;
-}
-
 /** The reads validate needs; each takes an AbortSignal so a hung API server cannot hang a check. */
 export interface KubeReader {
   /** The API server URL, for messages. */
@@ -80,7 +83,7 @@ export function kubeconfigFiles(env: EnvVars): string[] {
  */
 export async function kubeReaderFromContext(context: string, env: EnvVars): Promise<CloudResult<KubeReader>> {
   const loaded = await kubeConfigFromContext(context, env);
-  return loaded.ok ? ok(await makeReader(loaded.value.kc, loaded.value.server, requestTimeoutMs(env))) : loaded;
+  return loaded.ok ? ok(makeReader(loaded.value.kc, loaded.value.server, requestTimeoutMs(env))) : loaded;
 }
 
 /** The KubeConfig of `context` (see {@link kubeReaderFromContext}); park's writer is built on it too. */
@@ -167,170 +170,63 @@ export async function kubeConfigForEks(access: EksClusterAccess): Promise<KubeCo
   return kc;
 }
 
-async function makeReader(kc: KubeConfig, server: string, timeoutMs: number): Promise<KubeReader> {
-  const k8s = await import('@kubernetes/client-node');
-  const core = kc.makeApiClient(k8s.CoreV1Api);
-  const apps = kc.makeApiClient(k8s.AppsV1Api);
-  const custom = kc.makeApiClient(k8s.CustomObjectsApi);
-  const versionApi = kc.makeApiClient(k8s.VersionApi);
-
-  // client-node has no per-call signal parameter; a request middleware puts one on the request context. Every call
-  // gets one: the caller's, if any, and the request timeout, so an API server that never answers cannot hang a run.
-  const withSignal = (callerSignal: AbortSignal | undefined) => {
-    const limit = AbortSignal.timeout(timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([callerSignal, limit]) : limit;
-    return {
-      middleware: [
-        {
-          pre: (context: InstanceType<typeof k8s.RequestContext>) => {
-            context.setSignal(signal);
-            return new k8s.Observable(Promise.resolve(context));
-          },
-          post: (response: InstanceType<typeof k8s.ResponseContext>) => new k8s.Observable(Promise.resolve(response)),
-        },
-      ],
-      middlewareMergeStrategy: 'append' as const,
-    };
-  };
-
-  const call = async <T>(what: string, run: () => Promise<T>): Promise<CloudResult<T>> => {
-    try {
-      return ok(await run());
-    } catch (error) {
-      return kubeFailure(what, server, error, k8s.ApiException);
-    }
-  };
-
-  /** Follows `metadata.continue` so large clusters are read completely. */
-  const listAll = async <T>(
-    page: (cont: string | undefined) => Promise<{ items?: T[]; metadata?: { _continue?: string; continue?: string } }>,
-  ): Promise<T[]> => {
-    const items: T[] = [];
-    let cont: string | undefined;
-    do {
-      const result = await page(cont);
-      items.push(...(result.items ?? []));
-      cont = result.metadata?._continue ?? result.metadata?.continue ?? undefined;
-    } while (cont);
-    return items;
-  };
-
+/**
+ * A reader over `kc`, sent through the one Kubernetes transport (`kube-transport.ts`): every request is bounded by
+ * the request timeout and the caller's signal, credentials included.
+ */
+function makeReader(kc: KubeConfig, server: string, timeoutMs: number): KubeReader {
+  const transport = makeKubeTransport(kc, server, { requestTimeoutMs: timeoutMs });
+  const read = <T>(object: string, path: string, signal: AbortSignal | undefined): Promise<CloudResult<T>> =>
+    transport.call(
+      { doing: `reading ${object}`, object },
+      () => transport.send('GET', path, { signal }),
+      // A 2xx that is not a JSON object (an empty answer, a proxy's page) is a failure with its status.
+      (status, json) => (ok2xx(status) && isObject(json) ? (json as T) : undefined),
+    );
+  const list = <T>(object: string, ref: CustomResourceRef, signal: AbortSignal | undefined) =>
+    transport.call(
+      { doing: `reading ${object}`, object },
+      () =>
+        listPages(
+          (query) => transport.send('GET', `${collectionPath(ref, ref.namespace)}?${query.toString()}`, { signal }),
+          ref,
+        ),
+      (status, json) => (ok2xx(status) ? (json as T[]) : undefined),
+    );
   return {
     server,
-    version: (signal) =>
-      call('the API server version', async () => {
-        const info = await versionApi.getCode({}, withSignal(signal));
-        return { gitVersion: info.gitVersion };
-      }),
-    listNodes: (signal) =>
-      call('nodes', () =>
-        listAll<KubeNode>(async (cont) => {
-          const list = await core.listNode({ limit: 500, ...(cont ? { _continue: cont } : {}) }, withSignal(signal));
-          return list as unknown as { items: KubeNode[]; metadata?: { _continue?: string } };
-        }),
-      ),
+    version: async (signal) => {
+      const info = await read<{ gitVersion: string }>('the API server version', '/version', signal);
+      return info.ok ? ok({ gitVersion: info.value.gitVersion }) : info;
+    },
+    listNodes: (signal) => list<KubeNode>('nodes', { group: '', version: 'v1', plural: 'nodes' }, signal),
     readDaemonSet: (namespace, name, signal) =>
-      call(`DaemonSet ${namespace}/${name}`, async () => {
-        const ds = await apps.readNamespacedDaemonSet({ name, namespace }, withSignal(signal));
-        return ds;
-      }),
-    listCustomObjects: (ref, signal) =>
-      call(describeRef(ref), () =>
-        listAll<KubeObject>(async (cont) => {
-          const base = {
-            group: ref.group,
-            version: ref.version,
-            plural: ref.plural,
-            limit: 500,
-            ...(ref.labelSelector === undefined ? {} : { labelSelector: ref.labelSelector }),
-          };
-          const params = cont ? { ...base, _continue: cont } : base;
-          const result: unknown = ref.namespace
-            ? await custom.listNamespacedCustomObject({ ...params, namespace: ref.namespace }, withSignal(signal))
-            : await custom.listClusterCustomObject(params, withSignal(signal));
-          return result as { items?: KubeObject[]; metadata?: { continue?: string } };
-        }),
-      ),
-    getCustomObject: (ref, signal) =>
-      call(`${describeRef(ref)} ${ref.name}`, async () => {
-        const base = { group: ref.group, version: ref.version, plural: ref.plural, name: ref.name };
-        const result: unknown = ref.namespace
-          ? await custom.getNamespacedCustomObject({ ...base, namespace: ref.namespace }, withSignal(signal))
-          : await custom.getClusterCustomObject(base, withSignal(signal));
-        return result as KubeObject;
-      }),
+      read(`DaemonSet ${namespace}/${name}`, objectPath(daemonSets(namespace), name), signal),
+    listCustomObjects: (ref, signal) => list<KubeObject>(describeRef(ref), ref, signal),
+    getCustomObject: (ref, signal) => read(`${describeRef(ref)} ${ref.name}`, objectPath(ref, ref.name), signal),
     readSecretKey: async (namespace, name, key, signal) => {
-      const read = await call(`Secret ${namespace}/${name}`, () =>
-        core.readNamespacedSecret({ name, namespace }, withSignal(signal)),
-      );
-      if (!read.ok) return read;
-      const encoded = read.value.data?.[key];
-      if (encoded === undefined) {
-        const keys = Object.keys(read.value.data ?? {});
-        return failure(
-          'not-found',
-          `Secret ${namespace}/${name} has no key ${key}${keys.length > 0 ? ` (it has: ${keys.join(', ')})` : ''}`,
-        );
-      }
-      return ok(Buffer.from(encoded, 'base64').toString('utf8'));
+      const secret = { group: '', version: 'v1', plural: 'secrets', namespace };
+      const what = `Secret ${namespace}/${name}`;
+      const found = await read<{ data?: Record<string, string> }>(what, objectPath(secret, name), signal);
+      return found.ok ? secretValue(found.value, what, key) : found;
     },
   };
 }
 
+function daemonSets(namespace: string): CustomResourceRef {
+  return { group: 'apps', version: 'v1', plural: 'daemonsets', namespace };
+}
+
+/** One decoded key of a Secret read, or which keys it has. */
+function secretValue(secret: { data?: Record<string, string> }, what: string, key: string): CloudResult<string> {
+  const encoded = secret.data?.[key];
+  if (encoded === undefined) {
+    const keys = Object.keys(secret.data ?? {});
+    return failure('not-found', `${what} has no key ${key}${keys.length > 0 ? ` (it has: ${keys.join(', ')})` : ''}`);
+  }
+  return ok(Buffer.from(encoded, 'base64').toString('utf8'));
+}
+
 function describeRef(ref: CustomResourceRef): string {
   return `${ref.plural}.${ref.group}${ref.namespace ? ` in namespace ${ref.namespace}` : ''}`;
-}
-
-function kubeFailure(
-  what: string,
-  server: string,
-  error: unknown,
-  apiException: abstract new (...args: never[]) => Error,
-): CloudResult<never> {
-  if (error instanceof apiException) {
-    const code = (error as unknown as { code: number }).code;
-    const body = (error as unknown as { body?: unknown }).body;
-    const detail = statusMessage(body);
-    const suffix = detail ? `: ${detail}` : '';
-    if (code === 404) return failure('not-found', `${what} not found${suffix}`);
-    if (code === 401) {
-      return failure(
-        'unauthorized',
-        `the API server rejected the credentials (401) reading ${what}${suffix}`,
-        'give this principal an EKS access entry (or an aws-auth mapping) on the cluster; with kubeconfig_context, check that context user',
-      );
-    }
-    if (code === 403) return failure('forbidden', `not allowed to read ${what} (403)${suffix}`);
-    return failure('error', `reading ${what} failed with HTTP ${code}${suffix}`);
-  }
-  if (isAbortError(error)) return failure('timeout', `no answer from the API server ${server} reading ${what}`);
-  const code = networkErrorCode(error);
-  if (code && TLS_VERIFY_CODES.has(code)) {
-    return failure(
-      'unreachable',
-      `the API server ${server} presented a certificate that the cluster's certificate authority does not verify (${code}), reading ${what}`,
-      'the CA in the kubeconfig (or from EKS DescribeCluster) is not the one that signed this server: run `platctl kubeconfig` again, or look for a proxy that intercepts TLS',
-    );
-  }
-  if (code) return failure('unreachable', `cannot reach the API server ${server} (${code})`);
-  return failure('error', `reading ${what} failed: ${errorText(error)}`);
-}
-
-function statusMessage(body: unknown): string | undefined {
-  if (typeof body === 'string') {
-    try {
-      return statusMessage(JSON.parse(body));
-    } catch {
-      return body.trim().slice(0, 200) || undefined;
-    }
-  }
-  if (typeof body === 'object' && body !== null) {
-    const message = (body as { message?: unknown }).message;
-    if (typeof message === 'string') return message;
-  }
-  return undefined;
-}
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? (error.message.split('\n', 1)[0] ?? error.name) : String(error);
 }
