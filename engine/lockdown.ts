@@ -6,7 +6,8 @@
  * A step is retried, `retry.interval` apart and up to `retry.attempts` tries, only when its output shows a transient
  * EKS error (another update of the cluster is still running). EKS refusing an update because the cluster is already
  * at the desired configuration counts as success. Any other failure stops the phase. Each step's progress is recorded
- * in the state (`lockdown.steps`), so `bootstrap --resume` (or `teardown --resume`) continues where it stopped.
+ * in the state (`lockdown.steps`), so `bootstrap --resume` (or `teardown --resume`) continues where it stopped. The
+ * steps run on the one runner of ordered, resumable steps (engine/steps.ts), with `lockdown.steps` as its journal.
  */
 import type { PlatctlConfig } from '../config/schema.js';
 import type { LockDirection, WalkEvent } from './events.js';

@@ -1,7 +1,8 @@
 /**
  * Runs `down` or `up` over environments, one after another: preflight, then the steps in order, each recorded in
  * `.platctl-park/<env>.json` as it starts and ends (so `--resume` continues from the first unfinished one and the
- * next run has an ETA). An auth failure stops the whole command at once. `dryRun` only describes.
+ * next run has an ETA). An auth failure stops the whole command at once. `dryRun` only describes. The steps run on the
+ * engine's one runner (engine/steps.ts): this file gives it the journal above and the environment locks as its fence.
  */
 import type { EnvironmentConfig, ParkConfig } from '../config/schema.js';
 import type { EnvCloud } from '../cloud/environment.js';
