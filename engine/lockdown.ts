@@ -119,8 +119,8 @@ export async function runLockdown(
 }
 
 /** The steps of a direction on the runner: each applies its unit with the direction's arguments. */
-export function lockdownSteps(
-  ctx: Pick<PhaseContext, 'apply' | 'signal'>,
+function lockdownSteps(
+  ctx: Pick<PhaseContext, 'apply'>,
   config: LockdownConfig,
   direction: LockDirection,
 ): Step<LockTry, LockFailure, LockAbout>[] {
