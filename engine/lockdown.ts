@@ -6,7 +6,8 @@
  * A step is retried, `retry.interval` apart and up to `retry.attempts` tries, only when its output shows a transient
  * EKS error (another update of the cluster is still running). EKS refusing an update because the cluster is already
  * at the desired configuration counts as success. Any other failure stops the phase. Each step's progress is recorded
- * in the state (`lockdown.steps`), so `bootstrap --resume` (or `teardown --resume`) continues where it stopped.
+ * in the state (`lockdown.steps`), so `bootstrap --resume` (or `teardown --resume`) continues where it stopped. The
+ * steps run on the one runner of ordered, resumable steps (engine/steps.ts), with `lockdown.steps` as its journal.
  */
 import type { PlatctlConfig } from '../config/schema.js';
 import type { LockDirection, WalkEvent } from './events.js';
@@ -20,6 +21,8 @@ import type { PhaseApplyResult, PhaseContext, PhaseResult } from './phases.js';
 import type { Redactor } from './redact.js';
 import { makeRunId, phaseApply } from './run.js';
 import type { LockStepRecord, LockdownRecord, PhaseRecords } from './state.js';
+import type { Step, StepEvent, StepJournal, TryResult } from './steps.js';
+import { runSteps } from './steps.js';
 import { abortableSleep } from './timers.js';
 
 export type LockdownConfig = NonNullable<PlatctlConfig['lockdown']>;
@@ -67,6 +70,21 @@ export function argsFor(step: LockdownStep, direction: LockDirection): readonly 
 /** Waits `ms`, or less when `signal` aborts. */
 export const sleep = abortableSleep;
 
+/** What a step's apply left: its log, and why it counts as done when it did not exit 0. */
+interface LockTry {
+  readonly log: string;
+  readonly note?: string;
+}
+
+/** Why a step's last try failed. */
+type LockFailure = { readonly log: string; readonly verdict: Exclude<StepVerdict, { type: 'done' }> };
+
+/** A lockdown step as the runner of engine/steps.ts sees it. */
+interface LockAbout {
+  readonly step: LockdownStep;
+  readonly logName: string;
+}
+
 /** Runs the lockdown (or unlock) phase; steps a resumed run already finished in this direction are not run again. */
 export async function runLockdown(
   ctx: PhaseContext,
@@ -80,102 +98,139 @@ export async function runLockdown(
     status: 'running',
     steps: earlier?.direction === direction ? { ...earlier.steps } : {},
   };
+  const write = (): Promise<void> => ctx.record({ lockdown: { ...record, steps: { ...record.steps } } });
+  await ctx.record({ lockdown: { ...record } });
+  const steps = lockdownSteps(ctx, config, direction);
+  const outcome = await runSteps(steps, {
+    journal: lockdownJournal(record, write, ctx.signal),
+    signal: ctx.signal,
+    now: ctx.now,
+    sleep: wait,
+    emit: (event) => emitLockdownEvent(ctx, direction, record, event),
+  });
+  record.status = outcome.type === 'completed' ? 'completed' : 'failed';
+  await write();
+  if (outcome.type === 'completed') return { ok: true };
+  const about = steps.find((s) => s.name === outcome.step)?.about;
+  if (!about) throw new Error(`lockdown: step ${outcome.step} is not in the list`); // a bug
+  const error = outcome.type === 'failed' ? (record.steps[outcome.step]?.error ?? 'failed') : 'interrupted';
+  const log = outcome.type === 'failed' ? outcome.failure.log : undefined;
+  return lockdownFailure(ctx, direction, about.step, error, log);
+}
+
+/** The steps of a direction on the runner: each applies its unit with the direction's arguments. */
+function lockdownSteps(
+  ctx: Pick<PhaseContext, 'apply'>,
+  config: LockdownConfig,
+  direction: LockDirection,
+): Step<LockTry, LockFailure, LockAbout>[] {
+  const retry = { attempts: config.retry?.attempts ?? 1, intervalMs: config.retry?.interval ?? 30_000 };
+  const what = direction === 'lock' ? 'lockdown' : 'unlock';
+  return stepsFor(config, direction).map((step, index) => {
+    const logName = `${what}_${index}_${step.id}`;
+    return {
+      name: step.id,
+      about: { step, logName },
+      retry,
+      run: async (attempt): Promise<TryResult<LockTry, LockFailure>> => {
+        const result = await ctx.apply({
+          unit: step.unit,
+          extraArgs: argsFor(step, direction),
+          logName,
+          title: `${what} step ${step.id}`,
+          attempt,
+        });
+        const verdict = judgeStep(result);
+        if (verdict.type === 'done')
+          return { ok: true, value: { log: result.log, ...(verdict.note ? { note: verdict.note } : {}) } };
+        return { ok: false, failure: { log: result.log, verdict }, transient: verdict.type === 'transient' };
+      },
+    };
+  });
+}
+
+/** `lockdown.steps` in the run state as the runner's journal; a step's error is decided once, here. */
+function lockdownJournal(
+  record: LockdownRecord,
+  write: () => Promise<void>,
+  signal: AbortSignal,
+): StepJournal<LockTry, LockFailure> {
   const save = (id: string, step: LockStepRecord): Promise<void> => {
     record.steps[id] = step;
-    return ctx.record({ lockdown: { ...record, steps: { ...record.steps } } });
+    return write();
   };
-  await ctx.record({ lockdown: { ...record } });
-  const attempts = config.retry?.attempts ?? 1;
-  const interval = config.retry?.interval ?? 30_000;
-  const what = direction === 'lock' ? 'lockdown' : 'unlock';
-  const steps = stepsFor(config, direction);
-  for (const [index, step] of steps.entries()) {
-    if (record.steps[step.id]?.status === 'completed') continue;
-    const logName = `${what}_${index}_${step.id}`;
-    for (let attempt = 1; ; attempt += 1) {
-      const started = ctx.now();
-      await save(step.id, { status: 'running', attempts: attempt });
-      ctx.emit({
-        type: 'lockdown-step-started',
-        at: new Date(started).toISOString(),
-        direction,
-        step: step.id,
-        unit: step.unit,
-        attempt,
-        attempts,
-        log: `${LOGS_DIR}/${ctx.runId}/${logName}.log`,
-      });
-      const result = await ctx.apply({
-        unit: step.unit,
-        extraArgs: argsFor(step, direction),
-        logName,
-        title: `${what} step ${step.id}`,
-        attempt,
-      });
-      const verdict = judgeStep(result);
-      const base = {
-        direction,
-        step: step.id,
-        unit: step.unit,
-        attempt,
-        duration_ms: Math.max(0, ctx.now() - started),
-        log: result.log,
-      };
-      const at = new Date(ctx.now()).toISOString();
-      if (verdict.type === 'done') {
-        await save(step.id, { status: 'completed', attempts: attempt, ended_at: at, log: result.log });
-        ctx.emit({
-          type: 'lockdown-step-finished',
-          at,
-          ...base,
-          result: 'completed',
-          ...(verdict.note ? { message: verdict.note } : {}),
-        });
-        break;
-      }
-      if (verdict.type === 'transient' && attempt < attempts && !ctx.signal.aborted) {
-        ctx.emit({
-          type: 'lockdown-step-finished',
-          at,
-          ...base,
-          result: 'retrying',
-          message: `${verdict.line}; trying again in ${Math.round(interval / 1000)}s (attempt ${attempt + 1} of ${attempts})`,
-        });
-        await wait(interval, ctx.signal);
-        if (!ctx.signal.aborted) continue;
-      }
-      const error =
-        verdict.type === 'interrupted' || ctx.signal.aborted
-          ? 'interrupted'
-          : verdict.type === 'transient'
-            ? `${verdict.line} (still after ${attempt} attempt${attempt === 1 ? '' : 's'}; raise lockdown.retry.attempts if the cluster needs longer)`
-            : verdict.message;
-      await save(step.id, { status: 'failed', attempts: attempt, ended_at: at, error, log: result.log });
-      record.status = 'failed';
-      await ctx.record({ lockdown: { ...record, steps: { ...record.steps } } });
-      ctx.emit({
-        type: 'lockdown-step-finished',
-        at,
-        ...base,
-        result: error === 'interrupted' ? 'interrupted' : 'failed',
-        message: error,
-      });
-      const resume = `platctl ${ctx.command} --resume`;
-      return {
-        ok: false,
-        message: `${what} step ${step.id} (${step.unit}) failed: ${error}`,
-        details: [
-          `log: ${result.log}`,
-          direction === 'lock'
-            ? `fix the cause, then ${resume} continues the lockdown at this step (or platctl lockdown)`
-            : `nothing was destroyed; fix the cause, then ${resume} (or platctl lockdown --undo, then teardown)`,
-        ],
-      };
-    }
+  return {
+    completed: (id) => record.steps[id]?.status === 'completed',
+    started: (id, attempt) => save(id, { status: 'running', attempts: attempt }),
+    ended: (id, end) => {
+      const ended_at = new Date(end.at).toISOString();
+      if (end.type === 'done')
+        return save(id, { status: 'completed', attempts: end.attempt, ended_at, log: end.value.log });
+      const error = lockError(end.failure.verdict, end.attempt, signal.aborted);
+      return save(id, { status: 'failed', attempts: end.attempt, ended_at, error, log: end.failure.log });
+    },
+  };
+}
+/** A failed step's one line: interrupted, still transient after every try, or what failed. */
+function lockError(verdict: LockFailure['verdict'], attempt: number, aborted: boolean): string {
+  if (verdict.type === 'interrupted' || aborted) return 'interrupted';
+  if (verdict.type === 'failed') return verdict.message;
+  return `${verdict.line} (still after ${attempt} attempt${attempt === 1 ? '' : 's'}; raise lockdown.retry.attempts if the cluster needs longer)`;
+}
+
+/** The runner's events as lockdown's own (a skipped step says nothing). */
+function emitLockdownEvent(
+  ctx: PhaseContext,
+  direction: LockDirection,
+  record: LockdownRecord,
+  event: StepEvent<LockTry, LockFailure, LockAbout>,
+): void {
+  const { step, logName } = event.about;
+  if (event.type === 'skipped') return;
+  const at = new Date(event.at).toISOString();
+  const { attempt } = event;
+  const ids = { direction, step: step.id, unit: step.unit, attempt };
+  if (event.type === 'started') {
+    const log = `${LOGS_DIR}/${ctx.runId}/${logName}.log`;
+    ctx.emit({ type: 'lockdown-step-started', at, ...ids, attempts: event.attempts, log });
+    return;
   }
-  record.status = 'completed';
-  await ctx.record({ lockdown: { ...record, steps: { ...record.steps } } });
-  return { ok: true };
+  const finished = { type: 'lockdown-step-finished', at, ...ids, duration_ms: event.durationMs } as const;
+  if (event.type === 'retrying') {
+    const { verdict, log } = event.failure;
+    const line = verdict.type === 'transient' ? verdict.line : '';
+    const next = `trying again in ${Math.round(event.waitMs / 1000)}s (attempt ${attempt + 1} of ${event.attempts})`;
+    ctx.emit({ ...finished, log, result: 'retrying', message: `${line}; ${next}` });
+  } else if (event.type === 'done') {
+    const { log, note } = event.value;
+    ctx.emit({ ...finished, log, result: 'completed', ...(note ? { message: note } : {}) });
+  } else {
+    const error = record.steps[step.id]?.error ?? 'failed';
+    const result = error === 'interrupted' ? 'interrupted' : 'failed';
+    ctx.emit({ ...finished, log: event.failure.log, result, message: error });
+  }
+}
+
+/** The phase's failure: which step, why, its log, and how to continue. */
+function lockdownFailure(
+  ctx: PhaseContext,
+  direction: LockDirection,
+  step: LockdownStep,
+  error: string,
+  log: string | undefined,
+): PhaseResult {
+  const what = direction === 'lock' ? 'lockdown' : 'unlock';
+  const resume = `platctl ${ctx.command} --resume`;
+  return {
+    ok: false,
+    message: `${what} step ${step.id} (${step.unit}) failed: ${error}`,
+    details: [
+      ...(log === undefined ? [] : [`log: ${log}`]),
+      direction === 'lock'
+        ? `fix the cause, then ${resume} continues the lockdown at this step (or platctl lockdown)`
+        : `nothing was destroyed; fix the cause, then ${resume} (or platctl lockdown --undo, then teardown)`,
+    ],
+  };
 }
 
 export interface StandaloneLockdown {
@@ -265,6 +320,7 @@ function standaloneAdvice(result: PhaseResult, direction: LockDirection): PhaseR
   return {
     ok: false,
     message: result.message,
-    details: [result.details?.[0] ?? '', `fix the cause, then run ${again} again`].filter((d) => d !== ''),
+    // Keep the log line; the resume advice is the bootstrap's or teardown's, not this command's.
+    details: [...(result.details ?? []).filter((d) => d.startsWith('log: ')), `fix the cause, then run ${again} again`],
   };
 }

@@ -1,19 +1,22 @@
 /**
  * Runs `down` or `up` over environments, one after another: preflight, then the steps in order, each recorded in
  * `.platctl-park/<env>.json` as it starts and ends (so `--resume` continues from the first unfinished one and the
- * next run has an ETA). An auth failure stops the whole command at once. `dryRun` only describes.
+ * next run has an ETA). An auth failure stops the whole command at once. `dryRun` only describes. The steps run on the
+ * engine's one runner (engine/steps.ts): this file gives it the journal above and the environment locks as its fence.
  */
 import type { EnvironmentConfig, ParkConfig } from '../config/schema.js';
 import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
 import type { NodeGroupSize, ParkAws } from '../cloud/park-aws.js';
 import type { CloudFailure, CloudResult } from '../cloud/result.js';
+import type { Step, StepEvent, StepJournal, StepsOutcome } from '../engine/steps.js';
+import { describeSteps, runSteps as runOrderedSteps } from '../engine/steps.js';
 import type { Clock } from '../engine/waits.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult, UnitApplier } from './context.js';
 import { failed } from './context.js';
 import { downSteps } from './down.js';
 import { downRefusal } from './restore-sizes.js';
-import type { Operation, ParkFile, ParkOp, RecordPlaces } from './record.js';
+import type { Operation, ParkFile, ParkOp, RecordPlaces, StepRecord } from './record.js';
 import { PARK_RECORD_VERSION, RecordStore, loadParkFile, parkFilePath, saveJournal } from './record.js';
 import { upSteps } from './up.js';
 
@@ -173,8 +176,48 @@ function iso(now: () => number): string {
   return new Date(now()).toISOString();
 }
 
+/** A park step on the runner of engine/steps.ts: tried once, described for `--dry-run` from the same list. */
+type RunnerStep = Step<string, StepFailure, ParkStep, CloudResult<string[]>>;
+
+function onRunner(ctx: ParkContext, step: ParkStep): RunnerStep {
+  return {
+    name: step.name,
+    about: step,
+    run: async () => {
+      const result = await step.run(ctx);
+      return result.ok ? { ok: true, value: result.detail } : { ok: false, failure: result };
+    },
+    describe: () => step.describe(ctx),
+  };
+}
+
 async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome> {
   const { op } = options;
+  const { ctx, access } = parkContext(options, env);
+  const preflight = await runPreflight(ctx, access);
+  if (!preflight.ok && options.signal.aborted) {
+    // Stopped before any step: nothing was changed and there is nothing to resume.
+    return {
+      env,
+      op,
+      status: 'interrupted',
+      reason: 'interrupted',
+      message: `interrupted (${signalName(options.signal)}) during the preflight: nothing was changed`,
+      failed_step: PREFLIGHT,
+      done_steps: [],
+      pending_steps: [],
+    };
+  }
+  if (!preflight.ok) return refusal(ctx, preflight);
+  // down: a record not understood, or no sizes to record; up: no record to bring up. Refused before anything changes.
+  const before = op === 'down' ? await downRefusal(ctx) : await upStart(options, ctx);
+  if (before) return 'status' in before ? before : refusal(ctx, before);
+  const steps = (op === 'down' ? downSteps(ctx) : upSteps(ctx)).map((step) => onRunner(ctx, step));
+  return options.dryRun ? describeEnv(options, ctx, steps) : runSteps(options, ctx, steps);
+}
+
+/** The context of `env`'s steps, and what the CLI built to reach it. */
+function parkContext(options: ParkRunOptions, env: string): { ctx: ParkContext; access: EnvAccess } {
   const settings = options.environments[env];
   const park = options.park[env];
   const cluster = settings?.cluster?.name;
@@ -182,7 +225,7 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
   const access = options.access(env);
   const ctx: ParkContext = {
     env,
-    op,
+    op: options.op,
     cluster,
     settings,
     park,
@@ -198,80 +241,70 @@ async function runEnv(options: ParkRunOptions, env: string): Promise<EnvOutcome>
     signal: options.signal,
     restoreSizes: options.restoreSizes,
   };
-  const refuse = (
-    result: { reason: string; message: string; hint?: string },
-    steps: readonly string[] = [],
-  ): EnvOutcome => ({
-    env,
-    op,
+  return { ctx, access };
+}
+
+/** An environment refused before any step: nothing was touched. */
+function refusal(
+  ctx: ParkContext,
+  result: { reason: string; message: string; hint?: string },
+  steps: readonly string[] = [],
+): EnvOutcome {
+  return {
+    env: ctx.env,
+    op: ctx.op,
     status: 'refused',
     reason: result.reason,
     message: result.message,
     ...(result.hint ? { hint: result.hint } : {}),
     done_steps: [],
     pending_steps: steps,
-  });
+  };
+}
 
-  const preflight = await runPreflight(ctx, access);
-  if (!preflight.ok && options.signal.aborted) {
-    // Stopped before any step: nothing was changed and there is nothing to resume.
+/** `up` works from the environment's record: why it cannot start (a refusal or nothing to do), or undefined. */
+async function upStart(
+  options: ParkRunOptions,
+  ctx: ParkContext,
+): Promise<EnvOutcome | { reason: string; message: string; hint?: string } | undefined> {
+  const record = await ctx.records.read();
+  if (!record.ok) return record;
+  if (!record.value) {
     return {
-      env,
-      op,
-      status: 'interrupted',
-      reason: 'interrupted',
-      message: `interrupted (${signalName(options.signal)}) during the preflight: nothing was changed`,
-      failed_step: PREFLIGHT,
-      done_steps: [],
-      pending_steps: [],
+      reason: 'not-parked',
+      message: `${ctx.env} is not parked: there is no park record at ${ctx.records.location}`,
+      hint: 'nothing to bring up; platctl status shows the park state',
     };
   }
-  if (!preflight.ok) return refuse(preflight);
+  ctx.record = record.value;
+  if (record.value.status !== 'unparked' || options.resume) return undefined;
+  return {
+    env: ctx.env,
+    op: ctx.op,
+    status: 'nothing-to-do',
+    message: `${ctx.env} is not parked (unparked at ${record.value.unparked_at ?? '?'})`,
+    done_steps: [],
+    pending_steps: [],
+  };
+}
 
-  if (op === 'down') {
-    // A record not understood, or no sizes to record: refused before anything changes.
-    const refusal = await downRefusal(ctx);
-    if (refusal) return refuse(refusal);
-  }
-
-  if (op === 'up') {
-    const record = await ctx.records.read();
-    if (!record.ok) return refuse(record);
-    if (!record.value) {
-      return refuse({
-        reason: 'not-parked',
-        message: `${env} is not parked: there is no park record at ${ctx.records.location}`,
-        hint: 'nothing to bring up; platctl status shows the park state',
-      });
-    }
-    ctx.record = record.value;
-    if (record.value.status === 'unparked' && !options.resume) {
-      return {
-        env,
-        op,
-        status: 'nothing-to-do',
-        message: `${env} is not parked (unparked at ${record.value.unparked_at ?? '?'})`,
-        done_steps: [],
-        pending_steps: [],
-      };
-    }
-  }
-  const steps = op === 'down' ? downSteps(ctx) : upSteps(ctx);
+/** `--dry-run`: each step and what it would touch, in the order a run takes them; nothing is changed. */
+async function describeEnv(
+  options: ParkRunOptions,
+  ctx: ParkContext,
+  steps: readonly RunnerStep[],
+): Promise<EnvOutcome> {
+  const { env, op } = ctx;
   const names = steps.map((s) => s.name);
-
-  if (options.dryRun) {
-    options.emit({ type: 'env-started', at: iso(options.now), env, op, dry_run: true, resumed: false, steps: names });
-    for (const step of steps) {
-      const touches = await step.describe(ctx);
-      if (!touches.ok) {
-        return { ...refuse(touches, names), status: touches.reason === 'auth' ? 'failed' : 'refused' };
-      }
-      // `down`'s later steps describe from the record that its first step would write.
-      options.emit({ type: 'step-planned', env, step: step.name, title: step.title, touches: touches.value });
-    }
-    return { env, op, status: 'planned', done_steps: [], pending_steps: names };
+  options.emit({ type: 'env-started', at: iso(options.now), env, op, dry_run: true, resumed: false, steps: names });
+  for await (const { about, description: touches } of describeSteps(steps)) {
+    if (!touches) throw new Error(`park: step ${about.name} has no description`); // a bug: every park step has one
+    if (!touches.ok)
+      return { ...refusal(ctx, touches, names), status: touches.reason === 'auth' ? 'failed' : 'refused' };
+    // `down`'s later steps describe from the record that its first step would write.
+    options.emit({ type: 'step-planned', env, step: about.name, title: about.title, touches: touches.value });
   }
-  return runSteps(options, ctx, steps);
+  return { env, op, status: 'planned', done_steps: [], pending_steps: names };
 }
 
 async function runPreflight(ctx: ParkContext, access: EnvAccess): Promise<StepResult> {
@@ -373,7 +406,7 @@ async function loadOrStart(
   return { ok: true, file, resumed: false };
 }
 
-async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readonly ParkStep[]): Promise<EnvOutcome> {
+async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readonly RunnerStep[]): Promise<EnvOutcome> {
   const names = steps.map((s) => s.name);
   const started = await loadOrStart(options, ctx, names);
   if (!started.ok) return started.outcome;
@@ -392,100 +425,152 @@ async function runSteps(options: ParkRunOptions, ctx: ParkContext, steps: readon
     steps: names,
     ...(known.length > 0 ? { eta_ms: known.reduce((a, b) => a + b, 0) } : {}),
   });
+  const finish = (status: EnvStatus, failure?: StepFailure, failedStep?: string): Promise<EnvOutcome> =>
+    finishEnv(options, ctx, file, names, { status, failure, failedStep });
+  // An exception from a step is a bug: record where it happened before it propagates.
+  let crashed: string | undefined;
+  const guarded = steps.map((step) => ({
+    ...step,
+    run: (attempt: number) =>
+      step.run(attempt).catch((error: unknown) => {
+        crashed = step.name;
+        throw error;
+      }),
+  }));
+  const { fence } = options;
+  let outcome: StepsOutcome<StepFailure>;
+  try {
+    outcome = await runOrderedSteps(guarded, {
+      journal: parkJournal(options.root, ctx.op, file),
+      signal: options.signal,
+      now: options.now,
+      ...(fence ? { fence: () => fence.stillOurs() } : {}),
+      emit: (event) => emitStepEvent(options, ctx, operation, event),
+    });
+  } catch (error) {
+    const record = crashed === undefined ? undefined : operation.steps[crashed];
+    if (!record) throw error;
+    record.status = 'failed';
+    record.reason = 'bug';
+    record.detail = error instanceof Error ? error.message : String(error);
+    await finish('failed');
+    throw error;
+  }
+  if (outcome.type === 'completed' || outcome.type === 'interrupted') return finish(outcome.type);
+  if (outcome.type === 'fenced') return finish('fenced', fencedBefore(fence, outcome.step));
+  const result = outcome.failure;
+  const lost = result.reason === 'fenced' || fence?.reason !== undefined;
+  // A call the signal cut short fails as a timeout or an unreachable endpoint: it is still the interrupt.
+  const status = result.reason === 'interrupted' || options.signal.aborted ? 'interrupted' : lost ? 'fenced' : 'failed';
+  return finish(status, result, outcome.step);
+}
 
-  const finish = async (status: EnvStatus, failure?: StepFailure, failedStep?: string): Promise<EnvOutcome> => {
-    operation.status = status === 'completed' ? 'completed' : 'failed';
-    operation.ended_at = iso(options.now);
-    if ((status === 'fenced' || status === 'interrupted') && failure) operation.stopped_because = failure.message;
-    else if (status === 'interrupted')
-      operation.stopped_because = `interrupted (${signalName(options.signal)}) between steps`;
-    await saveJournal(options.root, file);
-    return {
-      env: ctx.env,
-      op: ctx.op,
-      status,
-      ...(failure
-        ? { reason: failure.reason, message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}) }
-        : {}),
-      ...(failedStep ? { failed_step: failedStep } : {}),
-      done_steps: names.filter((n) => operation.steps[n]?.status === 'completed'),
-      pending_steps: names.filter((n) => operation.steps[n]?.status !== 'completed'),
-    };
+/** Ends the operation in the journal and says how the environment ended. */
+async function finishEnv(
+  options: ParkRunOptions,
+  ctx: ParkContext,
+  file: ParkFile,
+  names: readonly string[],
+  end: { status: EnvStatus; failure: StepFailure | undefined; failedStep: string | undefined },
+): Promise<EnvOutcome> {
+  const { status, failure, failedStep } = end;
+  const operation = file.last as Operation;
+  operation.status = status === 'completed' ? 'completed' : 'failed';
+  operation.ended_at = iso(options.now);
+  if ((status === 'fenced' || status === 'interrupted') && failure) operation.stopped_because = failure.message;
+  else if (status === 'interrupted')
+    operation.stopped_because = `interrupted (${signalName(options.signal)}) between steps`;
+  await saveJournal(options.root, file);
+  return {
+    env: ctx.env,
+    op: ctx.op,
+    status,
+    ...(failure
+      ? { reason: failure.reason, message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}) }
+      : {}),
+    ...(failedStep ? { failed_step: failedStep } : {}),
+    done_steps: names.filter((n) => operation.steps[n]?.status === 'completed'),
+    pending_steps: names.filter((n) => operation.steps[n]?.status !== 'completed'),
   };
+}
 
-  for (const step of steps) {
-    const record = operation.steps[step.name] ?? { status: 'pending' };
-    operation.steps[step.name] = record;
+/**
+ * The journal of `.platctl-park/<env>.json` (its format unchanged) as the runner's: each step's start and success is
+ * written as it happens; a failure is written with the operation's end ({@link finishEnv}).
+ */
+function parkJournal(root: string, op: ParkOp, file: ParkFile): StepJournal<string, StepFailure> {
+  const operation = file.last as Operation;
+  const entry = (name: string): StepRecord => (operation.steps[name] ??= { status: 'pending' });
+  return {
     // down's record step always runs: it is what loads the record the later steps work from.
-    if (record.status === 'completed' && !(ctx.op === 'down' && step.name === 'record')) {
+    completed: (name) => entry(name).status === 'completed' && !(op === 'down' && name === 'record'),
+    started: (name, _attempt, at) => {
+      const record = entry(name);
+      record.status = 'running';
+      record.started_at = new Date(at).toISOString();
+      delete record.ended_at;
+      delete record.reason;
+      return saveJournal(root, file);
+    },
+    ended: async (name, end) => {
+      const record = entry(name);
+      record.ended_at = new Date(end.at).toISOString();
+      record.duration_ms = end.durationMs;
+      if (end.type === 'done') {
+        record.status = 'completed';
+        record.detail = end.value;
+        file.durations_ms[`${op}/${name}`] = end.durationMs;
+        await saveJournal(root, file);
+        return;
+      }
+      record.status = 'failed';
+      record.reason = end.failure.reason;
+      record.detail = end.failure.message;
+    },
+  };
+}
+
+/** The runner's events as park's own. */
+function emitStepEvent(
+  options: ParkRunOptions,
+  ctx: ParkContext,
+  operation: Operation,
+  event: StepEvent<string, StepFailure, ParkStep>,
+): void {
+  const { env } = ctx;
+  const { step } = event;
+  switch (event.type) {
+    case 'skipped':
       options.emit({
         type: 'step-skipped',
         at: iso(options.now),
-        env: ctx.env,
-        step: step.name,
-        detail: record.detail ?? '',
+        env,
+        step,
+        detail: operation.steps[step]?.detail ?? '',
       });
-      continue;
-    }
-    if (options.signal.aborted) return finish('interrupted');
-    const fenced = await fencedBefore(options.fence, step.name);
-    if (fenced) return finish('fenced', fenced);
-    const begun = options.now();
-    record.status = 'running';
-    record.started_at = iso(options.now);
-    delete record.ended_at;
-    delete record.reason;
-    await saveJournal(options.root, file);
-    options.emit({ type: 'step-started', at: record.started_at, env: ctx.env, step: step.name, title: step.title });
-    let result: StepResult;
-    try {
-      result = await step.run(ctx);
-    } catch (error) {
-      // An exception is a bug; record where it happened before it propagates.
-      record.status = 'failed';
-      record.reason = 'bug';
-      record.detail = error instanceof Error ? error.message : String(error);
-      await finish('failed');
-      throw error;
-    }
-    const duration = options.now() - begun;
-    record.ended_at = iso(options.now);
-    record.duration_ms = duration;
-    if (result.ok) {
-      record.status = 'completed';
-      record.detail = result.detail;
-      file.durations_ms[`${ctx.op}/${step.name}`] = duration;
-      await saveJournal(options.root, file);
+      return;
+    case 'started':
+      options.emit({ type: 'step-started', at: new Date(event.at).toISOString(), env, step, title: event.about.title });
+      return;
+    case 'retrying':
+      return; // park steps are tried once
+    case 'done':
       options.emit({
         type: 'step-completed',
-        at: record.ended_at,
-        env: ctx.env,
-        step: step.name,
-        duration_ms: duration,
-        detail: result.detail,
+        at: new Date(event.at).toISOString(),
+        env,
+        step,
+        duration_ms: event.durationMs,
+        detail: event.value,
       });
-      continue;
+      return;
+    case 'failed': {
+      const { reason, message, hint } = event.failure;
+      const at = new Date(event.at).toISOString();
+      const duration_ms = event.durationMs;
+      options.emit({ type: 'step-failed', at, env, step, duration_ms, reason, message, ...(hint ? { hint } : {}) });
     }
-    record.status = 'failed';
-    record.reason = result.reason;
-    record.detail = result.message;
-    options.emit({
-      type: 'step-failed',
-      at: record.ended_at,
-      env: ctx.env,
-      step: step.name,
-      duration_ms: duration,
-      reason: result.reason,
-      message: result.message,
-      ...(result.hint ? { hint: result.hint } : {}),
-    });
-    const lost = result.reason === 'fenced' || options.fence?.reason !== undefined;
-    // A call the signal cut short fails as a timeout or an unreachable endpoint: it is still the interrupt.
-    const status =
-      result.reason === 'interrupted' || options.signal.aborted ? 'interrupted' : lost ? 'fenced' : 'failed';
-    return finish(status, result, step.name);
   }
-  return finish('completed');
 }
 
 /**
@@ -516,12 +601,11 @@ function fencedAws(aws: ParkAws, fence: ParkFence): ParkAws {
   };
 }
 
-/** Why `step` must not start: the run lost its environment lock. Undefined when it may. */
-async function fencedBefore(fence: ParkFence | undefined, step: string): Promise<StepFailure | undefined> {
-  if (!fence || (await fence.stillOurs())) return undefined;
+/** Why `step` did not start: the run lost its environment lock. */
+function fencedBefore(fence: ParkFence | undefined, step: string): StepFailure {
   return failed(
     'fenced',
-    `${fence.reason ?? 'the environment lock was lost'}: step ${step} and the ones after it were not started`,
+    `${fence?.reason ?? 'the environment lock was lost'}: step ${step} and the ones after it were not started`,
     'the local journal has every finished step; once the lock is free (or stale), --resume continues from here',
   );
 }

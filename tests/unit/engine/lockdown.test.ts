@@ -176,6 +176,30 @@ describe('lockdown', () => {
     ]);
   });
 
+  it('starts no further step once the run was interrupted, and says which step did not run', async () => {
+    const controller = new AbortController();
+    const f = fakeContext({});
+    const ctx: PhaseContext = {
+      ...f.ctx,
+      signal: controller.signal,
+      apply: async (request) => {
+        controller.abort();
+        return f.ctx.apply(request);
+      },
+    };
+    const result = await runLockdown(ctx, config, 'lock', f.wait);
+    expect(result).toEqual({
+      ok: false,
+      message: 'lockdown step private-endpoint (p/eks) failed: interrupted',
+      details: [
+        'fix the cause, then platctl bootstrap --resume continues the lockdown at this step (or platctl lockdown)',
+      ],
+    });
+    expect(f.applies.map((a) => a.unit)).toEqual(['p/tailscale']);
+    expect(f.current.lockdown).toMatchObject({ status: 'failed', steps: { 'split-dns': { status: 'completed' } } });
+    expect(f.current.lockdown?.steps['private-endpoint']).toBeUndefined();
+  });
+
   it('does not mistake a timeout for "already done"', () => {
     expect(
       judgeStep({
