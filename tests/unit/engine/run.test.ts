@@ -223,10 +223,10 @@ describe('executeRun', () => {
     });
     leftovers.push(orphan.pid!);
     await new Promise<void>((resolve, reject) => {
-      orphan.stdout!.once('data', () => resolve());
+      orphan.stdout.once('data', () => resolve());
       orphan.once('exit', () => reject(new Error('the stand-in process ended before it ignored SIGINT')));
     });
-    orphan.stdout!.destroy();
+    orphan.stdout.destroy();
     await writeFile(
       join(root, STATE_FILE),
       JSON.stringify({
