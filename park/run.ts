@@ -231,7 +231,7 @@ function parkContext(options: ParkRunOptions, env: string): { ctx: ParkContext; 
     park,
     cloud: access.cloud,
     aws: options.fence ? fencedAws(access.aws, options.fence) : access.aws,
-    kube: access.kube,
+    kube: options.fence ? fencedKube(access.kube, options.fence) : access.kube,
     records: new RecordStore(options.root, env, access.records, cluster),
     units: access.units,
     record: undefined,
@@ -574,11 +574,12 @@ function emitStepEvent(
 }
 
 /**
- * `aws` whose changes (scaling, stopping, starting, terminating) each ask the fence first: a run that lost its lock
- * while a step was under way makes no further change, whatever the step was doing. Reads go through unasked.
+ * A change refused because the run lost its lock: undefined while the lock is still ours. Asked before each change a
+ * step makes to AWS or to the cluster, so a run that lost its lock while a step was under way makes no further
+ * change, whatever the step was doing.
  */
-function fencedAws(aws: ParkAws, fence: ParkFence): ParkAws {
-  const refused = async (what: string): Promise<CloudFailure | undefined> =>
+function fenceCheck(fence: ParkFence): (what: string) => Promise<CloudFailure | undefined> {
+  return async (what) =>
     (await fence.stillOurs())
       ? undefined
       : {
@@ -587,6 +588,11 @@ function fencedAws(aws: ParkAws, fence: ParkFence): ParkAws {
           message: `${fence.reason ?? 'the environment lock was lost'}: did not ${what}, and changed nothing after that`,
           hint: 'the local journal has every finished step; once the lock is free (or stale), --resume continues from here',
         };
+}
+
+/** `aws` whose changes (scaling, stopping, starting, terminating) each ask the fence first. Reads go through unasked. */
+function fencedAws(aws: ParkAws, fence: ParkFence): ParkAws {
+  const refused = fenceCheck(fence);
   return {
     listNodeGroups: () => aws.listNodeGroups(),
     describeNodeGroup: (name) => aws.describeNodeGroup(name),
@@ -599,6 +605,33 @@ function fencedAws(aws: ParkAws, fence: ParkFence): ParkAws {
     startInstances: async (ids) => (await refused(`start ${ids.join(', ')}`)) ?? aws.startInstances(ids),
     terminateInstances: async (ids) => (await refused(`terminate ${ids.join(', ')}`)) ?? aws.terminateInstances(ids),
   };
+}
+
+/**
+ * The cluster, whose changes (creates, deletes, patches, evictions: NodePools, pods, webhooks) each ask the fence
+ * first, as AWS's do. Reads go through unasked.
+ */
+function fencedKube(
+  kube: () => Promise<CloudResult<KubeWriter>>,
+  fence: ParkFence,
+): () => Promise<CloudResult<KubeWriter>> {
+  const refused = fenceCheck(fence);
+  const wrap = (writer: KubeWriter): KubeWriter => ({
+    server: writer.server,
+    readyz: (signal) => writer.readyz(signal),
+    list: (ref, options) => writer.list(ref, options),
+    get: (ref, name) => writer.get(ref, name),
+    create: async (ref, body) =>
+      (await refused(`create ${ref.plural} ${body.metadata?.name ?? ''}`.trim())) ?? writer.create(ref, body),
+    delete: async (ref, name, options) =>
+      (await refused(`delete ${ref.plural} ${name}`)) ?? writer.delete(ref, name, options),
+    mergePatch: async (ref, name, body) =>
+      (await refused(`patch ${ref.plural} ${name}`)) ?? writer.mergePatch(ref, name, body),
+    evict: async (namespace, name) =>
+      (await refused(`evict pod ${namespace}/${name}`)) ?? writer.evict(namespace, name),
+  });
+  let fenced: Promise<CloudResult<KubeWriter>> | undefined;
+  return () => (fenced ??= kube().then((got) => (got.ok ? { ok: true, value: wrap(got.value) } : got)));
 }
 
 /** Why `step` did not start: the run lost its environment lock. */

@@ -142,7 +142,7 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
     expect(await lockHolder(bucket(), 'platform')).toBeUndefined();
   });
 
-  it('a failed renewal stops down before its next change to AWS, even inside a step: exit 3, why in the journal', async () => {
+  it('a failed renewal stops down before its next change, to the cluster as to AWS, even inside a step: exit 3, why in the journal', async () => {
     // A PodDisruptionBudget that never allows eviction holds the node-groups step for drain_grace, in the drain of
     // the first group (system), so the fence always lands before any group could be scaled.
     const parker = await checkout({ config: parkConfig().replace('drain_grace: 1s', 'drain_grace: 6s') });
@@ -165,13 +165,13 @@ describe('down and up on the shared state backend', { timeout: 180_000 }, () => 
     expect(out).toMatch(/warning: cannot renew the lock of environment platform: .*: starting no more steps/);
     expect(out).toMatch(/platform: down stopped: cannot renew the lock of environment platform/);
     expect(out).toContain('Resume with: platctl down --resume --yes');
-    // The step running at the fence made no change to AWS after it (its drain was under way: no group was scaled),
-    // and no step started after it.
+    // The step running at the fence made no change after it: its drain was under way, so the next eviction was not
+    // sent (the cluster is fenced like AWS) and no group was scaled; and no step started after it.
     const last = journal(parker).last;
     expect(last?.status).toBe('failed');
     expect(last?.stopped_because).toMatch(/^cannot renew the lock of environment platform/);
     expect(last?.steps['node-groups']?.status).toBe('failed');
-    expect(out).toMatch(/did not scale node group \S+, and changed nothing after that/);
+    expect(out).toMatch(/did not evict pod apps\/db-1, and changed nothing after that/);
     expect(await nodeGroupSizes(moto.endpoint)).toEqual(PARK_SIZES);
     expect(last?.steps.bastion?.status).toBe('pending');
     expect(last?.steps['verify-cost-zero']?.status).toBe('pending');
