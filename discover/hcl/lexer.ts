@@ -297,42 +297,37 @@ class Lexer {
           this.#pos++;
           continue;
         case CLOSE_BRACE:
-          if (frame.kind === 'sequence') {
-            this.#sequenceEnd(start, false);
-            return;
-          }
+          if (frame.kind === 'sequence') return this.#sequenceEnd(start, false);
           if (frame.kind === 'brace') frames.pop();
           this.#emit('punct', start, start + 1, '}');
           this.#pos++;
           continue;
         case TILDE:
-          if (next === CLOSE_BRACE && frame.kind === 'sequence') {
-            this.#sequenceEnd(start, true);
-            return;
-          }
+          if (next === CLOSE_BRACE && frame.kind === 'sequence') return this.#sequenceEnd(start, true);
           break;
         case LESS:
           if (next === LESS && this.#heredocOpen(start)) return;
           break;
       }
 
-      if (c >= DIGIT_0 && c <= DIGIT_9) this.#number(start);
-      else this.#operator(start, c, next);
+      if (c >= DIGIT_0 && c <= DIGIT_9) {
+        this.#number(start);
+        continue;
+      }
+      const operator = operatorLength(src, start, c, next);
+      if (operator === 0) {
+        this.#nameOrUnexpected(start, c);
+        continue;
+      }
+      this.#emit('punct', start, start + operator, src.slice(start, start + operator));
+      this.#pos += operator;
     }
   }
 
-  /** An operator or bracket; else a name starting beyond ASCII; else a character no token starts with. */
-  #operator(start: number, c: number, next: number): void {
-    const src = this.#source;
-    const operator = operatorLength(src, start, c, next);
-    if (operator > 0) {
-      this.#emit('punct', start, start + operator, src.slice(start, start + operator));
-      this.#pos += operator;
-    } else if (c >= 0x80 && this.#nonAsciiName(start)) {
-      this.#name(start);
-    } else {
-      this.#unexpected(start);
-    }
+  /** No operator starts here: a name starting beyond ASCII, or a character no token starts with. */
+  #nameOrUnexpected(start: number, c: number): void {
+    if (c >= 0x80 && this.#nonAsciiName(start)) this.#name(start);
+    else this.#unexpected(start);
   }
 
   /** A newline token (`\r\n` or `\n`); a `\r` on its own is skipped. */
