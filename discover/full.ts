@@ -71,14 +71,7 @@ export async function discoverFully(
   tuneCompiler();
   const root = resolve(options.root);
   const problems: Problem[] = [];
-  const envDirs = Object.entries(options.config.environments)
-    .map(([env, settings]) => {
-      const absDir = resolve(root, settings.dir);
-      return { env, absDir, prefix: absDir.endsWith(sep) ? absDir : absDir + sep };
-    })
-    // Longest first, so a unit belongs to the most specific environment directory.
-    .sort((a, b) => b.absDir.length - a.absDir.length);
-
+  const envDirs = environmentDirs(root, options);
   const cacheDir = options.cacheDir === undefined ? join(root, '.platctl-cache') : options.cacheDir;
   // The filesystem's clock before anything is read: inputs changed since (or just before) keep the snapshot unwritten.
   const startedAt = snapshotKey !== undefined && cacheDir !== false ? filesystemNow(cacheDir) : undefined;
@@ -106,26 +99,15 @@ export async function discoverFully(
 
   const files = new ParsedFiles({ cacheDir, version: extras.version ?? 'dev', pool });
   const host = evaluationHost(files, witness.watchEnv(options.env), listings, options.remoteState === true, witness);
-  let evaluated: Evaluated;
-  let saving: Promise<unknown>;
-  try {
-    evaluated = await evaluateUnits(units, {
-      files,
-      host,
-      unitCache,
-      problems,
-      remoteState: options.remoteState === true,
-      evaluator,
-    });
-    // Written while the edges are resolved and the snapshot is kept; awaited before returning. (Awaited here, the
-    // main thread sat idle for the thread pool's writes: 40 to 60 ms at load 5.) Each save catches its own I/O
-    // errors: a rejection is a bug, and still surfaces at the await below.
-    saving = Promise.all([unitCache.save(), files.save()]);
-    saving.catch(() => undefined);
-    problems.push(...fastParserBugProblems(files, root));
-  } finally {
-    await files.close();
-  }
+  const { evaluated, saving } = await evaluateAndSave(units, {
+    files,
+    host,
+    unitCache,
+    problems,
+    remoteState: options.remoteState === true,
+    evaluator,
+    root,
+  });
   const { configs, rounds, reused } = evaluated;
 
   const externals = resolveEdges(units, configs, { graph, problems, unitByDir, stackDirs, witness, host, root });
@@ -134,34 +116,13 @@ export async function discoverFully(
 
   problems.push(...cycleProblems(graph, root));
 
-  if (options.allowUnresolved) {
-    for (let i = 0; i < problems.length; i += 1) {
-      const p = problems[i];
-      if (p?.kind === 'unresolved-expression') problems[i] = { ...p, severity: 'warning' };
-    }
-  }
+  if (options.allowUnresolved) softenUnresolved(problems);
 
-  const publicUnits = new Map<UnitId, UnitInfo>();
-  for (const id of [...units.keys()].sort(compareIds)) {
-    const { scanned: _scanned, ...info } = units.get(id) as UnitInfo & { scanned: ScannedDir };
-    publicUnits.set(id, info);
-  }
-  const discovery = { graph, units: publicUnits, problems, externals };
+  const discovery = { graph, units: publicUnits(units), problems, externals };
   if (snapshotKey !== undefined && cacheDir !== false && startedAt !== undefined && isUsable(discovery)) {
     const racyWindowMs = extras.snapshotRacyWindowMs;
-    writeSnapshot(
-      cacheDir,
-      snapshotKey,
-      {
-        root,
-        dirs: visited,
-        files: files.seen(),
-        witness,
-        startedAt,
-        ...(racyWindowMs === undefined ? {} : { racyWindowMs }),
-      },
-      discovery,
-    );
+    const inputs = { root, dirs: visited, files: files.seen(), witness, startedAt };
+    writeSnapshot(cacheDir, snapshotKey, racyWindowMs === undefined ? inputs : { ...inputs, racyWindowMs }, discovery);
   }
   await saving;
   return {
@@ -177,10 +138,67 @@ export async function discoverFully(
   };
 }
 
+/** An environment's directory; `prefix` ends with the separator, for testing what lies below it. */
+interface EnvDir {
+  readonly env: string;
+  readonly absDir: string;
+  readonly prefix: string;
+}
+
+/** Each environment's directory, longest first, so a unit belongs to the most specific environment directory. */
+function environmentDirs(root: string, options: DiscoverOptions): EnvDir[] {
+  return Object.entries(options.config.environments)
+    .map(([env, settings]) => {
+      const absDir = resolve(root, settings.dir);
+      return { env, absDir, prefix: absDir.endsWith(sep) ? absDir : absDir + sep };
+    })
+    .sort((a, b) => b.absDir.length - a.absDir.length);
+}
+
+/**
+ * Evaluates the units, then starts writing the unit and parse caches: written while the edges are resolved and the
+ * snapshot is kept, and awaited before discovery returns. (Awaited here, the main thread sat idle for the thread
+ * pool's writes: 40 to 60 ms at load 5.) Each save catches its own I/O errors: a rejection is a bug, and still
+ * surfaces where `saving` is awaited.
+ */
+async function evaluateAndSave(
+  units: ReadonlyMap<UnitId, UnitInfo>,
+  context: EvaluationContext & { readonly root: string },
+): Promise<{ evaluated: Evaluated; saving: Promise<unknown> }> {
+  const { files, unitCache, problems, root } = context;
+  try {
+    const evaluated = await evaluateUnits(units, context);
+    const saving = Promise.all([unitCache.save(), files.save()]);
+    saving.catch(() => undefined);
+    problems.push(...fastParserBugProblems(files, root));
+    return { evaluated, saving };
+  } finally {
+    await files.close();
+  }
+}
+
+/** With `allowUnresolved`: an expression that cannot be evaluated is a warning, not an error. */
+function softenUnresolved(problems: Problem[]): void {
+  for (let i = 0; i < problems.length; i += 1) {
+    const p = problems[i];
+    if (p?.kind === 'unresolved-expression') problems[i] = { ...p, severity: 'warning' };
+  }
+}
+
+/** The units as discovery returns them, sorted by id, without what the scan kept for evaluating them. */
+function publicUnits(units: ReadonlyMap<UnitId, UnitInfo & { scanned: ScannedDir }>): Map<UnitId, UnitInfo> {
+  const result = new Map<UnitId, UnitInfo>();
+  for (const id of [...units.keys()].sort(compareIds)) {
+    const { scanned: _scanned, ...info } = units.get(id) as UnitInfo & { scanned: ScannedDir };
+    result.set(id, info);
+  }
+  return result;
+}
+
 /** The environments' units: walked, named, placed in the graph (no edges yet); what the walk could not read, as problems. */
 async function scanUnits(
   root: string,
-  envDirs: readonly { readonly env: string; readonly absDir: string; readonly prefix: string }[],
+  envDirs: readonly EnvDir[],
   options: DiscoverOptions,
   problems: Problem[],
 ): Promise<ScannedUnits> {
@@ -478,15 +496,7 @@ function resolveEdges(
     const config = configs.get(id);
     const unit = units.get(id);
     if (!config || !unit) continue;
-    for (const p of config.problems) {
-      const key = p.location && p.location.file !== unit.configFile ? sharedProblemKey(p) : undefined;
-      const seen = key === undefined ? undefined : sharedProblems.get(key);
-      if (seen) seen.units.push(id);
-      else {
-        if (key !== undefined) sharedProblems.set(key, { index: problems.length, units: [id] });
-        problems.push(p);
-      }
-    }
+    collectProblems(id, unit.configFile, config.problems, problems, sharedProblems);
     units.set(id, {
       ...unit,
       includes: config.includes,
@@ -513,17 +523,7 @@ function resolveEdges(
           problems.push(danglingProblem(id, dep, resolved.dir, resolved.why, unitDirs));
           break;
         case 'unreadable':
-          problems.push(
-            problem({
-              severity: 'error',
-              kind: 'read-error',
-              unit: id,
-              message: `${dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path'} points at ${toPosix(relative(root, resolved.dir)) || '.'}, which cannot be read: ${resolved.why}`,
-              location: dep.origin.location,
-              details: [`expression: ${dep.expression}`, `resolved to: ${resolved.dir}`],
-              hint: 'make the directory readable by the user running platctl (chmod/chown)',
-            }),
-          );
+          problems.push(unreadableProblem(id, dep, resolved.dir, resolved.why, root));
           break;
       }
     }
@@ -546,6 +546,41 @@ function resolveEdges(
     if (shared) problems[index] = withIncludingUnits(shared, including);
   }
   return externals;
+}
+
+/**
+ * A unit's problems added to the discovery's; one written in a file the unit includes is added once, and the other
+ * units including it are noted on `shared` (see withIncludingUnits).
+ */
+function collectProblems(
+  id: UnitId,
+  configFile: string,
+  unitProblems: readonly Problem[],
+  problems: Problem[],
+  shared: Map<string, { index: number; units: UnitId[] }>,
+): void {
+  for (const p of unitProblems) {
+    const key = p.location && p.location.file !== configFile ? sharedProblemKey(p) : undefined;
+    const seen = key === undefined ? undefined : shared.get(key);
+    if (seen) seen.units.push(id);
+    else {
+      if (key !== undefined) shared.set(key, { index: problems.length, units: [id] });
+      problems.push(p);
+    }
+  }
+}
+
+/** A dependency whose directory exists but cannot be read. */
+function unreadableProblem(id: UnitId, dep: DeclaredDependency, dir: string, why: string, root: string): Problem {
+  return problem({
+    severity: 'error',
+    kind: 'read-error',
+    unit: id,
+    message: `${dep.origin.kind === 'dependency' ? `dependency "${dep.origin.name ?? ''}"` : 'a dependencies path'} points at ${toPosix(relative(root, dir)) || '.'}, which cannot be read: ${why}`,
+    location: dep.origin.location,
+    details: [`expression: ${dep.expression}`, `resolved to: ${dir}`],
+    hint: 'make the directory readable by the user running platctl (chmod/chown)',
+  });
 }
 
 /** Every dependency cycle, as an error naming its units and where each of its edges is written. */
@@ -817,8 +852,39 @@ function evaluationHost(
   remoteState: boolean,
   witness: SnapshotWitness,
 ): EvaluationHost {
+  const { kind, kindOf } = pathKinds(listings, witness);
+  const readText = (path: string): string | undefined => {
+    witness.texts.add(path);
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    files,
+    kind,
+    kindOf,
+    findUp: memoisedFindUp(kind),
+    env,
+    remoteState,
+    repoRoot: memoisedRepoRoot(kind),
+    readText,
+    glob: (pattern, baseDir) => {
+      witness.globbed = true;
+      return fastGlob().sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort();
+    },
+  };
+}
+
+type PathKind = (path: string) => 'file' | 'dir' | undefined;
+
+/** What a path is (file, directory, neither): from the scan's listings where they tell, else a memoised stat. */
+function pathKinds(
+  listings: ReadonlyMap<string, ReadonlyMap<string, 'file' | 'dir' | 'other'>>,
+  witness: SnapshotWitness,
+): { kind: PathKind; kindOf: EvaluationHost['kindOf'] } {
   const kinds = new Map<string, 'file' | 'dir' | undefined>();
-  const repoRoots = new Map<string, string | undefined>();
   const kind = (path: string): 'file' | 'dir' | undefined => {
     // Inside a directory the scan read, its listing answers without a stat (a dangling name is simply absent); it
     // is asked first, as it answers almost every check. (Split at the last separator by hand where that is what
@@ -853,6 +919,11 @@ function evaluationHost(
     if (listing && listed === undefined) return undefined;
     return kind(childPath(dir, name));
   };
+  return { kind, kindOf };
+}
+
+/** find_in_parent_folders, memoised per folder and names. */
+function memoisedFindUp(kind: PathKind): EvaluationHost['findUp'] {
   // find_in_parent_folders' answers, per folder and names. Where the walk from a folder to the filesystem root is
   // within Terragrunt's folder limit, a folder's answer is its own match or its parent's answer, so units that
   // share ancestors share the walk.
@@ -876,34 +947,19 @@ function evaluationHost(
     byDir.set(dir, found);
     return found;
   };
+  return findUpMemo;
+}
+
+/** The git repository's root above a directory (the nearest one holding `.git`), memoised per directory. */
+function memoisedRepoRoot(kind: PathKind): EvaluationHost['repoRoot'] {
+  const repoRoots = new Map<string, string | undefined>();
   const repoRoot = (dir: string): string | undefined => {
     if (repoRoots.has(dir)) return repoRoots.get(dir);
     const found = kind(childPath(dir, '.git')) ? dir : dirname(dir) === dir ? undefined : repoRoot(dirname(dir));
     repoRoots.set(dir, found);
     return found;
   };
-  const readText = (path: string): string | undefined => {
-    witness.texts.add(path);
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    files,
-    kind,
-    kindOf,
-    findUp: findUpMemo,
-    env,
-    remoteState,
-    repoRoot,
-    readText,
-    glob: (pattern, baseDir) => {
-      witness.globbed = true;
-      return fastGlob().sync(pattern, { cwd: baseDir, dot: false, onlyFiles: true }).sort();
-    },
-  };
+  return repoRoot;
 }
 
 /** `dir.split('/').length >= depth`, without building the array (find_in_parent_folders asks it per folder). */

@@ -63,8 +63,7 @@ export type PlanResult =
       readonly hint?: string;
     };
 
-/** Selects, orients and levels the graph for a verb. */
-export function planRun(input: {
+interface PlanInput {
   readonly command: RunCommand;
   readonly graph: Graph;
   readonly config: Pick<PlatctlConfig, 'units' | 'environments'>;
@@ -76,30 +75,15 @@ export function planRun(input: {
    * `excludedUnits` over the scope), each with the unit whose block does it.
    */
   readonly excluded?: ExclusionsOf;
-}): PlanResult {
-  const { graph, selection, command, config } = input;
-  const unknownEnvs = selection.env.filter((env) => !(env in config.environments));
-  if (unknownEnvs.length > 0) {
-    return {
-      type: 'invalid',
-      reason: 'unknown-env',
-      message: `unknown environment ${unknownEnvs.join(', ')}`,
-      hint: `environments in .platctl.yaml: ${Object.keys(config.environments).sort(compareIds).join(', ')}`,
-    };
-  }
-  const unknownUnits = selection.unit.filter((id) => !graph.has(id));
-  if (unknownUnits.length > 0) {
-    const suggestions = unknownUnits.map((id) => didYouMean(id, graph.ids())).filter((s) => s !== undefined);
-    return {
-      type: 'invalid',
-      reason: 'unknown-unit',
-      message: `unknown unit ${unknownUnits.join(', ')}`,
-      hint:
-        suggestions.length > 0
-          ? `did you mean ${suggestions.join(', ')}? (platctl graph lists every unit)`
-          : 'platctl graph lists every unit id',
-    };
-  }
+}
+
+type Invalid = Extract<PlanResult, { type: 'invalid' }>;
+
+/** Selects, orients and levels the graph for a verb. */
+export function planRun(input: PlanInput): PlanResult {
+  const { graph, selection, command } = input;
+  const unknown = unknownNames(input);
+  if (unknown) return unknown;
   const picked = select(graph, {
     envs: selection.env,
     units: selection.unit,
@@ -118,17 +102,7 @@ export function planRun(input: {
       hint: 'platctl graph shows where each edge is declared',
     };
   }
-  let kept: UnitId[] = [];
-  if (command === 'teardown') {
-    // The floor is computed on the whole graph: a unit the floor needs stays even when the floor unit itself is
-    // outside the selection (`--unit`, `--env`), or the selection would destroy what the floor stands on.
-    const floor = graph
-      .ids()
-      .filter((id) => config.units[id]?.teardown_skip === true || input.preventDestroy?.has(id) === true);
-    kept = [...new Set([...floor, ...transitiveDependencies(graph, floor)])]
-      .filter((id) => scope.has(id))
-      .sort(compareIds);
-  }
+  const kept = command === 'teardown' ? teardownFloor(input, scope) : [];
   const keptSet = new Set(kept);
   // Exclusions are decided among the selected units, as Terragrunt applies them after its filters: a dependent
   // outside the selection does not leave out its dependencies. They are dropped like the floor, and edges to them
@@ -152,6 +126,47 @@ export function planRun(input: {
       fingerprint: fingerprint(scope),
     },
   };
+}
+
+/** The environments and units the selection names that do not exist, with what does; undefined when all do. */
+function unknownNames({ graph, selection, config }: PlanInput): Invalid | undefined {
+  const unknownEnvs = selection.env.filter((env) => !(env in config.environments));
+  if (unknownEnvs.length > 0) {
+    return {
+      type: 'invalid',
+      reason: 'unknown-env',
+      message: `unknown environment ${unknownEnvs.join(', ')}`,
+      hint: `environments in .platctl.yaml: ${Object.keys(config.environments).sort(compareIds).join(', ')}`,
+    };
+  }
+  const unknownUnits = selection.unit.filter((id) => !graph.has(id));
+  if (unknownUnits.length > 0) {
+    const suggestions = unknownUnits.map((id) => didYouMean(id, graph.ids())).filter((s) => s !== undefined);
+    return {
+      type: 'invalid',
+      reason: 'unknown-unit',
+      message: `unknown unit ${unknownUnits.join(', ')}`,
+      hint:
+        suggestions.length > 0
+          ? `did you mean ${suggestions.join(', ')}? (platctl graph lists every unit)`
+          : 'platctl graph lists every unit id',
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Teardown's floor within the scope: the units kept (`teardown_skip`, `prevent_destroy`) and what they stand on.
+ * It is computed on the whole graph: a unit the floor needs stays even when the floor unit itself is outside the
+ * selection (`--unit`, `--env`), or the selection would destroy what the floor stands on.
+ */
+function teardownFloor({ graph, config, preventDestroy }: PlanInput, scope: Graph): UnitId[] {
+  const floor = graph
+    .ids()
+    .filter((id) => config.units[id]?.teardown_skip === true || preventDestroy?.has(id) === true);
+  return [...new Set([...floor, ...transitiveDependencies(graph, floor)])]
+    .filter((id) => scope.has(id))
+    .sort(compareIds);
 }
 
 /** The waves a dry run prints (teardown: reverse order; the floor and excluded units left out). */

@@ -144,20 +144,64 @@ export interface RollbackWalkInput {
 
 /** Destroys `order` through the teardown walk; the first Ctrl-C stops it (what is left stays standing). */
 export async function runRollback(input: RollbackWalkInput): Promise<'completed' | 'failed' | 'interrupted'> {
-  const { store, runId } = input;
+  const { runId } = input;
   const graph = reverse(subgraph(input.graph, input.order));
   const dir = join(input.root, LOGS_DIR, runId, 'rollback');
   await mkdir(dir, { recursive: true });
   const logOf = (unit: UnitId): string => `${LOGS_DIR}/${runId}/rollback/${unit.replaceAll('/', '__')}.log`;
+  const iso = (): string => new Date(input.now()).toISOString();
+  const rollbackStore = new Store(dir, rollbackState(input, graph, logOf, iso), { now: input.now });
+  const result = await walk({
+    graph,
+    store: rollbackStore,
+    executor: input.executor,
+    command: 'teardown',
+    parallelism: input.parallelism,
+    failFast: false,
+    signal: input.signal,
+    now: input.now,
+    emit: rollbackEvents(input, logOf),
+    job: (unit) => ({
+      absDir: input.absDir(unit),
+      tfArgs: input.config.units[unit]?.teardown_args ?? [],
+      timeoutMs: input.config.units[unit]?.timeout ?? input.config.unit_timeout,
+    }),
+    openLog: (unit, header) =>
+      UnitLog.open(
+        input.root,
+        logOf(unit),
+        {
+          title: 'rollback (destroy)',
+          unit,
+          attempt: header.attempt,
+          startedAt: header.startedAt,
+          commandLine: formatCommandLine(header.commandLine),
+          cwd: input.absDir(unit),
+        },
+        input.redactor.fork(),
+      ),
+  });
+  rollbackStore.patchRun({ status: result.status, ended_at: iso() });
+  await rollbackStore.close();
+  for (const problem of result.problems) input.emit({ type: 'warning', at: iso(), message: `rollback: ${problem}` });
+  return finishRollback(input, result.status, iso);
+}
+
+/** The rollback walk's own state (its log directory's), every unit of the reversed graph pending. */
+function rollbackState(
+  input: RollbackWalkInput,
+  graph: Graph,
+  logOf: (unit: UnitId) => string,
+  iso: () => string,
+): RunState {
   const waves = waveIndex(graph);
   const units: Record<UnitId, UnitState> = {};
   for (const unit of graph.ids()) {
     units[unit] = { status: 'pending', attempts: 0, wave: waves.get(unit) ?? 0, dependencies: [], log: logOf(unit) };
   }
-  const iso = (): string => new Date(input.now()).toISOString();
-  const own: RunState = {
+  return {
     version: STATE_VERSION,
-    run_id: `${runId}-rollback`,
+    run_id: `${input.runId}-rollback`,
     command: 'teardown',
     args: { env: [], unit: [...input.order], with_deps: false, parallelism: input.parallelism, fail_fast: false },
     started_at: iso(),
@@ -169,14 +213,21 @@ export async function runRollback(input: RollbackWalkInput): Promise<'completed'
     known_durations_ms: {},
     units,
   };
-  const rollbackStore = new Store(dir, own, { now: input.now });
+}
+
+/**
+ * The rollback walk's events, translated: each unit's end goes into the run's `rollback` record (a destroyed unit is
+ * pending again in the run's own state) and out as a `rollback-unit` event; warnings pass through.
+ */
+function rollbackEvents(input: RollbackWalkInput, logOf: (unit: UnitId) => string): (event: WalkEvent) => void {
+  const { store } = input;
   const record = (unit: UnitId, patch: NonNullable<RollbackRecord['units']>[string]): void => {
     const current = store.state.rollback;
     if (!current) return;
     store.patchRun({ rollback: { ...current, units: { ...(current.units ?? {}), [unit]: patch } } });
     store.schedule();
   };
-  const translate = (event: WalkEvent): void => {
+  return (event: WalkEvent): void => {
     const at = event.at;
     switch (event.type) {
       case 'unit-started':
@@ -234,43 +285,18 @@ export async function runRollback(input: RollbackWalkInput): Promise<'completed'
         return;
     }
   };
-  const result = await walk({
-    graph,
-    store: rollbackStore,
-    executor: input.executor,
-    command: 'teardown',
-    parallelism: input.parallelism,
-    failFast: false,
-    signal: input.signal,
-    now: input.now,
-    emit: translate,
-    job: (unit) => ({
-      absDir: input.absDir(unit),
-      tfArgs: input.config.units[unit]?.teardown_args ?? [],
-      timeoutMs: input.config.units[unit]?.timeout ?? input.config.unit_timeout,
-    }),
-    openLog: (unit, header) =>
-      UnitLog.open(
-        input.root,
-        logOf(unit),
-        {
-          title: 'rollback (destroy)',
-          unit,
-          attempt: header.attempt,
-          startedAt: header.startedAt,
-          commandLine: formatCommandLine(header.commandLine),
-          cwd: input.absDir(unit),
-        },
-        input.redactor.fork(),
-      ),
-  });
-  rollbackStore.patchRun({ status: result.status, ended_at: iso() });
-  await rollbackStore.close();
-  for (const problem of result.problems) input.emit({ type: 'warning', at: iso(), message: `rollback: ${problem}` });
+}
+
+/** The rollback's end in the run's `rollback` record and the `rollback-finished` event: what it destroyed, what is left. */
+async function finishRollback(
+  input: RollbackWalkInput,
+  status: 'completed' | 'failed' | 'interrupted',
+  iso: () => string,
+): Promise<'completed' | 'failed' | 'interrupted'> {
+  const { store } = input;
   // Units never started (interrupted before their turn) stay pending in the record: still standing.
   const destroyed = input.order.filter((unit) => store.state.rollback?.units?.[unit]?.status === 'destroyed');
   const left = input.order.filter((unit) => !destroyed.includes(unit));
-  const status = result.status;
   const current = store.state.rollback;
   if (current) {
     store.patchRun({

@@ -24,7 +24,7 @@ import type { ProcessGroups } from './processes.js';
 import { findProcessGroups, isZombie, processHasEnv } from './processes.js';
 import type { Redactor } from './redact.js';
 import { stripAnsi } from './redact.js';
-import type { ManualStepRecord, RunArgs, RunState, StateStoreOptions, UnitState } from './state.js';
+import type { LoadedState, ManualStepRecord, RunArgs, RunState, StateStoreOptions, UnitState } from './state.js';
 import { STATE_VERSION, StateStore, backupState, loadState, removeStaleTempFiles } from './state.js';
 import { UNIT_ENV } from './terragrunt.js';
 import type { RunCommand } from './unit-status.js';
@@ -274,11 +274,72 @@ interface Prepared {
   readonly replaces?: string;
 }
 
+type Stop = { type: 'stop'; result: RunResult };
+
+function stop(result: RunResult): Stop {
+  return { type: 'stop', result };
+}
+
 /** Reads the last run's state, stops what a killed run left, plans, and checks a resume against the graph. */
-async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; result: RunResult }> {
+async function prepare(run: RunContext): Promise<Prepared | Stop> {
+  const { request, deps } = run;
+  const read = await readPrevious(run);
+  if (read.type === 'stop') return read;
+  const { loaded, previous, resuming } = read;
+  const refusal = resumeRefusal(request, previous);
+  if (refusal) return stop(refusal);
+  const resumed = request.resume ? previous : undefined;
+  const selection: SelectionArgs = resumed
+    ? { env: resumed.args.env, unit: resumed.args.unit, withDeps: resumed.args.with_deps }
+    : request.selection;
+  const planned = planRun({
+    command: request.command,
+    graph: request.graph,
+    config: request.config,
+    selection,
+    ...(request.preventDestroy ? { preventDestroy: request.preventDestroy } : {}),
+    ...(request.excluded ? { excluded: request.excluded } : {}),
+  });
+  if (planned.type === 'invalid') return stop(planned);
+  const plan = planned.plan;
+  const changed = resumed ? graphChangedRefusal(run, resumed, plan) : undefined;
+  if (changed) return stop(changed);
+  // Said only once the run holds its locks (executeRun): a run refused for a held lock replaces nothing.
+  const replaces =
+    previous && !resumed && previous.status !== 'completed'
+      ? `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its ` +
+        `state (platctl ${previous.command} --resume would have continued it)`
+      : undefined;
+  const unreadable = loaded.type === 'invalid' ? loaded.message : undefined;
+  const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
+  return {
+    type: 'prepared',
+    plan,
+    selection,
+    previous,
+    resumed,
+    unreadable,
+    runId,
+    ...(resumed && resuming ? { resuming } : {}),
+    ...(replaces === undefined ? {} : { replaces }),
+  };
+}
+
+interface PreviousRun {
+  readonly type: 'read';
+  readonly loaded: LoadedState;
+  /** The last run: the shared backend's with one, else this checkout's. */
+  readonly previous: RunState | undefined;
+  readonly resuming: string | undefined;
+}
+
+/**
+ * The last run's state, from this checkout and, with one, the shared backend; stops the processes a killed run of
+ * this checkout left. Stops when the state cannot serve the resume asked for.
+ */
+async function readPrevious(run: RunContext): Promise<PreviousRun | Stop> {
   const { request, deps } = run;
   const { root } = request;
-  const stop = (result: RunResult): { type: 'stop'; result: RunResult } => ({ type: 'stop', result });
   await removeStaleTempFiles(root);
   const loaded = await loadState(root);
   const local = loaded.type === 'ok' ? loaded.state : undefined;
@@ -313,70 +374,50 @@ async function prepare(run: RunContext): Promise<Prepared | { type: 'stop'; resu
   }
   // Only a run of this checkout can have left processes on this machine.
   if (local) await stopOrphans(local, deps, (message) => run.warn(message));
+  return { type: 'read', loaded, previous, resuming };
+}
 
-  if (request.resume && !previous) {
-    return stop({
+/** Why `--resume` cannot continue `previous` (there is none, or it ran another verb); undefined when it can. */
+function resumeRefusal(request: RunRequest, previous: RunState | undefined): RunResult | undefined {
+  if (!request.resume) return undefined;
+  if (!previous) {
+    return {
       type: 'invalid',
       reason: 'nothing-to-resume',
-      message: `there is no earlier run to resume in ${root}`,
+      message: `there is no earlier run to resume in ${request.root}`,
       hint: `run platctl ${request.command} without --resume`,
-    });
+    };
   }
-  if (request.resume && previous && previous.command !== request.command) {
-    return stop({
+  if (previous.command !== request.command) {
+    return {
       type: 'invalid',
       reason: 'other-command',
       message: `the last run was a ${previous.command} (${previous.run_id}); --resume continues only the same verb`,
       hint: `run platctl ${previous.command} --resume to continue it, or platctl ${request.command} without --resume`,
-    });
+    };
   }
-  const resumed = request.resume ? previous : undefined;
-  const selection: SelectionArgs = resumed
-    ? { env: resumed.args.env, unit: resumed.args.unit, withDeps: resumed.args.with_deps }
-    : request.selection;
-  const planned = planRun({
-    command: request.command,
-    graph: request.graph,
-    config: request.config,
-    selection,
-    ...(request.preventDestroy ? { preventDestroy: request.preventDestroy } : {}),
-    ...(request.excluded ? { excluded: request.excluded } : {}),
-  });
-  if (planned.type === 'invalid') return stop(planned);
-  const plan = planned.plan;
+  return undefined;
+}
 
-  if (resumed && resumed.graph_fingerprint !== plan.fingerprint) {
-    const details = describeDiff(diffScope(resumed.units, plan.scope));
-    if (!request.force) {
-      return stop({
-        type: 'refused',
-        reason: 'graph-changed',
-        message: `the graph changed since run ${resumed.run_id} started, so resuming it could apply units against a stale order`,
-        details,
-        hint: `check the changes, then resume anyway with platctl ${request.command} --resume --force, or start a new run without --resume`,
-      });
-    }
-    run.warn(`the graph changed since run ${resumed.run_id}; resuming anyway (--force): ${details.join('; ')}`);
+/**
+ * A resume whose graph changed since the run started is refused, or with --force goes on with a warning naming the
+ * changes; undefined when it may go on.
+ */
+function graphChangedRefusal(run: RunContext, resumed: RunState, plan: Plan): RunResult | undefined {
+  const { request } = run;
+  if (resumed.graph_fingerprint === plan.fingerprint) return undefined;
+  const details = describeDiff(diffScope(resumed.units, plan.scope));
+  if (!request.force) {
+    return {
+      type: 'refused',
+      reason: 'graph-changed',
+      message: `the graph changed since run ${resumed.run_id} started, so resuming it could apply units against a stale order`,
+      details,
+      hint: `check the changes, then resume anyway with platctl ${request.command} --resume --force, or start a new run without --resume`,
+    };
   }
-  // Said only once the run holds its locks (executeRun): a run refused for a held lock replaces nothing.
-  const replaces =
-    previous && !resumed && previous.status !== 'completed'
-      ? `the previous ${previous.command} (${previous.run_id}) ended ${previous.status}; this new run replaces its ` +
-        `state (platctl ${previous.command} --resume would have continued it)`
-      : undefined;
-  const unreadable = loaded.type === 'invalid' ? loaded.message : undefined;
-  const runId = resumed?.run_id ?? (deps.newRunId ?? (() => makeRunId(deps.now())))();
-  return {
-    type: 'prepared',
-    plan,
-    selection,
-    previous,
-    resumed,
-    unreadable,
-    runId,
-    ...(resumed && resuming ? { resuming } : {}),
-    ...(replaces === undefined ? {} : { replaces }),
-  };
+  run.warn(`the graph changed since run ${resumed.run_id}; resuming anyway (--force): ${details.join('; ')}`);
+  return undefined;
 }
 
 /** True when `state` was started with exactly the environments `envs` (`--env`). */
@@ -451,7 +492,7 @@ async function start(
   run: RunContext,
   prepared: Prepared,
   manualSteps: Readonly<Record<string, ManualStepRecord>> | undefined,
-): Promise<Started | { type: 'stop'; result: RunResult }> {
+): Promise<Started | Stop> {
   const { request, deps } = run;
   const { plan, selection, previous, resumed, runId } = prepared;
   const parallelism = Math.max(1, request.parallelism ?? resumed?.args.parallelism ?? request.config.parallelism.apply);
@@ -523,131 +564,18 @@ async function start(
  */
 async function walkAndFinish(run: RunContext, prepared: Prepared, started: Started): Promise<RunResult> {
   const { request, deps, problems } = run;
-  const { plan } = prepared;
-  const { store, runId, publisher } = started;
-  const locks = run.envLocks;
+  const { store, runId } = started;
   const executor = deps.executor(runId);
   const phase = phaseContext(run, prepared, started, executor);
-  // Shared backend: each unit's log is uploaded once the unit ends.
-  const emit = (event: WalkEvent): void => {
-    if (event.type === 'unit-completed' || event.type === 'unit-failed' || event.type === 'unit-interrupted') {
-      publisher?.unitLogClosed(runId, event.log);
-    }
-    deps.emit(event);
-  };
-  /** Asks the shared lock whether it is still this run's (false: fenced, act no more). */
-  const stillOurs = async (): Promise<boolean> => (locks ? await locks.ensureFresh() : true);
   let status: RunOutcomeStatus = 'failed';
   let counts = emptyCounts();
   try {
-    // The rollback probe reads what stood before anything is applied (the before-walk phase applies too).
-    const probes = await probeBeforeRun(run, prepared, started, executor);
-    const before =
-      deps.signal.aborted || !(await stillOurs())
-        ? { ok: true as const }
-        : ((await deps.phases?.beforeWalk?.(phase)) ?? { ok: true as const });
-    if (locks?.fenced.aborted || deps.signal.aborted) {
-      status = 'interrupted';
-    } else if (!before.ok) {
-      problems.push(before.message, ...(before.details ?? []));
-      status = deps.signal.aborted ? 'interrupted' : 'failed';
-    } else {
-      const result = await walk({
-        graph: plan.walkGraph,
-        store,
-        executor,
-        command: request.command,
-        parallelism: started.parallelism,
-        failFast: started.failFast,
-        optional: (id) => store.unit(id)?.optional === true,
-        signal: deps.signal,
-        ...(locks ? { halt: locks.fenced, beforeSpawn: () => locks.ensureFresh() } : {}),
-        now: deps.now,
-        emit,
-        weight: (id) => started.estimates.get(id) ?? 1,
-        job: (unit) => unitJob(request, unit),
-        openLog: (unit, header) =>
-          UnitLog.open(
-            request.root,
-            store.unit(unit)?.log ?? logRelPath(runId, plan.waves.get(unit) ?? 0, unit),
-            {
-              title: request.command,
-              unit,
-              attempt: header.attempt,
-              startedAt: header.startedAt,
-              commandLine: formatCommandLine(header.commandLine),
-              cwd: request.absDir(unit),
-            },
-            deps.redactor.fork(),
-          ),
-        ...(deps.phases?.unitHooks ? { hooks: deps.phases.unitHooks } : {}),
-        ...(deps.phases?.recoveries ? { recoveries: deps.phases.recoveries } : {}),
-      });
-      problems.push(...result.problems);
-      // Fenced: nothing failed, the units left are pending; --resume (once the lock is free) continues them.
-      status = locks?.fenced.aborted && result.status === 'failed' ? 'interrupted' : result.status;
-      const failures = walkFailures(store, plan.walkGraph, result.problems.length > 0);
-      if (probes !== undefined)
-        status = await rollBackIfDue(run, prepared, started, executor, probes, status, failures);
-      // Only optional units failed: the core stands, so convergence and the after-walk phase (lockdown) run; the run
-      // still fails.
-      let coreDone = status === 'completed' || (status === 'failed' && failures.onlyOptional);
-      if (coreDone && deps.phases?.converge) {
-        const converged = (await stillOurs()) ? await deps.phases.converge(phase) : undefined;
-        // A convergence failure is the run's headline (the summary and status show it); nothing is rolled back.
-        if (converged === undefined) status = 'interrupted';
-        else if (!converged.ok) {
-          if (store.state.converge?.status !== 'failed') problems.push(converged.message, ...(converged.details ?? []));
-          status = deps.signal.aborted ? 'interrupted' : 'failed';
-        }
-        if (converged === undefined || !converged.ok) coreDone = false;
-      }
-      if (coreDone && deps.phases?.afterWalk && !(await stillOurs())) status = 'interrupted';
-      else if (coreDone && deps.phases?.afterWalk) {
-        const after = await deps.phases.afterWalk(phase);
-        if (!after.ok) {
-          // A lockdown recorded as failed is the run's headline (the summary and status show it), not a warning.
-          if (store.state.lockdown?.status !== 'failed') problems.push(after.message, ...(after.details ?? []));
-          status = deps.signal.aborted ? 'interrupted' : 'failed';
-        }
-      }
-    }
-    if (probes !== undefined && store.state.rollback?.status === 'armed' && status !== 'completed') {
-      // Failed after the walk (the lockdown) or interrupted before it: a rollback follows only a unit's failed apply.
-      await holdRollback(run, started, deps.signal.aborted ? 'interrupted' : 'not-a-unit-failure');
-    }
+    status = await phasesAndWalk(run, prepared, started, executor, phase);
   } catch (error) {
     problems.push(`internal error (a bug in platctl): ${(error as Error).message}`);
     status = 'failed';
   } finally {
-    counts = emptyCounts();
-    for (const id of plan.walkGraph.ids()) {
-      const unitStatus = store.unit(id)?.status;
-      if (unitStatus) counts[unitStatus] += 1;
-    }
-    // Kept and excluded units are counted in the totals: they are part of the selection and need nothing more.
-    counts.completed += plan.kept.length;
-    counts.excluded += plan.excluded.size;
-    const fenced = locks?.fenceReason;
-    store.patchRun({ status, ended_at: run.iso(), ...(fenced === undefined ? {} : { stopped_because: fenced }) });
-    // A disk that filled up (or went read-only) mid-run must not cost the summary and the resume command.
-    await store.close().catch((error: unknown) => {
-      if (!(error instanceof FsError)) throw error;
-      problems.push(
-        `${error.message}; the file still shows an earlier moment of this run, so --resume may run again units that completed since`,
-      );
-      if (status === 'completed') {
-        status = 'failed';
-        store.patchRun({ status });
-      }
-    });
-    const unpublished = (await publisher?.close()) ?? [];
-    problems.push(...unpublished);
-    if (unpublished.length > 0 && status === 'completed') {
-      status = 'failed';
-      store.patchRun({ status });
-    }
-    for (const problem of problems) run.warn(problem);
+    ({ status, counts } = await closeRun(run, prepared, started, status));
   }
   deps.emit({
     type: 'run-finished',
@@ -658,7 +586,7 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
     counts,
     duration_ms: deps.now() - started.startedAt,
   });
-  const fenced = locks?.fenceReason;
+  const fenced = run.envLocks?.fenceReason;
   return {
     type: 'finished',
     status,
@@ -668,6 +596,177 @@ async function walkAndFinish(run: RunContext, prepared: Prepared, started: Start
     state: store.state,
     ...(fenced === undefined ? {} : { fenced }),
   };
+}
+
+/** Asks the shared lock whether it is still this run's (false: fenced, act no more). */
+async function stillOurs(run: RunContext): Promise<boolean> {
+  return run.envLocks ? await run.envLocks.ensureFresh() : true;
+}
+
+/** The rollback probe, the before-walk phase, then the walk and what follows it; the run's status. */
+async function phasesAndWalk(
+  run: RunContext,
+  prepared: Prepared,
+  started: Started,
+  executor: Executor,
+  phase: PhaseContext,
+): Promise<RunOutcomeStatus> {
+  const { deps, problems } = run;
+  const { store } = started;
+  // The rollback probe reads what stood before anything is applied (the before-walk phase applies too).
+  const probes = await probeBeforeRun(run, prepared, started, executor);
+  const before =
+    deps.signal.aborted || !(await stillOurs(run))
+      ? { ok: true as const }
+      : ((await deps.phases?.beforeWalk?.(phase)) ?? { ok: true as const });
+  let status: RunOutcomeStatus;
+  if (run.envLocks?.fenced.aborted || deps.signal.aborted) {
+    status = 'interrupted';
+  } else if (!before.ok) {
+    problems.push(before.message, ...(before.details ?? []));
+    status = deps.signal.aborted ? 'interrupted' : 'failed';
+  } else {
+    status = await walkAndAfter(run, prepared, started, executor, phase, probes);
+  }
+  if (probes !== undefined && store.state.rollback?.status === 'armed' && status !== 'completed') {
+    // Failed after the walk (the lockdown) or interrupted before it: a rollback follows only a unit's failed apply.
+    await holdRollback(run, started, deps.signal.aborted ? 'interrupted' : 'not-a-unit-failure');
+  }
+  return status;
+}
+
+/** The walk, a rollback when one is due, then convergence and the after-walk phase once the core stands. */
+async function walkAndAfter(
+  run: RunContext,
+  prepared: Prepared,
+  started: Started,
+  executor: Executor,
+  phase: PhaseContext,
+  probes: Awaited<ReturnType<typeof probeBeforeRun>>,
+): Promise<RunOutcomeStatus> {
+  const { deps, problems } = run;
+  const { plan } = prepared;
+  const { store } = started;
+  const result = await walkUnits(run, prepared, started, executor);
+  problems.push(...result.problems);
+  // Fenced: nothing failed, the units left are pending; --resume (once the lock is free) continues them.
+  let status = run.envLocks?.fenced.aborted && result.status === 'failed' ? 'interrupted' : result.status;
+  const failures = walkFailures(store, plan.walkGraph, result.problems.length > 0);
+  if (probes !== undefined) status = await rollBackIfDue(run, prepared, started, executor, probes, status, failures);
+  // Only optional units failed: the core stands, so convergence and the after-walk phase (lockdown) run; the run
+  // still fails.
+  let coreDone = status === 'completed' || (status === 'failed' && failures.onlyOptional);
+  if (coreDone && deps.phases?.converge) {
+    const converged = (await stillOurs(run)) ? await deps.phases.converge(phase) : undefined;
+    // A convergence failure is the run's headline (the summary and status show it); nothing is rolled back.
+    if (converged === undefined) status = 'interrupted';
+    else if (!converged.ok) {
+      if (store.state.converge?.status !== 'failed') problems.push(converged.message, ...(converged.details ?? []));
+      status = deps.signal.aborted ? 'interrupted' : 'failed';
+    }
+    if (converged === undefined || !converged.ok) coreDone = false;
+  }
+  if (coreDone && deps.phases?.afterWalk && !(await stillOurs(run))) status = 'interrupted';
+  else if (coreDone && deps.phases?.afterWalk) {
+    const after = await deps.phases.afterWalk(phase);
+    if (!after.ok) {
+      // A lockdown recorded as failed is the run's headline (the summary and status show it), not a warning.
+      if (store.state.lockdown?.status !== 'failed') problems.push(after.message, ...(after.details ?? []));
+      status = deps.signal.aborted ? 'interrupted' : 'failed';
+    }
+  }
+  return status;
+}
+
+/** The walk of the plan's units, each unit's log opened under the run's logs. */
+function walkUnits(run: RunContext, prepared: Prepared, started: Started, executor: Executor): ReturnType<typeof walk> {
+  const { request, deps } = run;
+  const { plan } = prepared;
+  const { store, runId, publisher } = started;
+  const locks = run.envLocks;
+  // Shared backend: each unit's log is uploaded once the unit ends.
+  const emit = (event: WalkEvent): void => {
+    if (event.type === 'unit-completed' || event.type === 'unit-failed' || event.type === 'unit-interrupted') {
+      publisher?.unitLogClosed(runId, event.log);
+    }
+    deps.emit(event);
+  };
+  return walk({
+    graph: plan.walkGraph,
+    store,
+    executor,
+    command: request.command,
+    parallelism: started.parallelism,
+    failFast: started.failFast,
+    optional: (id) => store.unit(id)?.optional === true,
+    signal: deps.signal,
+    ...(locks ? { halt: locks.fenced, beforeSpawn: () => locks.ensureFresh() } : {}),
+    now: deps.now,
+    emit,
+    weight: (id) => started.estimates.get(id) ?? 1,
+    job: (unit) => unitJob(request, unit),
+    openLog: (unit, header) =>
+      UnitLog.open(
+        request.root,
+        store.unit(unit)?.log ?? logRelPath(runId, plan.waves.get(unit) ?? 0, unit),
+        {
+          title: request.command,
+          unit,
+          attempt: header.attempt,
+          startedAt: header.startedAt,
+          commandLine: formatCommandLine(header.commandLine),
+          cwd: request.absDir(unit),
+        },
+        deps.redactor.fork(),
+      ),
+    ...(deps.phases?.unitHooks ? { hooks: deps.phases.unitHooks } : {}),
+    ...(deps.phases?.recoveries ? { recoveries: deps.phases.recoveries } : {}),
+  });
+}
+
+/**
+ * The run's end, whatever happened before: counts the units, writes the status and closes the state (a disk error
+ * there, or a shared upload that did not finish, fails a completed run), and prints the problems.
+ */
+async function closeRun(
+  run: RunContext,
+  prepared: Prepared,
+  started: Started,
+  ended: RunOutcomeStatus,
+): Promise<{ status: RunOutcomeStatus; counts: StatusCounts }> {
+  const { problems } = run;
+  const { plan } = prepared;
+  const { store, publisher } = started;
+  let status = ended;
+  const counts = emptyCounts();
+  for (const id of plan.walkGraph.ids()) {
+    const unitStatus = store.unit(id)?.status;
+    if (unitStatus) counts[unitStatus] += 1;
+  }
+  // Kept and excluded units are counted in the totals: they are part of the selection and need nothing more.
+  counts.completed += plan.kept.length;
+  counts.excluded += plan.excluded.size;
+  const fenced = run.envLocks?.fenceReason;
+  store.patchRun({ status, ended_at: run.iso(), ...(fenced === undefined ? {} : { stopped_because: fenced }) });
+  // A disk that filled up (or went read-only) mid-run must not cost the summary and the resume command.
+  await store.close().catch((error: unknown) => {
+    if (!(error instanceof FsError)) throw error;
+    problems.push(
+      `${error.message}; the file still shows an earlier moment of this run, so --resume may run again units that completed since`,
+    );
+    if (status === 'completed') {
+      status = 'failed';
+      store.patchRun({ status });
+    }
+  });
+  const unpublished = (await publisher?.close()) ?? [];
+  problems.push(...unpublished);
+  if (unpublished.length > 0 && status === 'completed') {
+    status = 'failed';
+    store.patchRun({ status });
+  }
+  for (const problem of problems) run.warn(problem);
+  return { status, counts };
 }
 
 /**
@@ -845,11 +944,7 @@ function phaseContext(run: RunContext, prepared: Prepared, started: Started, exe
 /** Lines of a phase apply's output kept for its caller. */
 const PHASE_OUTPUT_LINES = 2000;
 
-/**
- * Applies of a unit outside the walk (lockdown and unlock steps): always `apply`, with the unit's `apply_args` and
- * time limit, each into `.platctl-logs/<run>/<logName>.log` (attempts appended).
- */
-export function phaseApply(input: {
+interface PhaseApplyInput {
   readonly root: string;
   readonly runId: string;
   readonly config: PlatctlConfig;
@@ -862,7 +957,13 @@ export function phaseApply(input: {
   readonly warn: (message: string) => void;
   /** Told each log (relative to the root) once its apply ended and it is closed. */
   readonly onLogClosed?: (log: string) => void;
-}): PhaseContext['apply'] {
+}
+
+/**
+ * Applies of a unit outside the walk (lockdown and unlock steps): always `apply`, with the unit's `apply_args` and
+ * time limit, each into `.platctl-logs/<run>/<logName>.log` (attempts appended).
+ */
+export function phaseApply(input: PhaseApplyInput): PhaseContext['apply'] {
   const { config, executor, now } = input;
   return async (apply) => {
     const job: UnitJob = {
@@ -900,46 +1001,65 @@ export function phaseApply(input: {
         log: rel,
       };
     }
-    const output: string[] = [];
-    const redact = input.redactor.fork();
-    let outcome: UnitOutcome;
-    try {
-      outcome = await executor.run(job, {
-        output: {
-          line: (text, stream) => {
-            log.line(text, stream);
-            // The log strips escapes itself; the lines kept for the verdict and the messages must not carry them.
-            output.push(redact.line(stripAnsi(text)));
-            if (output.length > PHASE_OUTPUT_LINES) output.shift();
-          },
-        },
-        signal: input.signal,
-      });
-    } catch (error) {
-      outcome = { type: 'failed', reason: 'spawn-error', message: (error as Error).message };
-    }
+    const { outcome, output } = await runPhaseJob(input, job, log);
     const errorLine = log.errorLine();
-    const ended = now();
-    const exitCode = outcome.type === 'completed' ? 0 : outcome.exitCode;
-    const closed = await log
-      .close({
-        result: outcome.type === 'failed' ? `failed (${outcome.reason})` : outcome.type,
-        ...(exitCode === undefined ? {} : { exitCode }),
-        endedAt: new Date(ended).toISOString(),
-        durationMs: Math.max(0, ended - startedAt),
-      })
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          if (!(error instanceof FsError)) throw error;
-          return error.message;
-        },
-      );
+    const closed = await closePhaseLog(log, outcome, startedAt, now());
     // The apply's outcome stands; a log that could not be finished is said, not hidden.
     if (closed !== undefined) input.warn(`cannot finish the log ${rel}: ${closed}`);
     input.onLogClosed?.(rel);
     return { outcome, output, errorLine, log: rel };
   };
+}
+
+/** Runs a phase's apply into its log, keeping its last output lines (redacted, without escapes) for the caller. */
+async function runPhaseJob(
+  input: PhaseApplyInput,
+  job: UnitJob,
+  log: UnitLog,
+): Promise<{ outcome: UnitOutcome; output: string[] }> {
+  const output: string[] = [];
+  const redact = input.redactor.fork();
+  let outcome: UnitOutcome;
+  try {
+    outcome = await input.executor.run(job, {
+      output: {
+        line: (text, stream) => {
+          log.line(text, stream);
+          // The log strips escapes itself; the lines kept for the verdict and the messages must not carry them.
+          output.push(redact.line(stripAnsi(text)));
+          if (output.length > PHASE_OUTPUT_LINES) output.shift();
+        },
+      },
+      signal: input.signal,
+    });
+  } catch (error) {
+    outcome = { type: 'failed', reason: 'spawn-error', message: (error as Error).message };
+  }
+  return { outcome, output };
+}
+
+/** Ends a phase apply's log with its outcome; the disk error's message when it could not be finished. */
+async function closePhaseLog(
+  log: UnitLog,
+  outcome: UnitOutcome,
+  startedAt: number,
+  ended: number,
+): Promise<string | undefined> {
+  const exitCode = outcome.type === 'completed' ? 0 : outcome.exitCode;
+  return log
+    .close({
+      result: outcome.type === 'failed' ? `failed (${outcome.reason})` : outcome.type,
+      ...(exitCode === undefined ? {} : { exitCode }),
+      endedAt: new Date(ended).toISOString(),
+      durationMs: Math.max(0, ended - startedAt),
+    })
+    .then(
+      () => undefined,
+      (error: unknown) => {
+        if (!(error instanceof FsError)) throw error;
+        return error.message;
+      },
+    );
 }
 
 /** The state a run starts from: fresh, or the resumed run with everything not completed reset to pending. */

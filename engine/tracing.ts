@@ -274,11 +274,46 @@ class Tracing implements RunTracer {
         );
       case 'unit-interrupted':
         return this.#unitEnded(event.unit, event.at, { 'platctl.result': 'interrupted' });
-      case 'unit-skipped': {
-        const skipped = this.#open(`unit ${event.unit}`, this.#phase?.ctx ?? this.#root.ctx, unitAttrs(event.unit));
-        skipped.span.setAttributes({ 'platctl.skip_reason': event.reason, 'platctl.skipped_because': event.because });
-        return this.#end(skipped.span, time(event.at), { 'platctl.result': 'skipped' });
-      }
+      case 'unit-skipped':
+        return this.#unitSkipped(event);
+      case 'hook-started':
+      case 'hook-finished':
+        return this.#hookEvent(event);
+      case 'lockdown-step-started':
+      case 'lockdown-step-finished':
+        return this.#lockdownStepEvent(event);
+      case 'converge-wait-started':
+      case 'converge-wait-progress':
+      case 'converge-wait-finished':
+        return this.#convergeEvent(event);
+      case 'rollback-probe':
+      case 'rollback-decided':
+      case 'rollback-unit':
+      case 'rollback-finished':
+        return this.#rollbackEvent(event);
+      case 'warning':
+        this.#root.span.addEvent('warning', { message: event.message }, time(event.at));
+        return;
+      case 'interrupting':
+        this.#root.span.addEvent('interrupting', { signal: event.signal }, time(event.at));
+        return;
+      case 'run-finished':
+        this.#closePhase(time(event.at));
+        this.#result = event.status;
+        return;
+    }
+  }
+
+  /** A skipped unit: a span that says why it was skipped. */
+  #unitSkipped(event: Extract<WalkEvent, { type: 'unit-skipped' }>): void {
+    const skipped = this.#open(`unit ${event.unit}`, this.#phase?.ctx ?? this.#root.ctx, unitAttrs(event.unit));
+    skipped.span.setAttributes({ 'platctl.skip_reason': event.reason, 'platctl.skipped_because': event.because });
+    return this.#end(skipped.span, time(event.at), { 'platctl.result': 'skipped' });
+  }
+
+  /** A hook is a span under its unit's (or, around the walk, the phase's). */
+  #hookEvent(event: Extract<WalkEvent, { type: `hook-${string}` }>): void {
+    switch (event.type) {
       case 'hook-started': {
         const parent = this.#units.get(event.unit)?.ctx ?? this.#phase?.ctx ?? this.#root.ctx;
         const hook = this.#open(
@@ -302,6 +337,12 @@ class Tracing implements RunTracer {
           );
         return;
       }
+    }
+  }
+
+  /** A lockdown or unlock step is a span under the phase; a failed or retried one says why. */
+  #lockdownStepEvent(event: Extract<WalkEvent, { type: `lockdown-step-${string}` }>): void {
+    switch (event.type) {
       case 'lockdown-step-started': {
         const attributes = { ...unitAttrs(event.unit), 'platctl.step': event.step, 'platctl.attempt': event.attempt };
         const parent = this.#phase?.ctx ?? this.#root.ctx;
@@ -321,25 +362,6 @@ class Tracing implements RunTracer {
           );
         return;
       }
-      case 'converge-wait-started':
-      case 'converge-wait-progress':
-      case 'converge-wait-finished':
-        return this.#convergeEvent(event);
-      case 'rollback-probe':
-      case 'rollback-decided':
-      case 'rollback-unit':
-      case 'rollback-finished':
-        return this.#rollbackEvent(event);
-      case 'warning':
-        this.#root.span.addEvent('warning', { message: event.message }, time(event.at));
-        return;
-      case 'interrupting':
-        this.#root.span.addEvent('interrupting', { signal: event.signal }, time(event.at));
-        return;
-      case 'run-finished':
-        this.#closePhase(time(event.at));
-        this.#result = event.status;
-        return;
     }
   }
 

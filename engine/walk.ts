@@ -534,47 +534,9 @@ class Walk {
         this.#emit({ type: 'unit-completed', at: endedAt, unit, duration_ms: durationMs, log: logPath });
         break;
       }
-      case 'failed': {
-        await this.#closeLog(unit, log, {
-          result: `failed (${effective.reason})`,
-          ...exitOf(effective),
-          endedAt,
-          durationMs,
-        });
-        const detail =
-          effective.reason === 'spawn-error' || effective.reason === 'hook-failed' ? undefined : log?.errorLine();
-        const base = detail ? `${effective.message}: ${detail}` : effective.message;
-        const error = effective.advice ? `${base}; ${effective.advice}` : base;
-        this.#store.patchUnit(unit, {
-          ...common,
-          status: 'failed',
-          reason: effective.reason,
-          error,
-          exit_code: effective.exitCode,
-        });
-        const skipped = this.#scheduler.fail(unit);
-        const optional = this.#o.optional?.(unit) === true;
-        this.#emit({
-          type: 'unit-failed',
-          at: endedAt,
-          unit,
-          ...(optional ? { optional } : {}),
-          reason: effective.reason,
-          error,
-          ...(effective.hook === undefined ? {} : { hook: effective.hook }),
-          ...(effective.exitCode === undefined ? {} : { exit_code: effective.exitCode }),
-          duration_ms: durationMs,
-          log: logPath,
-          last_lines: log?.lastLines(this.#o.failureLines ?? 10) ?? [],
-        });
-        // Skips are recorded in the same turn as the failure, before the slot frees up.
-        this.#recordSkips(skipped, 'dependency-failed');
-        if (this.#o.failFast && !optional && this.#failFastCause === undefined) {
-          this.#failFastCause = unit;
-          this.#recordSkips(this.#scheduler.skipRemaining(unit), 'fail-fast');
-        }
+      case 'failed':
+        await this.#failed(unit, effective, log, { common, endedAt, durationMs, logPath });
         break;
-      }
       case 'interrupted': {
         await this.#closeLog(unit, log, { result: 'interrupted', ...exitOf(effective), endedAt, durationMs });
         this.#store.patchUnit(unit, { ...common, status: 'interrupted', exit_code: effective.exitCode });
@@ -587,6 +549,59 @@ class Walk {
     this.#running.delete(unit);
     this.#store.schedule();
     this.#nudge();
+  }
+
+  /** A failed unit: its error line, the units it leaves skipped, and with --fail-fast everything not started. */
+  async #failed(
+    unit: UnitId,
+    effective: Extract<UnitOutcome, { type: 'failed' }>,
+    log: AttemptLog | undefined,
+    ended: {
+      common: { ended_at: string; duration_ms: number; pid: undefined };
+      endedAt: string;
+      durationMs: number;
+      logPath: string;
+    },
+  ): Promise<void> {
+    const { common, endedAt, durationMs, logPath } = ended;
+    await this.#closeLog(unit, log, {
+      result: `failed (${effective.reason})`,
+      ...exitOf(effective),
+      endedAt,
+      durationMs,
+    });
+    const detail =
+      effective.reason === 'spawn-error' || effective.reason === 'hook-failed' ? undefined : log?.errorLine();
+    const base = detail ? `${effective.message}: ${detail}` : effective.message;
+    const error = effective.advice ? `${base}; ${effective.advice}` : base;
+    this.#store.patchUnit(unit, {
+      ...common,
+      status: 'failed',
+      reason: effective.reason,
+      error,
+      exit_code: effective.exitCode,
+    });
+    const skipped = this.#scheduler.fail(unit);
+    const optional = this.#o.optional?.(unit) === true;
+    this.#emit({
+      type: 'unit-failed',
+      at: endedAt,
+      unit,
+      ...(optional ? { optional } : {}),
+      reason: effective.reason,
+      error,
+      ...(effective.hook === undefined ? {} : { hook: effective.hook }),
+      ...(effective.exitCode === undefined ? {} : { exit_code: effective.exitCode }),
+      duration_ms: durationMs,
+      log: logPath,
+      last_lines: log?.lastLines(this.#o.failureLines ?? 10) ?? [],
+    });
+    // Skips are recorded in the same turn as the failure, before the slot frees up.
+    this.#recordSkips(skipped, 'dependency-failed');
+    if (this.#o.failFast && !optional && this.#failFastCause === undefined) {
+      this.#failFastCause = unit;
+      this.#recordSkips(this.#scheduler.skipRemaining(unit), 'fail-fast');
+    }
   }
 
   #recordSkips(skipped: readonly Skipped[], reason: SkipReason): void {

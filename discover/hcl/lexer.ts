@@ -57,6 +57,7 @@ type Frame =
   | { readonly kind: 'quoted' }
   | { readonly kind: 'template' }
   | { readonly kind: 'heredoc'; readonly anchor: RegExp; lineStart: boolean };
+type TemplateFrame = Frame & { kind: 'quoted' | 'template' | 'heredoc' };
 
 const IDENT = /[\p{ID_Start}_][\p{ID_Continue}-]*/uy;
 const ASCII_NAME_PART = /[A-Za-z0-9_-]*/y;
@@ -271,16 +272,8 @@ class Lexer {
           continue;
         }
         case CR:
-          if (next !== LF) {
-            this.#pos++;
-            continue;
-          }
-          this.#emit('newline', start, start + 2, '\n');
-          this.#pos = start + 2;
-          continue;
         case LF:
-          this.#emit('newline', start, start + 1, '\n');
-          this.#pos = start + 1;
+          this.#newline(start, c, next);
           continue;
         case HASH:
           this.#lineComment(start);
@@ -291,79 +284,105 @@ class Lexer {
             continue;
           }
           if (next === STAR) {
-            const close = src.indexOf('*/', start + 2);
-            if (close === -1) {
-              this.#emit('invalid', start, length, 'unterminated /* comment');
-              this.#pos = length;
-            } else {
-              const newline = src.indexOf('\n', start + 2);
-              if (newline !== -1 && newline < close) this.#newlineInGap = true;
-              this.#pos = close + 2;
-            }
+            this.#blockComment(start);
             continue;
           }
           break;
-        case QUOTE: {
-          this.#emit('oquote', start, start + 1, '"');
-          // The common string, plain text up to its closing quote, is read here (the tokens template mode would
-          // give), without a mode pushed and popped and two more steps through run().
-          QUOTED_TEXT.lastIndex = start + 1;
-          QUOTED_TEXT.test(src);
-          const close = QUOTED_TEXT.lastIndex;
-          if (src.charCodeAt(close) === QUOTE) {
-            if (close > start + 1) this.#emit('literal', start + 1, close, src.slice(start + 1, close));
-            this.#emit('cquote', close, close + 1, '"');
-            this.#pos = close + 1;
-            continue;
-          }
-          frames.push({ kind: 'quoted' });
-          this.#pos++;
+        case QUOTE:
+          if (this.#plainString(start)) continue;
           return;
-        }
         case OPEN_BRACE:
           this.#emit('punct', start, start + 1, '{');
           frames.push({ kind: 'brace' });
           this.#pos++;
           continue;
         case CLOSE_BRACE:
-          this.#pos++;
-          if (frame.kind === 'sequence') {
-            frames.pop();
-            this.#emit('seqend', start, start + 1, '}');
-            return;
-          }
+          if (frame.kind === 'sequence') return this.#sequenceEnd(start, false);
           if (frame.kind === 'brace') frames.pop();
           this.#emit('punct', start, start + 1, '}');
+          this.#pos++;
           continue;
         case TILDE:
-          if (next === CLOSE_BRACE && frame.kind === 'sequence') {
-            frames.pop();
-            this.#emit('seqend', start, start + 2, '}', { strip: true });
-            this.#pos += 2;
-            return;
-          }
+          if (next === CLOSE_BRACE && frame.kind === 'sequence') return this.#sequenceEnd(start, true);
           break;
         case LESS:
           if (next === LESS && this.#heredocOpen(start)) return;
           break;
       }
 
-      if (c >= 0x80 && this.#nonAsciiName(start)) {
-        this.#name(start);
-        continue;
-      }
       if (c >= DIGIT_0 && c <= DIGIT_9) {
         this.#number(start);
         continue;
       }
       const operator = operatorLength(src, start, c, next);
-      if (operator > 0) {
-        this.#emit('punct', start, start + operator, src.slice(start, start + operator));
-        this.#pos += operator;
+      if (operator === 0) {
+        this.#nameOrUnexpected(start, c);
         continue;
       }
-      this.#unexpected(start);
+      this.#emit('punct', start, start + operator, src.slice(start, start + operator));
+      this.#pos += operator;
     }
+  }
+
+  /** No operator starts here: a name starting beyond ASCII, or a character no token starts with. */
+  #nameOrUnexpected(start: number, c: number): void {
+    if (c >= 0x80 && this.#nonAsciiName(start)) this.#name(start);
+    else this.#unexpected(start);
+  }
+
+  /** A newline token (`\r\n` or `\n`); a `\r` on its own is skipped. */
+  #newline(start: number, c: number, next: number): void {
+    if (c === CR && next !== LF) {
+      this.#pos++;
+      return;
+    }
+    const end = c === CR ? start + 2 : start + 1;
+    this.#emit('newline', start, end, '\n');
+    this.#pos = end;
+  }
+
+  /** A `/* *\/` comment, skipped; a newline inside it is noted (see {@link LexedFile.suspect}). */
+  #blockComment(start: number): void {
+    const src = this.#source;
+    const close = src.indexOf('*/', start + 2);
+    if (close === -1) {
+      this.#emit('invalid', start, src.length, 'unterminated /* comment');
+      this.#pos = src.length;
+      return;
+    }
+    const newline = src.indexOf('\n', start + 2);
+    if (newline !== -1 && newline < close) this.#newlineInGap = true;
+    this.#pos = close + 2;
+  }
+
+  /**
+   * The opening quote, and the common string, plain text up to its closing quote, read here (the tokens template
+   * mode would give) without a mode pushed and popped and two more steps through run(). False when the string
+   * holds more than plain text: the quoted mode is pushed for the template mode to go on.
+   */
+  #plainString(start: number): boolean {
+    const src = this.#source;
+    this.#emit('oquote', start, start + 1, '"');
+    QUOTED_TEXT.lastIndex = start + 1;
+    QUOTED_TEXT.test(src);
+    const close = QUOTED_TEXT.lastIndex;
+    if (src.charCodeAt(close) === QUOTE) {
+      if (close > start + 1) this.#emit('literal', start + 1, close, src.slice(start + 1, close));
+      this.#emit('cquote', close, close + 1, '"');
+      this.#pos = close + 1;
+      return true;
+    }
+    this.#frames.push({ kind: 'quoted' });
+    this.#pos = start + 1;
+    return false;
+  }
+
+  /** The `}` (or `~}` when `strip`) ending an interpolation or directive: back to the template around it. */
+  #sequenceEnd(start: number, strip: boolean): void {
+    this.#frames.pop();
+    if (strip) this.#emit('seqend', start, start + 2, '}', { strip: true });
+    else this.#emit('seqend', start, start + 1, '}');
+    this.#pos = start + (strip ? 2 : 1);
   }
 
   /** A character no token starts with. */
@@ -445,23 +464,39 @@ class Lexer {
     return true;
   }
 
-  #template(frame: Frame & { kind: 'quoted' | 'template' | 'heredoc' }): void {
+  /**
+   * One step in template mode: a heredoc's closing line, or a literal and then what ended it (a sequence opening,
+   * the closing quote, a heredoc's end of line).
+   */
+  #template(frame: TemplateFrame): void {
+    if (frame.kind === 'heredoc' && frame.lineStart && this.#heredocClose(frame)) return;
+    if (!this.#literal(frame)) return;
+    if (this.#pos >= this.#source.length || (frame.kind === 'heredoc' && frame.lineStart)) return;
+    this.#templateDelimiter(frame);
+  }
+
+  /** At the start of a heredoc's line: true when it is the closing anchor line (the heredoc ends). */
+  #heredocClose(frame: Frame & { kind: 'heredoc' }): boolean {
+    frame.anchor.lastIndex = this.#pos;
+    const close = frame.anchor.exec(this.#source);
+    if (!close) {
+      frame.lineStart = false;
+      return false;
+    }
+    const end = this.#pos + close[0].length;
+    this.#emit('cheredoc', this.#pos, end, close[0].trim());
+    this.#frames.pop();
+    this.#pos = end;
+    return true;
+  }
+
+  /**
+   * Template text up to a sequence, the closing quote, a newline or the end, as one `literal` with its escapes
+   * decoded; false when an invalid escape ended it (reported as an `invalid` token).
+   */
+  #literal(frame: TemplateFrame): boolean {
     const src = this.#source;
     const length = src.length;
-
-    if (frame.kind === 'heredoc' && frame.lineStart) {
-      frame.anchor.lastIndex = this.#pos;
-      const close = frame.anchor.exec(src);
-      if (close) {
-        const end = this.#pos + close[0].length;
-        this.#emit('cheredoc', this.#pos, end, close[0].trim());
-        this.#frames.pop();
-        this.#pos = end;
-        return;
-      }
-      frame.lineStart = false;
-    }
-
     const start = this.#pos;
     const quoted = frame.kind === 'quoted';
     const heredoc = frame.kind === 'heredoc';
@@ -499,7 +534,7 @@ class Lexer {
             this.#emit('invalid', pos, pos + escape.length, escape.error);
             pos += escape.length;
             this.#pos = pos;
-            return;
+            return false;
           }
           text += escape.text;
           pos += escape.length;
@@ -517,10 +552,14 @@ class Lexer {
     text = chunk === start ? src.slice(start, pos) : text + src.slice(chunk, pos);
     if (pos > start) this.#emit('literal', start, pos, text);
     this.#pos = pos;
-    if (pos >= length) return;
+    return true;
+  }
 
+  /** What ended a literal: `${` or `%{` (a sequence starts), or in a quoted string its closing quote or a newline. */
+  #templateDelimiter(frame: TemplateFrame): void {
+    const src = this.#source;
+    const pos = this.#pos;
     const c = src.charCodeAt(pos);
-    if (heredoc && frame.lineStart) return;
     if (c === DOLLAR || c === PERCENT) {
       const strip = src.charCodeAt(pos + 2) === TILDE;
       const end = pos + (strip ? 3 : 2);
@@ -529,7 +568,7 @@ class Lexer {
       this.#pos = end;
       return;
     }
-    if (quoted) {
+    if (frame.kind === 'quoted') {
       if (c === QUOTE) {
         this.#emit('cquote', pos, pos + 1, '"');
         this.#frames.pop();

@@ -140,58 +140,13 @@ export class PlainReporter implements Reporter {
         const of = event.attempts > 1 ? ` (attempt ${event.attempt} of ${event.attempts})` : '';
         return `${p.cyan(event.direction === 'lock' ? 'lock   ' : 'unlock ')} ${event.step}: apply ${event.unit}${of}\n         log: ${event.log}`;
       }
-      case 'lockdown-step-finished': {
-        const what = `${event.direction === 'lock' ? 'lockdown' : 'unlock'} step ${event.step}`;
-        const why = event.message ? `: ${plainText(event.message)}` : '';
-        const result = event.result;
-        switch (result) {
-          case 'completed':
-            return `${p.green('done   ')} ${what} ${formatDuration(event.duration_ms)}${why}`;
-          case 'retrying':
-            return `${p.yellow('retry  ')} ${what}${why}`;
-          case 'failed':
-            return `${p.red('FAILED ')} ${what}${why}\n         log: ${event.log}`;
-          case 'interrupted':
-            return `${p.yellow('stopped')} ${what} (interrupted)`;
-          default:
-            return unreachable(result);
-        }
-      }
+      case 'lockdown-step-finished':
+        return lockdownStepLine(event, p);
       case 'rollback-probe':
-        return `${p.dim('probe  ')} ${event.unit}: ${
-          event.result === 'absent'
-            ? 'no state before the run'
-            : event.result === 'standing'
-              ? `standing (${event.detail ?? 'has state'}); a rollback never destroys it`
-              : `cannot tell (${plainText(event.detail ?? 'the probe failed')}); counted as standing`
-        }`;
-      case 'rollback-decided': {
-        const kept = event.kept.map((line) => `\n         ${plainText(line)}`).join('');
-        return event.action === 'destroy'
-          ? `${p.red('ROLLBACK')} ${plainText(event.message)}: ${event.destroy.join(', ')}${kept}`
-          : `${p.yellow('rollback')} ${plainText(event.message)}${kept}`;
-      }
-      case 'rollback-unit': {
-        const result = event.result;
-        switch (result) {
-          case 'started':
-            return `${p.cyan('destroy')} ${event.unit} (rollback)${event.log ? `\n         log: ${event.log}` : ''}`;
-          case 'destroyed':
-            return `${p.green('done   ')} ${event.unit} destroyed (rollback)`;
-          case 'failed':
-            return `${p.red('FAILED ')} ${event.unit} (rollback): ${plainText(event.error ?? 'failed')}`;
-          case 'skipped':
-            return `${p.yellow('skipped')} ${event.unit} (rollback): ${plainText(event.error ?? 'not destroyed')}`;
-          case 'interrupted':
-            return `${p.yellow('stopped')} ${event.unit} (rollback, interrupted)`;
-          default:
-            return unreachable(result);
-        }
-      }
+      case 'rollback-decided':
+      case 'rollback-unit':
       case 'rollback-finished':
-        return event.status === 'completed'
-          ? `${p.green('rollback done')}: destroyed ${event.destroyed.join(', ') || 'nothing'}`
-          : `${p.red(`rollback ${event.status}`)}: destroyed ${event.destroyed.join(', ') || 'nothing'}; still standing: ${event.left.join(', ')}`;
+        return rollbackLine(event, p);
       case 'interrupting':
         return p.yellow(
           `${event.signal}: starting nothing new; interrupting ${event.running.length} running unit(s) and waiting for them (Ctrl-C again to kill now)`,
@@ -207,5 +162,65 @@ export class PlainReporter implements Reporter {
       default:
         return unreachable(event);
     }
+  }
+}
+
+/** A lockdown or unlock step's end: done, retrying, failed (with its log) or stopped. */
+function lockdownStepLine(event: Extract<WalkEvent, { type: 'lockdown-step-finished' }>, p: Paint): string {
+  const what = `${event.direction === 'lock' ? 'lockdown' : 'unlock'} step ${event.step}`;
+  const why = event.message ? `: ${plainText(event.message)}` : '';
+  const result = event.result;
+  switch (result) {
+    case 'completed':
+      return `${p.green('done   ')} ${what} ${formatDuration(event.duration_ms)}${why}`;
+    case 'retrying':
+      return `${p.yellow('retry  ')} ${what}${why}`;
+    case 'failed':
+      return `${p.red('FAILED ')} ${what}${why}\n         log: ${event.log}`;
+    case 'interrupted':
+      return `${p.yellow('stopped')} ${what} (interrupted)`;
+    default:
+      return unreachable(result);
+  }
+}
+
+/** The rollback's lines: each probe's answer, the decision, each unit destroyed (or not), and the end. */
+function rollbackLine(event: Extract<WalkEvent, { type: `rollback-${string}` }>, p: Paint): string {
+  switch (event.type) {
+    case 'rollback-probe':
+      return `${p.dim('probe  ')} ${event.unit}: ${
+        event.result === 'absent'
+          ? 'no state before the run'
+          : event.result === 'standing'
+            ? `standing (${event.detail ?? 'has state'}); a rollback never destroys it`
+            : `cannot tell (${plainText(event.detail ?? 'the probe failed')}); counted as standing`
+      }`;
+    case 'rollback-decided': {
+      const kept = event.kept.map((line) => `\n         ${plainText(line)}`).join('');
+      return event.action === 'destroy'
+        ? `${p.red('ROLLBACK')} ${plainText(event.message)}: ${event.destroy.join(', ')}${kept}`
+        : `${p.yellow('rollback')} ${plainText(event.message)}${kept}`;
+    }
+    case 'rollback-unit': {
+      const result = event.result;
+      switch (result) {
+        case 'started':
+          return `${p.cyan('destroy')} ${event.unit} (rollback)${event.log ? `\n         log: ${event.log}` : ''}`;
+        case 'destroyed':
+          return `${p.green('done   ')} ${event.unit} destroyed (rollback)`;
+        case 'failed':
+          return `${p.red('FAILED ')} ${event.unit} (rollback): ${plainText(event.error ?? 'failed')}`;
+        case 'skipped':
+          return `${p.yellow('skipped')} ${event.unit} (rollback): ${plainText(event.error ?? 'not destroyed')}`;
+        case 'interrupted':
+          return `${p.yellow('stopped')} ${event.unit} (rollback, interrupted)`;
+        default:
+          return unreachable(result);
+      }
+    }
+    case 'rollback-finished':
+      return event.status === 'completed'
+        ? `${p.green('rollback done')}: destroyed ${event.destroyed.join(', ') || 'nothing'}`
+        : `${p.red(`rollback ${event.status}`)}: destroyed ${event.destroyed.join(', ') || 'nothing'}; still standing: ${event.left.join(', ')}`;
   }
 }

@@ -511,24 +511,7 @@ function makeServer(
       if (res.status !== 201 && res.status !== 200) throw new Error(describeFailure('create', path, res));
       return res.body as typeof object;
     },
-    async apply(object) {
-      const created = await server.create(object);
-      if (object.status === undefined) return created;
-      const ref = { ...object, name: object.metadata.name, namespace: object.metadata.namespace } as ObjectRef;
-      const path = resourcePath(ref, 'status');
-      const res = await server.request(
-        'PATCH',
-        path,
-        { status: object.status },
-        {
-          contentType: 'application/merge-patch+json',
-        },
-      );
-      // 404: this kind has no status subresource, so the create stored the status with the object.
-      if (res.status === 404) return created;
-      if (res.status !== 200) throw new Error(describeFailure('patch', path, res));
-      return res.body as KubeObject;
-    },
+    apply: (object) => applyObject(server, object),
     async get(ref) {
       const path = resourcePath(ref);
       const res = await server.request('GET', path);
@@ -548,55 +531,8 @@ function makeServer(
       if (res.status !== 200) throw new Error(describeFailure('patch', path, res));
       return res.body as KubeObject;
     },
-    async delete(ref, options = {}) {
-      const path = resourcePath(ref);
-      if (options.force) {
-        const cleared = await server.request(
-          'PATCH',
-          path,
-          { metadata: { finalizers: null } },
-          {
-            contentType: 'application/merge-patch+json',
-          },
-        );
-        if (cleared.status === 404) return;
-      }
-      const res = await server.request(
-        'DELETE',
-        path,
-        options.force ? { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } : undefined,
-      );
-      if (res.status !== 200 && res.status !== 202 && res.status !== 404) {
-        throw new Error(describeFailure('delete', path, res));
-      }
-    },
-    async createCrd(crd) {
-      await server.create(crd);
-      const spec = crd.spec as { group: string; names: { plural: string }; versions: { name: string }[] };
-      const name = crd.metadata.name;
-      await waitFor(`CRD ${name} did not become Established`, async () => {
-        const got = await server.get({
-          apiVersion: 'apiextensions.k8s.io/v1',
-          kind: 'CustomResourceDefinition',
-          name,
-        });
-        const conditions =
-          (got?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
-        return conditions.some((c) => c.type === 'Established' && c.status === 'True');
-      });
-      // Established is not yet served: wait until discovery lists the new resource, then until a list answers (for a
-      // moment it is 429 "storage is (re)initializing" while the server's cache of the new kind fills).
-      const version = spec.versions[0]?.name ?? 'v1';
-      await waitFor(`CRD ${name} is not served`, async () => {
-        const res = await server.request('GET', `/apis/${spec.group}/${version}`);
-        const resources = (res.body as { resources?: { name: string }[] } | undefined)?.resources ?? [];
-        return res.status === 200 && resources.some((r) => r.name === spec.names.plural);
-      });
-      await waitFor(`CRD ${name} cannot be listed`, async () => {
-        const res = await server.request('GET', `/apis/${spec.group}/${version}/${spec.names.plural}?limit=1`);
-        return res.status === 200;
-      });
-    },
+    delete: (ref, options = {}) => deleteObject(server, ref, options),
+    createCrd: (crd) => createServedCrd(server, crd),
     writeKubeconfig(target, options = {}) {
       const context = options.context ?? 'fixture';
       const token = options.token ?? tokens[options.user ?? 'admin'];
@@ -608,14 +544,7 @@ function makeServer(
       );
       return file;
     },
-    audit() {
-      const file = join(dir, 'audit.log');
-      if (!existsSync(file)) return [];
-      // The server appends while we read: only lines it has finished (ended by a newline) are events.
-      const lines = readFileSync(file, 'utf8').split('\n');
-      lines.pop();
-      return lines.filter((line) => line !== '').map((line) => JSON.parse(line) as AuditEvent);
-    },
+    audit: () => readAudit(dir),
     stop() {
       stopped ??= (async () => {
         await stopProcesses([spawned.apiserver, spawned.etcd]);
@@ -626,6 +555,89 @@ function makeServer(
     },
   };
   return server;
+}
+
+/** Creates the object, then sets its status through the status subresource (where the kind has one). */
+async function applyObject(server: KubeServer, object: KubeObject): Promise<KubeObject> {
+  const created = await server.create(object);
+  if (object.status === undefined) return created;
+  const ref = { ...object, name: object.metadata.name, namespace: object.metadata.namespace } as ObjectRef;
+  const path = resourcePath(ref, 'status');
+  const res = await server.request(
+    'PATCH',
+    path,
+    { status: object.status },
+    {
+      contentType: 'application/merge-patch+json',
+    },
+  );
+  // 404: this kind has no status subresource, so the create stored the status with the object.
+  if (res.status === 404) return created;
+  if (res.status !== 200) throw new Error(describeFailure('patch', path, res));
+  return res.body as KubeObject;
+}
+
+/** Deletes the object; `force` clears its finalizers first and deletes at once. A missing object is no error. */
+async function deleteObject(server: KubeServer, ref: ObjectRef, options: { force?: boolean }): Promise<void> {
+  const path = resourcePath(ref);
+  if (options.force) {
+    const cleared = await server.request(
+      'PATCH',
+      path,
+      { metadata: { finalizers: null } },
+      {
+        contentType: 'application/merge-patch+json',
+      },
+    );
+    if (cleared.status === 404) return;
+  }
+  const res = await server.request(
+    'DELETE',
+    path,
+    options.force ? { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } : undefined,
+  );
+  if (res.status !== 200 && res.status !== 202 && res.status !== 404) {
+    throw new Error(describeFailure('delete', path, res));
+  }
+}
+
+/** Creates a CRD and waits until it is Established, served, and its objects can be listed. */
+async function createServedCrd(server: KubeServer, crd: KubeObject): Promise<void> {
+  await server.create(crd);
+  const spec = crd.spec as { group: string; names: { plural: string }; versions: { name: string }[] };
+  const name = crd.metadata.name;
+  await waitFor(`CRD ${name} did not become Established`, async () => {
+    const got = await server.get({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name,
+    });
+    const conditions =
+      (got?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+    return conditions.some((c) => c.type === 'Established' && c.status === 'True');
+  });
+  // Established is not yet served: wait until discovery lists the new resource, then until a list answers (for a
+  // moment it is 429 "storage is (re)initializing" while the server's cache of the new kind fills).
+  const version = spec.versions[0]?.name ?? 'v1';
+  await waitFor(`CRD ${name} is not served`, async () => {
+    const res = await server.request('GET', `/apis/${spec.group}/${version}`);
+    const resources = (res.body as { resources?: { name: string }[] } | undefined)?.resources ?? [];
+    return res.status === 200 && resources.some((r) => r.name === spec.names.plural);
+  });
+  await waitFor(`CRD ${name} cannot be listed`, async () => {
+    const res = await server.request('GET', `/apis/${spec.group}/${version}/${spec.names.plural}?limit=1`);
+    return res.status === 200;
+  });
+}
+
+/** The audit log's events so far. */
+function readAudit(dir: string): AuditEvent[] {
+  const file = join(dir, 'audit.log');
+  if (!existsSync(file)) return [];
+  // The server appends while we read: only lines it has finished (ended by a newline) are events.
+  const lines = readFileSync(file, 'utf8').split('\n');
+  lines.pop();
+  return lines.filter((line) => line !== '').map((line) => JSON.parse(line) as AuditEvent);
 }
 
 function describeFailure(verb: string, path: string, res: KubeResponse): string {
