@@ -23,11 +23,12 @@ import { lockShared } from '../engine/shared-run.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { Paint } from '../engine/reporters/paint.js';
-import { formatDuration } from '../park/context.js';
 import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
-import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
-import { PREFLIGHT, runPark } from '../park/run.js';
+import type { EnvOutcome, ParkEvent } from '../engine/events.js';
+import { PREFLIGHT } from '../engine/events.js';
+import type { EnvAccess } from '../park/run.js';
+import { runPark } from '../park/run.js';
 import { parseRestoreSize } from '../park/restore-sizes.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
@@ -132,7 +133,7 @@ export async function runParkVerb(
   const checked = await checkParkCommand(op, args, io, metrics, tracer);
   if (typeof checked === 'number') return checked;
   const paint = makePaint(io.color);
-  const output = parkOutput(io, args.json === true, op);
+  const output = parkOutput(io, args.json === true, op, paint);
   const human = output.human;
   const confirmed = await confirmDown(op, args, io, paint, checked.envs);
   if (confirmed !== undefined) return confirmed;
@@ -144,12 +145,11 @@ export async function runParkVerb(
   handleInterruptions();
   const { config, root, state, applier } = checked;
   const access = parkAccess({ config, io, human, state, locks, applier });
-  const rendered = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
   const traced = (event: ParkEvent): void => {
     tracer?.parkEvent(event);
-    rendered(event);
+    output.render(event);
   };
-  const render = output.withHeartbeat(metrics ? metrics.parkEvents(traced) : traced);
+  const render = metrics ? metrics.parkEvents(traced) : traced;
   let outcomes: EnvOutcome[];
   try {
     outcomes = await runPark({
@@ -426,81 +426,5 @@ async function confirm(io: CliIo, paint: Paint, envs: readonly string[]): Promis
     rl.close();
     process.stdin.pause();
     process.stdin.unref();
-  }
-}
-
-function jsonRenderer(io: CliIo): (event: ParkEvent) => void {
-  return (event) => io.stdout.write(`${JSON.stringify(event)}\n`);
-}
-
-/** One line per step, and a verdict per environment that says what is parked and what is not. */
-export function humanRenderer(out: NodeJS.WritableStream, paint: Paint, op: ParkOp): (event: ParkEvent) => void {
-  const pad = (name: string): string => name.padEnd(18);
-  return (event) => {
-    switch (event.type) {
-      case 'env-started': {
-        const eta = event.eta_ms === undefined ? '' : ` (about ${formatDuration(event.eta_ms)}, from the last run)`;
-        const what = event.dry_run ? `${op} --dry-run` : event.resumed ? `${op} --resume` : op;
-        out.write(`${paint.bold(`${what} ${event.env}`)}${eta}\n`);
-        return;
-      }
-      case 'step-planned':
-        out.write(`  ${pad(event.step)} ${event.title}\n`);
-        for (const line of event.touches) out.write(`  ${pad('')}   ${line}\n`);
-        return;
-      case 'step-started':
-        return;
-      case 'step-skipped':
-        out.write(
-          `  ${paint.dim(`- ${pad(event.step)} done in an earlier run${event.detail ? `: ${event.detail}` : ''}`)}\n`,
-        );
-        return;
-      case 'step-completed':
-        out.write(
-          `  ${paint.green('✓')} ${pad(event.step)} ${event.detail} ${paint.dim(`(${formatDuration(event.duration_ms)})`)}\n`,
-        );
-        return;
-      case 'step-failed':
-        out.write(`  ${paint.red('✗')} ${pad(event.step)} ${event.message}\n`);
-        if (event.hint) out.write(`  ${pad('')}   hint: ${event.hint}\n`);
-        return;
-      case 'env-finished':
-        out.write(verdict(event.outcome, paint));
-        return;
-    }
-  };
-}
-
-function verdict(o: EnvOutcome, paint: Paint): string {
-  const hint = o.hint ? `  hint: ${o.hint}\n` : '';
-  switch (o.status) {
-    case 'completed':
-      return `${paint.green(o.op === 'down' ? `${o.env}: parked, and verified through AWS` : `${o.env}: up and ready`)}\n`;
-    case 'planned':
-      return `${o.env}: dry run, nothing was changed\n`;
-    case 'nothing-to-do':
-      return `${o.env}: ${o.message ?? 'nothing to do'}\n`;
-    case 'refused':
-      return `${paint.red(`${o.env}: refused`)}: ${o.message ?? ''}; nothing was changed\n${hint}`;
-    case 'failed':
-    case 'interrupted':
-    case 'fenced': {
-      if (o.status === 'interrupted' && o.failed_step === PREFLIGHT) {
-        return `${paint.red(`${o.env}: ${o.op} ${o.message ?? 'interrupted'}`)}\n`;
-      }
-      const head =
-        o.status === 'failed'
-          ? `failed at step ${o.failed_step ?? '?'}`
-          : o.status === 'fenced'
-            ? `stopped: ${o.message ?? 'the environment lock was lost'}`
-            : 'interrupted';
-      const done = o.op === 'down' ? 'parked' : 'brought back';
-      return (
-        `${paint.red(`${o.env}: ${o.op} ${head}`)}${o.reason === 'auth' ? ' (credentials rejected: stopped at once)' : ''}\n` +
-        `  ${done}: ${o.done_steps.join(', ') || 'nothing'}\n` +
-        `  not ${done}: ${o.pending_steps.join(', ') || 'nothing'}\n` +
-        (o.status === 'fenced' ? hint : '')
-      );
-    }
   }
 }

@@ -175,12 +175,8 @@ export async function applyUnit(
   );
 }
 
-/** `12s`, `3m05s`. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
-}
+/** `12s`, `3m05s`: the steps' details say durations as their reporter (engine/reporters/park.ts) does. */
+export { formatStepDuration as formatDuration } from '../engine/reporters/park.js';
 
 /** `a, b and 3 more`. */
 export function listSome(items: readonly string[], max = 8): string {
