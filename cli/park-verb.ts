@@ -26,10 +26,9 @@ import type { Paint } from '../engine/reporters/paint.js';
 import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
 import type { EnvOutcome, ParkEvent } from '../engine/events.js';
-import { PREFLIGHT } from '../engine/events.js';
 import type { EnvAccess } from '../park/run.js';
 import { runPark } from '../park/run.js';
-import { parseRestoreSize } from '../park/restore-sizes.js';
+import { chooseParkEnvs, parkEnding, parkNext, parseRestoreSizes } from '../park/command.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from './metrics.js';
@@ -48,31 +47,6 @@ export interface ParkArgs {
   'restore-size'?: string[] | undefined;
   'metrics-file'?: string | undefined;
   trace?: boolean | undefined;
-}
-
-/** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */
-function chooseEnvs(
-  op: ParkOp,
-  config: PlatctlConfig,
-  asked: readonly string[],
-): { envs: string[] } | { error: string } {
-  const parked = Object.keys(config.park);
-  const envs = asked.length > 0 ? [...new Set(asked)] : parked;
-  if (envs.length === 0) {
-    return {
-      error: `no environment has a park: entry in the configuration; add park.<env> (docs/park.md) to use ${op}`,
-    };
-  }
-  for (const env of envs) {
-    if (!config.park[env])
-      return { error: `--env ${env}: the environment has no park: entry; add park.${env} to use ${op}` };
-    const settings = config.environments[env];
-    if (!settings?.cluster?.name)
-      return { error: `environment ${env} names no cluster: set environments.${env}.cluster.name` };
-    if (!settings.aws)
-      return { error: `environment ${env} has no aws settings: set environments.${env}.aws (region, profile)` };
-  }
-  return { envs };
 }
 
 /** What `runPark` reaches each environment through: its AWS clients (one per environment), records and cluster. */
@@ -209,7 +183,10 @@ async function checkParkCommand(
     io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
     return EXIT.usage;
   }
-  const restoreSizes = parseRestoreSizes(args);
+  const restoreSizes = parseRestoreSizes(args['restore-size'] ?? [], {
+    resume: args.resume === true,
+    envCount: (args.env ?? []).length,
+  });
   if ('error' in restoreSizes) {
     io.stderr.write(`platctl: ${restoreSizes.error}\n  hint: platctl down --help lists its options\n`);
     return EXIT.usage;
@@ -217,7 +194,7 @@ async function checkParkCommand(
   const checked = await loadCheckedConfig(args, io);
   if (!checked.ok) return checked.exitCode;
   const { config, root } = checked.loaded;
-  const chosen = chooseEnvs(op, config, args.env ?? []);
+  const chosen = chooseParkEnvs(op, config, args.env ?? []);
   if ('error' in chosen) {
     io.stderr.write(`platctl: ${chosen.error}\n`);
     return EXIT.usage;
@@ -319,42 +296,18 @@ function reportParkOutcomes(
     const summary = { type: 'summary', op, dry_run: args['dry-run'] === true, exit_code: exitCode, envs: outcomes };
     io.stdout.write(`${JSON.stringify(summary)}\n`);
   }
-  const stopped = outcomes.filter((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced');
-  if (stopped.some((o) => o.failed_step !== PREFLIGHT)) human.write(`Resume with: ${resume}\n`);
-  else if (stopped.length > 0)
+  const next = parkNext(outcomes);
+  if (next === 'resume') human.write(`Resume with: ${resume}\n`);
+  else if (next === 'repeat')
     human.write(`Nothing was changed; run it again: ${formatCommandLine(invocationArgs(op, args))}\n`);
   return exitCode;
 }
 
-/** `--restore-size GROUP=MIN/MAX/DESIRED`, each once, for one `--env`; an error is a usage error. */
-function parseRestoreSizes(
-  args: ParkArgs & GlobalOptions,
-): { sizes?: Record<string, NodeGroupSize> } | { error: string } {
-  const given = args['restore-size'] ?? [];
-  if (given.length === 0) return {};
-  if (args.resume) {
-    return { error: '--restore-size records new sizes; it does not combine with --resume (run down without it)' };
-  }
-  if ((args.env ?? []).length !== 1) {
-    return { error: '--restore-size names node groups of one environment: give exactly one --env' };
-  }
-  const sizes: Record<string, NodeGroupSize> = {};
-  for (const text of given) {
-    const parsed = parseRestoreSize(text);
-    if ('error' in parsed) return parsed;
-    if (sizes[parsed.group]) return { error: `--restore-size ${parsed.group} is given twice; give it once` };
-    sizes[parsed.group] = parsed.size;
-  }
-  return { sizes };
-}
-
+/** The exit code of a command's ending (park/command.ts); fenced is a refusal (3), as a lock held at the start. */
 function exitCodeFor(outcomes: readonly EnvOutcome[], io: CliIo): number {
-  if (outcomes.some((o) => o.status === 'interrupted') || io.signal.aborted) return exitCodeForSignal(io.signal.reason);
-  // Fenced: it lost its environment lock and stopped; a refusal (3), as when the lock was held at the start.
-  if (outcomes.some((o) => o.status === 'fenced')) return EXIT.refused;
-  if (outcomes.some((o) => o.status === 'failed')) return EXIT.failed;
-  if (outcomes.some((o) => o.status === 'refused')) return EXIT.refused;
-  return EXIT.ok;
+  const ending = parkEnding(outcomes, io.signal.aborted);
+  if (ending === 'interrupted') return exitCodeForSignal(io.signal.reason);
+  return ending === 'fenced' ? EXIT.refused : EXIT[ending];
 }
 
 function invocationArgs(op: ParkOp, args: ParkArgs & GlobalOptions, withConfig = true): string[] {
