@@ -107,7 +107,7 @@ function onRunner(ctx: ParkContext, step: ParkStep): RunnerStep {
     about: step,
     run: async () => {
       const result = await step.run(ctx);
-      return result.ok ? { ok: true, value: result.detail } : { ok: false, failure: result };
+      return result.ok ? { ok: true, value: result.value } : { ok: false, failure: result };
     },
     describe: () => step.describe(ctx),
   };
@@ -259,7 +259,7 @@ async function runPreflight(ctx: ParkContext, access: EnvAccess): Promise<StepRe
     if (!ready.value)
       return failed('not-ready', `preflight: the cluster API ${kube.value.server} is not ready (/readyz)`);
   }
-  return { ok: true, detail: '' };
+  return { ok: true, value: '' };
 }
 
 async function loadOrStart(
