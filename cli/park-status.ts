@@ -7,84 +7,33 @@ import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Graph } from '../engine/graph.js';
 import type { RunState } from '../engine/state.js';
-import { RecordStore, asideRefusal, parkFilePath } from '../park/record.js';
+import { RecordStore } from '../park/record.js';
 import type { BootstrapScope } from '../park/rules.js';
 import { bootstrapEnvs, clearParkAfterTeardown, parkedRefusal } from '../park/rules.js';
 import type { ParkView } from '../park/status.js';
-import { parkFiles, unknownParkSentence } from '../park/status.js';
+import { readParkViews } from '../park/status.js';
 import { parkRecordPlaces, stateStore } from './shared-state.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
 /**
- * The park state of every environment with a park record, shared or local, for status. Where a record is shared
- * (docs/park.md) the shared one is the truth: another runner (a cron elsewhere, CI) may have parked the environment
- * or brought it back, so it is read there, through the same store as bootstrap's guard; a record that cannot be read
- * there is unknown, never guessed from the local copy. The step journal is always the local file's (it is not
- * shared). `config` is undefined when status did not load `.platctl.yaml` because nothing in it can be shared:
- * then only the local files are read, and no AWS code is loaded.
+ * The park state of every environment with a park record, shared or local, for status (park/status.ts). `config` is
+ * undefined when status did not load `.platctl.yaml`: then only the local files are read, and no AWS code is loaded.
  */
 export async function readParkStatus(
   root: string,
   config: PlatctlConfig | undefined,
   vars: EnvVars,
 ): Promise<ParkView[]> {
-  const { files, unreadable } = await parkFiles(root);
-  if (!config) {
-    const views: ParkView[] = [
-      ...files.map((file) => ({
-        env: file.env,
-        record: file.record,
-        record_location: file.record ? parkFilePath(root, file.env) : undefined,
-        last: file.last,
-      })),
-      // A park file that cannot be read says nothing of the environment: unknown, never skipped.
-      ...unreadable.map(({ env, message, hint }) => ({
-        env,
-        record_location: parkFilePath(root, env),
-        unreadable: { reason: 'unreadable-park-file', message, hint },
-      })),
-    ];
-    return views.sort((a, b) => (a.env < b.env ? -1 : a.env > b.env ? 1 : 0));
-  }
-  const local = new Map(files.map((file) => [file.env, file]));
-  // An unreadable local file is read again through the environment's store: unknown where it is the record.
-  const envs = [...new Set([...local.keys(), ...unreadable.map((u) => u.env), ...Object.keys(config.park)])].sort();
-  const views = await Promise.all(
-    envs.map(async (env): Promise<ParkView | undefined> => {
-      const store = await recordStore(root, config, env, vars);
-      const last = local.get(env)?.last;
-      const read = await store.read();
-      if (!read.ok) {
-        const unreadable = { reason: read.reason, message: read.message, hint: read.hint };
-        return { env, record_location: store.location, last, unreadable };
-      }
-      const aside = read.value === undefined ? await store.aside() : undefined;
-      if (aside !== undefined) {
-        const why = asideRefusal(root, env, aside);
-        return { env, record_location: parkFilePath(root, env), last, unreadable: { reason: 'moved-aside', ...why } };
-      }
-      if (read.value === undefined && !local.has(env)) return undefined;
-      // Where it was found: while a record moves to the state bucket, status (which never moves it) reads the old copy.
-      return { env, record: read.value, record_location: store.answeredFrom, last };
-    }),
-  );
-  return views.filter((view) => view !== undefined);
+  const source = config && {
+    envs: Object.keys(config.park),
+    storeFor: (env: string) => recordStore(root, config, env, vars),
+  };
+  return readParkViews(root, source);
 }
 
-/** The `park` array of `platctl status --json`; `parked` is null when the record cannot be read. */
-export function parkStatusJson(views: readonly ParkView[]): unknown[] {
-  return views.map((view) => ({
-    env: view.env,
-    parked: view.unreadable ? null : view.record?.status === 'parked',
-    record: view.record ?? null,
-    record_location: view.record_location ?? null,
-    last: view.last ?? null,
-    // Why the last down/up, recorded running, is known to be dead; null when it is not.
-    killed: view.killed ?? null,
-    ...(view.unreadable ? { error: { reason: view.unreadable.reason, message: unknownParkSentence(view) } } : {}),
-  }));
-}
+// Built in park/status.ts; named here too, where status reads the park state.
+export { parkStatusJson } from '../park/status.js';
 
 /**
  * The record store of `env`, read-only (it takes no lock, so it never moves a record): shared where `down` shares it

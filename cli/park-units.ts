@@ -1,49 +1,21 @@
 /**
- * The units `platctl up` re-applies (`park.<env>.node_group_units`, `karpenter.unit`, `reconnect_units`), checked
- * before anything runs and wired to the engine's Terragrunt executor: each configured id must be a unit (a directory
- * with a terragrunt.hcl below its environment's dir), platctl must not run from a linked git worktree (as bootstrap),
- * and terragrunt and the tf binary must be found. Applies log to `.platctl-logs/park-up-<time>/<unit>.log`.
+ * The units `platctl up` re-applies (park/units.ts), checked before anything runs and wired to the engine's Terragrunt
+ * executor: each configured id must be a unit (a directory with a terragrunt.hcl below its environment's dir),
+ * platctl must not run from a linked git worktree (as bootstrap), and terragrunt and the tf binary must be found.
  */
 import { randomBytes } from 'node:crypto';
-import type { KeyPath } from '../config/errors.js';
 import type { LoadedConfig } from '../config/load.js';
-import { applyOne } from '../engine/apply-one.js';
 import type { UnitJob } from '../engine/executor.js';
-import { LOGS_DIR, formatCommandLine } from '../engine/logs.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { RUN_ID_ENV } from '../engine/run.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { TerragruntExecutor } from '../engine/terragrunt.js';
 import type { UnitApplier } from '../park/context.js';
+import { configuredParkUnits, parkApplyRunId, terragruntUnitApplier } from '../park/units.js';
 import { childGroups } from './signals.js';
 import { discoverProject } from './project.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { killGraceMs, prepareTools } from './walk-tools.js';
-
-/** A configured unit and the key that names it. */
-interface ConfiguredUnit {
-  readonly unit: string;
-  readonly keyPath: KeyPath;
-}
-
-/** A configured unit's directory; every one was found by discovery before anything ran. */
-function unitDir(dirs: ReadonlyMap<string, string>, unit: string): string {
-  const dir = dirs.get(unit);
-  if (dir === undefined) throw new Error(`up asked to apply ${unit}, which is not a configured park unit`);
-  return dir;
-}
-
-function configuredUnits(loaded: LoadedConfig, envs: readonly string[]): ConfiguredUnit[] {
-  const out: ConfiguredUnit[] = [];
-  for (const env of envs) {
-    const park = loaded.config.park[env];
-    if (!park) continue;
-    park.node_group_units.forEach((unit, i) => out.push({ unit, keyPath: ['park', env, 'node_group_units', i] }));
-    if (park.karpenter?.unit) out.push({ unit: park.karpenter.unit, keyPath: ['park', env, 'karpenter', 'unit'] });
-    park.reconnect_units.forEach((unit, i) => out.push({ unit, keyPath: ['park', env, 'reconnect_units', i] }));
-  }
-  return out;
-}
 
 /**
  * The directories of the units `envs`' park settings name, found by discovery (an empty map when they name none).
@@ -57,13 +29,13 @@ export async function discoverParkUnits(
   args: GlobalOptions,
   io: CliIo,
 ): Promise<{ ok: true; dirs: ReadonlyMap<string, string> } | { ok: false; exitCode: number }> {
-  const wanted = configuredUnits(loaded, envs);
+  const wanted = configuredParkUnits(loaded.config.park, envs);
   if (wanted.length === 0) return { ok: true, dirs: new Map() };
   const project = await discoverProject(loaded, { ...args, allowUnresolved: true }, io);
   if (!project.ok) return project;
   const { units } = project.project.discovery;
   const dirs = new Map<string, string>();
-  for (const { unit } of wanted) {
+  for (const unit of wanted) {
     const info = units.get(unit);
     // Discovery reports every configured id it did not find; this is the guard that it did.
     if (info === undefined) throw new Error(`park unit ${unit} passed discovery without being found`);
@@ -85,18 +57,13 @@ export async function parkUnitApplier(
   tracer?: RunTracer,
 ): Promise<{ ok: true; applier: UnitApplier | undefined } | { ok: false; exitCode: number }> {
   const { config, root } = loaded;
-  const wanted = configuredUnits(loaded, envs);
-  if (wanted.length === 0) return { ok: true, applier: undefined };
+  if (configuredParkUnits(config.park, envs).length === 0) return { ok: true, applier: undefined };
 
   // The same checks as bootstrap: not from a linked worktree, terragrunt and tf_path found, a usable CLI config.
   const tools = await prepareTools('up', root, config, loaded.path, io);
   if (!tools.ok) return tools;
 
-  const stamp = new Date()
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d+Z$/, 'Z');
-  const runId = `park-up-${stamp}-${randomBytes(3).toString('hex')}`;
+  const runId = parkApplyRunId(Date.now(), randomBytes(3).toString('hex'));
   const redactor = new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]);
   const executor = new TerragruntExecutor(
     {
@@ -110,36 +77,6 @@ export async function parkUnitApplier(
     },
     childGroups,
   );
-  const job = (unit: string, tfArgs: readonly string[]): UnitJob => ({
-    unit,
-    command: 'apply',
-    absDir: unitDir(dirs, unit),
-    tfArgs: [...(config.units[unit]?.apply_args ?? []), ...tfArgs],
-    attempt: 1,
-    timeoutMs: config.units[unit]?.timeout ?? config.unit_timeout,
-  });
-  const settings = { root, executor, redactor, logDir: `${LOGS_DIR}/${runId}`, title: 'up', now: () => Date.now() };
-  return {
-    ok: true,
-    applier: {
-      commandLine: (unit, tfArgs) => redactor.line(formatCommandLine(executor.commandLine(job(unit, tfArgs)))),
-      apply: async (unit, tfArgs, signal) => {
-        const result = await applyOne(settings, job(unit, tfArgs), signal);
-        switch (result.type) {
-          case 'completed':
-            return { ok: true, log: result.log };
-          case 'interrupted':
-            return { ok: false, reason: 'interrupted', message: 'interrupted', log: result.log, lastLines: [] };
-          case 'failed':
-            return {
-              ok: false,
-              reason: 'apply-failed',
-              message: result.message,
-              log: result.log,
-              lastLines: result.lastLines,
-            };
-        }
-      },
-    },
-  };
+  const applier = terragruntUnitApplier({ root, config, executor, redactor, dirs, runId, now: () => Date.now() });
+  return { ok: true, applier };
 }

@@ -23,12 +23,12 @@ import { lockShared } from '../engine/shared-run.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { Paint } from '../engine/reporters/paint.js';
-import { formatDuration } from '../park/context.js';
 import type { UnitApplier } from '../park/context.js';
 import type { ParkOp } from '../park/record.js';
-import type { EnvAccess, EnvOutcome, ParkEvent } from '../park/run.js';
-import { PREFLIGHT, runPark } from '../park/run.js';
-import { parseRestoreSize } from '../park/restore-sizes.js';
+import type { EnvOutcome, ParkEvent } from '../engine/events.js';
+import type { EnvAccess } from '../park/run.js';
+import { runPark } from '../park/run.js';
+import { chooseParkEnvs, parkEnding, parkNext, parseRestoreSizes } from '../park/command.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from './metrics.js';
@@ -47,31 +47,6 @@ export interface ParkArgs {
   'restore-size'?: string[] | undefined;
   'metrics-file'?: string | undefined;
   trace?: boolean | undefined;
-}
-
-/** The environments to park: `--env`, else every environment with a `park:` entry; errors are usage errors. */
-function chooseEnvs(
-  op: ParkOp,
-  config: PlatctlConfig,
-  asked: readonly string[],
-): { envs: string[] } | { error: string } {
-  const parked = Object.keys(config.park);
-  const envs = asked.length > 0 ? [...new Set(asked)] : parked;
-  if (envs.length === 0) {
-    return {
-      error: `no environment has a park: entry in the configuration; add park.<env> (docs/park.md) to use ${op}`,
-    };
-  }
-  for (const env of envs) {
-    if (!config.park[env])
-      return { error: `--env ${env}: the environment has no park: entry; add park.${env} to use ${op}` };
-    const settings = config.environments[env];
-    if (!settings?.cluster?.name)
-      return { error: `environment ${env} names no cluster: set environments.${env}.cluster.name` };
-    if (!settings.aws)
-      return { error: `environment ${env} has no aws settings: set environments.${env}.aws (region, profile)` };
-  }
-  return { envs };
 }
 
 /** What `runPark` reaches each environment through: its AWS clients (one per environment), records and cluster. */
@@ -132,7 +107,7 @@ export async function runParkVerb(
   const checked = await checkParkCommand(op, args, io, metrics, tracer);
   if (typeof checked === 'number') return checked;
   const paint = makePaint(io.color);
-  const output = parkOutput(io, args.json === true, op);
+  const output = parkOutput(io, args.json === true, op, paint);
   const human = output.human;
   const confirmed = await confirmDown(op, args, io, paint, checked.envs);
   if (confirmed !== undefined) return confirmed;
@@ -144,12 +119,11 @@ export async function runParkVerb(
   handleInterruptions();
   const { config, root, state, applier } = checked;
   const access = parkAccess({ config, io, human, state, locks, applier });
-  const rendered = args.json ? jsonRenderer(io) : humanRenderer(human, paint, op);
   const traced = (event: ParkEvent): void => {
     tracer?.parkEvent(event);
-    rendered(event);
+    output.render(event);
   };
-  const render = output.withHeartbeat(metrics ? metrics.parkEvents(traced) : traced);
+  const render = metrics ? metrics.parkEvents(traced) : traced;
   let outcomes: EnvOutcome[];
   try {
     outcomes = await runPark({
@@ -209,7 +183,10 @@ async function checkParkCommand(
     io.stderr.write('platctl: --dry-run shows the whole sequence; it does not combine with --resume\n');
     return EXIT.usage;
   }
-  const restoreSizes = parseRestoreSizes(args);
+  const restoreSizes = parseRestoreSizes(args['restore-size'] ?? [], {
+    resume: args.resume === true,
+    envCount: (args.env ?? []).length,
+  });
   if ('error' in restoreSizes) {
     io.stderr.write(`platctl: ${restoreSizes.error}\n  hint: platctl down --help lists its options\n`);
     return EXIT.usage;
@@ -217,7 +194,7 @@ async function checkParkCommand(
   const checked = await loadCheckedConfig(args, io);
   if (!checked.ok) return checked.exitCode;
   const { config, root } = checked.loaded;
-  const chosen = chooseEnvs(op, config, args.env ?? []);
+  const chosen = chooseParkEnvs(op, config, args.env ?? []);
   if ('error' in chosen) {
     io.stderr.write(`platctl: ${chosen.error}\n`);
     return EXIT.usage;
@@ -319,42 +296,18 @@ function reportParkOutcomes(
     const summary = { type: 'summary', op, dry_run: args['dry-run'] === true, exit_code: exitCode, envs: outcomes };
     io.stdout.write(`${JSON.stringify(summary)}\n`);
   }
-  const stopped = outcomes.filter((o) => o.status === 'failed' || o.status === 'interrupted' || o.status === 'fenced');
-  if (stopped.some((o) => o.failed_step !== PREFLIGHT)) human.write(`Resume with: ${resume}\n`);
-  else if (stopped.length > 0)
+  const next = parkNext(outcomes);
+  if (next === 'resume') human.write(`Resume with: ${resume}\n`);
+  else if (next === 'repeat')
     human.write(`Nothing was changed; run it again: ${formatCommandLine(invocationArgs(op, args))}\n`);
   return exitCode;
 }
 
-/** `--restore-size GROUP=MIN/MAX/DESIRED`, each once, for one `--env`; an error is a usage error. */
-function parseRestoreSizes(
-  args: ParkArgs & GlobalOptions,
-): { sizes?: Record<string, NodeGroupSize> } | { error: string } {
-  const given = args['restore-size'] ?? [];
-  if (given.length === 0) return {};
-  if (args.resume) {
-    return { error: '--restore-size records new sizes; it does not combine with --resume (run down without it)' };
-  }
-  if ((args.env ?? []).length !== 1) {
-    return { error: '--restore-size names node groups of one environment: give exactly one --env' };
-  }
-  const sizes: Record<string, NodeGroupSize> = {};
-  for (const text of given) {
-    const parsed = parseRestoreSize(text);
-    if ('error' in parsed) return parsed;
-    if (sizes[parsed.group]) return { error: `--restore-size ${parsed.group} is given twice; give it once` };
-    sizes[parsed.group] = parsed.size;
-  }
-  return { sizes };
-}
-
+/** The exit code of a command's ending (park/command.ts); fenced is a refusal (3), as a lock held at the start. */
 function exitCodeFor(outcomes: readonly EnvOutcome[], io: CliIo): number {
-  if (outcomes.some((o) => o.status === 'interrupted') || io.signal.aborted) return exitCodeForSignal(io.signal.reason);
-  // Fenced: it lost its environment lock and stopped; a refusal (3), as when the lock was held at the start.
-  if (outcomes.some((o) => o.status === 'fenced')) return EXIT.refused;
-  if (outcomes.some((o) => o.status === 'failed')) return EXIT.failed;
-  if (outcomes.some((o) => o.status === 'refused')) return EXIT.refused;
-  return EXIT.ok;
+  const ending = parkEnding(outcomes, io.signal.aborted);
+  if (ending === 'interrupted') return exitCodeForSignal(io.signal.reason);
+  return ending === 'fenced' ? EXIT.refused : EXIT[ending];
 }
 
 function invocationArgs(op: ParkOp, args: ParkArgs & GlobalOptions, withConfig = true): string[] {
@@ -426,81 +379,5 @@ async function confirm(io: CliIo, paint: Paint, envs: readonly string[]): Promis
     rl.close();
     process.stdin.pause();
     process.stdin.unref();
-  }
-}
-
-function jsonRenderer(io: CliIo): (event: ParkEvent) => void {
-  return (event) => io.stdout.write(`${JSON.stringify(event)}\n`);
-}
-
-/** One line per step, and a verdict per environment that says what is parked and what is not. */
-export function humanRenderer(out: NodeJS.WritableStream, paint: Paint, op: ParkOp): (event: ParkEvent) => void {
-  const pad = (name: string): string => name.padEnd(18);
-  return (event) => {
-    switch (event.type) {
-      case 'env-started': {
-        const eta = event.eta_ms === undefined ? '' : ` (about ${formatDuration(event.eta_ms)}, from the last run)`;
-        const what = event.dry_run ? `${op} --dry-run` : event.resumed ? `${op} --resume` : op;
-        out.write(`${paint.bold(`${what} ${event.env}`)}${eta}\n`);
-        return;
-      }
-      case 'step-planned':
-        out.write(`  ${pad(event.step)} ${event.title}\n`);
-        for (const line of event.touches) out.write(`  ${pad('')}   ${line}\n`);
-        return;
-      case 'step-started':
-        return;
-      case 'step-skipped':
-        out.write(
-          `  ${paint.dim(`- ${pad(event.step)} done in an earlier run${event.detail ? `: ${event.detail}` : ''}`)}\n`,
-        );
-        return;
-      case 'step-completed':
-        out.write(
-          `  ${paint.green('✓')} ${pad(event.step)} ${event.detail} ${paint.dim(`(${formatDuration(event.duration_ms)})`)}\n`,
-        );
-        return;
-      case 'step-failed':
-        out.write(`  ${paint.red('✗')} ${pad(event.step)} ${event.message}\n`);
-        if (event.hint) out.write(`  ${pad('')}   hint: ${event.hint}\n`);
-        return;
-      case 'env-finished':
-        out.write(verdict(event.outcome, paint));
-        return;
-    }
-  };
-}
-
-function verdict(o: EnvOutcome, paint: Paint): string {
-  const hint = o.hint ? `  hint: ${o.hint}\n` : '';
-  switch (o.status) {
-    case 'completed':
-      return `${paint.green(o.op === 'down' ? `${o.env}: parked, and verified through AWS` : `${o.env}: up and ready`)}\n`;
-    case 'planned':
-      return `${o.env}: dry run, nothing was changed\n`;
-    case 'nothing-to-do':
-      return `${o.env}: ${o.message ?? 'nothing to do'}\n`;
-    case 'refused':
-      return `${paint.red(`${o.env}: refused`)}: ${o.message ?? ''}; nothing was changed\n${hint}`;
-    case 'failed':
-    case 'interrupted':
-    case 'fenced': {
-      if (o.status === 'interrupted' && o.failed_step === PREFLIGHT) {
-        return `${paint.red(`${o.env}: ${o.op} ${o.message ?? 'interrupted'}`)}\n`;
-      }
-      const head =
-        o.status === 'failed'
-          ? `failed at step ${o.failed_step ?? '?'}`
-          : o.status === 'fenced'
-            ? `stopped: ${o.message ?? 'the environment lock was lost'}`
-            : 'interrupted';
-      const done = o.op === 'down' ? 'parked' : 'brought back';
-      return (
-        `${paint.red(`${o.env}: ${o.op} ${head}`)}${o.reason === 'auth' ? ' (credentials rejected: stopped at once)' : ''}\n` +
-        `  ${done}: ${o.done_steps.join(', ') || 'nothing'}\n` +
-        `  not ${done}: ${o.pending_steps.join(', ') || 'nothing'}\n` +
-        (o.status === 'fenced' ? hint : '')
-      );
-    }
   }
 }

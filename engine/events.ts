@@ -212,6 +212,100 @@ export type WalkEvent =
 /** How a run ended. */
 export type RunOutcomeStatus = 'completed' | 'failed' | 'interrupted';
 
+/** Which way a park command goes: `down` parks an environment's compute, `up` brings it back. */
+export type ParkOp = 'down' | 'up';
+
+/** The `failed_step` of an outcome stopped in the preflight, before any step (and any journal) began. */
+export const PREFLIGHT = 'preflight';
+
+/**
+ * What `down`/`up` (park/run.ts) tell the outside world, one environment after another. Defined here, beside the
+ * walk's, so that the reporters (engine/reporters/park.ts) and every other reader need not import park/.
+ */
+export type ParkEvent =
+  | {
+      readonly type: 'env-started';
+      readonly at: string;
+      readonly env: string;
+      readonly op: ParkOp;
+      readonly dry_run: boolean;
+      readonly resumed: boolean;
+      readonly steps: readonly string[];
+      /** Sum of the last known durations of the steps to run, when any is known. */
+      readonly eta_ms?: number;
+    }
+  | {
+      readonly type: 'step-started';
+      readonly at: string;
+      readonly env: string;
+      readonly step: string;
+      readonly title: string;
+    }
+  | {
+      readonly type: 'step-completed';
+      readonly at: string;
+      readonly env: string;
+      readonly step: string;
+      readonly duration_ms: number;
+      readonly detail: string;
+    }
+  | {
+      readonly type: 'step-skipped';
+      readonly at: string;
+      readonly env: string;
+      readonly step: string;
+      readonly detail: string;
+    }
+  | {
+      readonly type: 'step-failed';
+      readonly at: string;
+      readonly env: string;
+      readonly step: string;
+      readonly duration_ms: number;
+      readonly reason: string;
+      readonly message: string;
+      readonly hint?: string;
+    }
+  | {
+      readonly type: 'step-planned';
+      readonly env: string;
+      readonly step: string;
+      readonly title: string;
+      readonly touches: readonly string[];
+    }
+  | { readonly type: 'env-finished'; readonly at: string; readonly env: string; readonly outcome: EnvOutcome };
+
+export type EnvStatus =
+  /** Every step ran and verified. */
+  | 'completed'
+  /** `--dry-run`: described only. */
+  | 'planned'
+  /** Nothing to do (`up` of an environment that is not parked, `--resume` with nothing unfinished). */
+  | 'nothing-to-do'
+  /** Preflight failed, or no record to bring up: nothing was touched. */
+  | 'refused'
+  | 'failed'
+  /** A signal stopped it between steps. */
+  | 'interrupted'
+  /** The run lost its environment lock (state.backend s3): it started no step after that. */
+  | 'fenced';
+
+export interface EnvOutcome {
+  readonly env: string;
+  readonly op: ParkOp;
+  readonly status: EnvStatus;
+  readonly message?: string;
+  readonly hint?: string;
+  readonly reason?: string;
+  readonly failed_step?: string;
+  /** Steps done (this run or an earlier one resumed), and steps not done, in order. */
+  readonly done_steps: readonly string[];
+  readonly pending_steps: readonly string[];
+}
+
+/** Every verb's events: what the reporters render and `--json` prints as it is. */
+export type RunEvent = WalkEvent | ParkEvent;
+
 /** Renders events. Reporters never change the run; a reporter that throws is a bug. */
 export interface Reporter {
   event(event: WalkEvent): void;

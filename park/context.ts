@@ -3,6 +3,8 @@
  * read-only, for `--dry-run`) and `run` (idempotent: running it again after it completed, or after it was killed half
  * way, is a success). Steps return values; they never throw for a failure someone can cause.
  */
+import type { Failure, Result } from '../config/result.js';
+import { failure, ok } from '../config/result.js';
 import type { EnvironmentConfig, ParkConfig } from '../config/schema.js';
 import type { EnvCloud } from '../cloud/environment.js';
 import type { KubeWriter } from '../cloud/kube-writer.js';
@@ -70,11 +72,11 @@ export interface UnitApplier {
   apply(unit: string, tfArgs: readonly string[], signal: AbortSignal): Promise<UnitApplyResult>;
 }
 
-export type StepResult =
-  | { readonly ok: true; readonly detail: string }
-  | { readonly ok: false; readonly reason: StepFailureReason; readonly message: string; readonly hint?: string };
+/** Why a step failed: the one result type's failure (config/result.ts) with a step's reasons. */
+export type StepFailure = Failure<StepFailureReason>;
 
-export type StepFailure = Extract<StepResult, { ok: false }>;
+/** How a step ended: its detail (one line for people: what it did), or why it failed. */
+export type StepResult = Result<string, StepFailure>;
 
 export interface ParkStep {
   readonly name: string;
@@ -85,11 +87,11 @@ export interface ParkStep {
 }
 
 export function done(detail: string): StepResult {
-  return { ok: true, detail };
+  return ok(detail);
 }
 
 export function failed(reason: StepFailureReason, message: string, hint?: string): StepFailure {
-  return hint === undefined ? { ok: false, reason, message } : { ok: false, reason, message, hint };
+  return failure(reason, message, hint);
 }
 
 /** A cloud failure as a step failure. */
@@ -175,12 +177,8 @@ export async function applyUnit(
   );
 }
 
-/** `12s`, `3m05s`. */
-export function formatDuration(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
-}
+/** `12s`, `3m05s`: the steps' details say durations as their reporter (engine/reporters/park.ts) does. */
+export { formatStepDuration as formatDuration } from '../engine/reporters/park.js';
 
 /** `a, b and 3 more`. */
 export function listSome(items: readonly string[], max = 8): string {

@@ -5,6 +5,8 @@
  * of another environment or cluster. {@link checkRecord} and {@link checkParkFile} say what is wrong, naming the
  * field, and how to repair it.
  */
+import type { Failure, Result } from '../config/result.js';
+import { ok } from '../config/result.js';
 import * as z from '../config/zod.js';
 import type { ParkFile, ParkRecord } from './record-types.js';
 
@@ -69,11 +71,14 @@ const fileSchema = z.strictObject({
   durations_ms: z.record(z.string(), z.number()).optional(),
 });
 
-/** Why a record or park file was refused, and what to do. */
-export interface Refusal {
-  readonly ok: false;
-  readonly message: string;
-  readonly hint: string;
+/**
+ * Why a record or park file was refused, and what to do: the one result type's failure (config/result.ts), always
+ * with a hint (how to repair it).
+ */
+export type Refusal = Failure<'invalid-record'> & { readonly hint: string };
+
+function refused(message: string, hint: string): Refusal {
+  return { ok: false, reason: 'invalid-record', message, hint };
 }
 
 /** Which environment (and cluster, when known) a record read for `env` must belong to. */
@@ -118,53 +123,45 @@ export function checkRecord(
   where: string,
   owner: RecordOwner,
   place: RecordPlace,
-): { readonly ok: true; readonly record: ParkRecord } | Refusal {
+): Result<ParkRecord, Refusal> {
   const hint = repairHint(where, place, owner.env);
   const parsed = parseVersioned(recordSchema, value, where, 'park record', hint);
   if (!parsed.ok) return parsed;
-  const record = parsed.data as ParkRecord;
+  const record = parsed.value as ParkRecord;
   if (record.env !== owner.env) {
-    return {
-      ok: false,
-      message: `${where} is the park record of environment ${record.env}, not of ${owner.env}`,
-      hint: `put the record of ${owner.env} back at ${where} (the other environment's record was copied there?); ${hint}`,
-    };
+    return refused(
+      `${where} is the park record of environment ${record.env}, not of ${owner.env}`,
+      `put the record of ${owner.env} back at ${where} (the other environment's record was copied there?); ${hint}`,
+    );
   }
   if (owner.cluster !== undefined && record.cluster !== owner.cluster) {
-    return {
-      ok: false,
-      message:
-        `${where} records cluster ${record.cluster}, but environments.${owner.env}.cluster.name is ` +
+    return refused(
+      `${where} records cluster ${record.cluster}, but environments.${owner.env}.cluster.name is ` +
         `${owner.cluster}: it is not this cluster's record`,
-      hint: `if the cluster was renamed, repair the record's cluster field; else put the record of ${owner.cluster} back; ${hint}`,
-    };
+      `if the cluster was renamed, repair the record's cluster field; else put the record of ${owner.cluster} back; ${hint}`,
+    );
   }
-  return { ok: true, record };
+  return ok(record);
 }
 
 /** `value` as the local park file of `owner.env`, its record checked too, or why it is not one. */
-export function checkParkFile(
-  value: unknown,
-  where: string,
-  owner: RecordOwner,
-): { readonly ok: true; readonly file: ParkFile } | Refusal {
+export function checkParkFile(value: unknown, where: string, owner: RecordOwner): Result<ParkFile, Refusal> {
   const hint = repairHint(where, 'local', owner.env);
   const parsed = parseVersioned(fileSchema, value, where, 'park file', hint);
   if (!parsed.ok) return parsed;
-  const { record, ...rest } = parsed.data;
+  const { record, ...rest } = parsed.value;
   if (rest.env !== owner.env) {
-    return {
-      ok: false,
-      message: `${where} is the park file of environment ${rest.env}, not of ${owner.env}`,
-      hint: `move it back to .platctl-park/${rest.env}.json; ${hint}`,
-    };
+    return refused(
+      `${where} is the park file of environment ${rest.env}, not of ${owner.env}`,
+      `move it back to .platctl-park/${rest.env}.json; ${hint}`,
+    );
   }
   const file: ParkFile = { ...(rest as Omit<ParkFile, 'durations_ms'>), durations_ms: rest.durations_ms ?? {} };
-  if (record === undefined) return { ok: true, file };
+  if (record === undefined) return ok(file);
   const checked = checkRecord(record, `${where} (its record)`, owner, 'local');
   if (!checked.ok) return { ...checked, hint };
-  file.record = checked.record;
-  return { ok: true, file };
+  file.record = checked.value;
+  return ok(file);
 }
 
 /**
@@ -177,20 +174,19 @@ function parseVersioned<T>(
   where: string,
   what: string,
   hint: string,
-): { readonly ok: true; readonly data: T } | Refusal {
+): Result<T, Refusal> {
   const version = versionOf(value);
   if (version !== undefined && version !== VERSION) {
-    return {
-      ok: false,
-      message: `${where} is a ${what} of version ${JSON.stringify(version)}; this platctl reads version ${VERSION} only`,
-      hint: `run the platctl that wrote it, or ${hint}`,
-    };
+    return refused(
+      `${where} is a ${what} of version ${JSON.stringify(version)}; this platctl reads version ${VERSION} only`,
+      `run the platctl that wrote it, or ${hint}`,
+    );
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    return { ok: false, message: `${where} is not a ${what} platctl understands: ${issues(parsed.error)}`, hint };
+    return refused(`${where} is not a ${what} platctl understands: ${issues(parsed.error)}`, hint);
   }
-  return { ok: true, data: parsed.data };
+  return ok(parsed.data);
 }
 
 function versionOf(value: unknown): unknown {

@@ -4,8 +4,10 @@
  */
 import type { NodeGroupSize } from '../cloud/park-aws.js';
 import type { KubeJson } from '../cloud/kube-writer.js';
+import type { ParkOp } from '../engine/events.js';
 
-export type ParkOp = 'down' | 'up';
+// Defined with the park events (engine/events.ts); named here too, beside the record that stores it.
+export type { ParkOp };
 
 export interface ParkRecord {
   readonly version: 1;

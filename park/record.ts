@@ -57,7 +57,7 @@ export async function loadParkFile(root: string, env: string, cluster?: string):
   }
   const checked = checkParkFile(parsed, path, { env, cluster });
   return checked.ok
-    ? { type: 'ok', file: checked.file }
+    ? { type: 'ok', file: checked.value }
     : { type: 'invalid', message: checked.message, hint: checked.hint };
 }
 
@@ -332,5 +332,5 @@ async function readShared(
   }
   const checked = checkRecord(parsed, where, { env, cluster }, 'shared');
   if (!checked.ok) return failure('error', checked.message, checked.hint);
-  return ok({ record: checked.record, etag: got.value.etag });
+  return ok({ record: checked.value, etag: got.value.etag });
 }

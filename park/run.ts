@@ -11,6 +11,8 @@ import type { NodeGroupSize, ParkAws } from '../cloud/park-aws.js';
 import type { CloudFailure, CloudResult } from '../cloud/result.js';
 import type { Step, StepEvent, StepJournal, StepsOutcome } from '../engine/steps.js';
 import { describeSteps, runSteps as runOrderedSteps } from '../engine/steps.js';
+import type { EnvOutcome, EnvStatus, ParkEvent } from '../engine/events.js';
+import { PREFLIGHT } from '../engine/events.js';
 import type { Clock } from '../engine/waits.js';
 import type { ParkContext, ParkStep, StepFailure, StepResult, UnitApplier } from './context.js';
 import { failed } from './context.js';
@@ -20,92 +22,12 @@ import type { Operation, ParkFile, ParkOp, RecordPlaces, StepRecord } from './re
 import { PARK_RECORD_VERSION, RecordStore, loadParkFile, parkFilePath, saveJournal } from './record.js';
 import { upSteps } from './up.js';
 
-/** The `failed_step` of an outcome stopped in the preflight, before any step (and any journal) began. */
-export const PREFLIGHT = 'preflight';
+// The events and outcomes are defined in engine/events.ts (every verb's events in one union); named here too.
+export type { EnvOutcome, EnvStatus, ParkEvent } from '../engine/events.js';
+export { PREFLIGHT } from '../engine/events.js';
 
 /** How long the credentials must last: a `down` takes minutes, an `up` waits on databases too. */
 export const BUDGET_MS: Record<ParkOp, number> = { down: 30 * 60_000, up: 45 * 60_000 };
-
-export type ParkEvent =
-  | {
-      readonly type: 'env-started';
-      readonly at: string;
-      readonly env: string;
-      readonly op: ParkOp;
-      readonly dry_run: boolean;
-      readonly resumed: boolean;
-      readonly steps: readonly string[];
-      /** Sum of the last known durations of the steps to run, when any is known. */
-      readonly eta_ms?: number;
-    }
-  | {
-      readonly type: 'step-started';
-      readonly at: string;
-      readonly env: string;
-      readonly step: string;
-      readonly title: string;
-    }
-  | {
-      readonly type: 'step-completed';
-      readonly at: string;
-      readonly env: string;
-      readonly step: string;
-      readonly duration_ms: number;
-      readonly detail: string;
-    }
-  | {
-      readonly type: 'step-skipped';
-      readonly at: string;
-      readonly env: string;
-      readonly step: string;
-      readonly detail: string;
-    }
-  | {
-      readonly type: 'step-failed';
-      readonly at: string;
-      readonly env: string;
-      readonly step: string;
-      readonly duration_ms: number;
-      readonly reason: string;
-      readonly message: string;
-      readonly hint?: string;
-    }
-  | {
-      readonly type: 'step-planned';
-      readonly env: string;
-      readonly step: string;
-      readonly title: string;
-      readonly touches: readonly string[];
-    }
-  | { readonly type: 'env-finished'; readonly at: string; readonly env: string; readonly outcome: EnvOutcome };
-
-export type EnvStatus =
-  /** Every step ran and verified. */
-  | 'completed'
-  /** `--dry-run`: described only. */
-  | 'planned'
-  /** Nothing to do (`up` of an environment that is not parked, `--resume` with nothing unfinished). */
-  | 'nothing-to-do'
-  /** Preflight failed, or no record to bring up: nothing was touched. */
-  | 'refused'
-  | 'failed'
-  /** A signal stopped it between steps. */
-  | 'interrupted'
-  /** The run lost its environment lock (state.backend s3): it started no step after that. */
-  | 'fenced';
-
-export interface EnvOutcome {
-  readonly env: string;
-  readonly op: ParkOp;
-  readonly status: EnvStatus;
-  readonly message?: string;
-  readonly hint?: string;
-  readonly reason?: string;
-  readonly failed_step?: string;
-  /** Steps done (this run or an earlier one resumed), and steps not done, in order. */
-  readonly done_steps: readonly string[];
-  readonly pending_steps: readonly string[];
-}
 
 /** What the runner needs per environment, built by the CLI from `.platctl.yaml`. */
 export interface EnvAccess {
@@ -185,7 +107,7 @@ function onRunner(ctx: ParkContext, step: ParkStep): RunnerStep {
     about: step,
     run: async () => {
       const result = await step.run(ctx);
-      return result.ok ? { ok: true, value: result.detail } : { ok: false, failure: result };
+      return result.ok ? { ok: true, value: result.value } : { ok: false, failure: result };
     },
     describe: () => step.describe(ctx),
   };
@@ -337,7 +259,7 @@ async function runPreflight(ctx: ParkContext, access: EnvAccess): Promise<StepRe
     if (!ready.value)
       return failed('not-ready', `preflight: the cluster API ${kube.value.server} is not ready (/readyz)`);
   }
-  return { ok: true, detail: '' };
+  return { ok: true, value: '' };
 }
 
 async function loadOrStart(

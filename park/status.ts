@@ -1,13 +1,13 @@
 /**
  * The park state as `platctl status` shows it: per environment, the record where it lives (the shared one when the
  * CLI configured a shared store, else `.platctl-park/<env>.json`) and the last down/up step by step (always the local
- * file: the journal is not shared). This module only reads the local files and renders; the CLI reads the shared
- * records.
+ * file: the journal is not shared). This module reads the local files, reads each record through the store the CLI
+ * builds for it (shared or local), and renders.
  */
-import type { Operation, ParkFile, ParkRecord } from './record.js';
+import type { Operation, ParkFile, ParkRecord, RecordStore } from './record.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PARK_DIR, asideRefusal, loadParkFile, movedAside, parkFileEnvs } from './record.js';
+import { PARK_DIR, asideRefusal, loadParkFile, movedAside, parkFileEnvs, parkFilePath } from './record.js';
 
 /** The environments with a file `<env>.json.<suffix>` under `root` (not platctl's temp files). */
 async function asideEnvs(root: string): Promise<string[]> {
@@ -157,4 +157,84 @@ export function renderParkStatus(views: readonly ParkView[], extra: readonly str
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Where status reads the records when `.platctl.yaml` was loaded: the environments with a park entry, and their stores. */
+export interface ParkRecordSource {
+  readonly envs: readonly string[];
+  /** The record store of `env`, read-only (it takes no lock, so it never moves a record). */
+  readonly storeFor: (env: string) => Promise<RecordStore>;
+}
+
+/**
+ * The park state of every environment with a park record, shared or local, for status. Where a record is shared
+ * (docs/park.md) the shared one is the truth: another runner (a cron elsewhere, CI) may have parked the environment
+ * or brought it back, so it is read there, through the same store as bootstrap's guard; a record that cannot be read
+ * there is unknown, never guessed from the local copy. The step journal is always the local file's (it is not
+ * shared). Without `source` (status did not load `.platctl.yaml`, as nothing in it can be shared) only the local
+ * files are read.
+ */
+export async function readParkViews(root: string, source: ParkRecordSource | undefined): Promise<ParkView[]> {
+  const { files, unreadable } = await parkFiles(root);
+  if (!source) return localViews(root, files, unreadable);
+  const local = new Map(files.map((file) => [file.env, file]));
+  // An unreadable local file is read again through the environment's store: unknown where it is the record.
+  const envs = [...new Set([...local.keys(), ...unreadable.map((u) => u.env), ...source.envs])].sort();
+  const views = await Promise.all(
+    envs.map(async (env): Promise<ParkView | undefined> => {
+      const store = await source.storeFor(env);
+      const last = local.get(env)?.last;
+      const read = await store.read();
+      if (!read.ok) {
+        const unreadable = { reason: read.reason, message: read.message, hint: read.hint };
+        return { env, record_location: store.location, last, unreadable };
+      }
+      const aside = read.value === undefined ? await store.aside() : undefined;
+      if (aside !== undefined) {
+        const why = asideRefusal(root, env, aside);
+        return { env, record_location: parkFilePath(root, env), last, unreadable: { reason: 'moved-aside', ...why } };
+      }
+      if (read.value === undefined && !local.has(env)) return undefined;
+      // Where it was found: while a record moves to the state bucket, status (which never moves it) reads the old copy.
+      return { env, record: read.value, record_location: store.answeredFrom, last };
+    }),
+  );
+  return views.filter((view) => view !== undefined);
+}
+
+/** The views of the local park files alone, by environment. */
+function localViews(
+  root: string,
+  files: LocalParkFiles['files'],
+  unreadable: LocalParkFiles['unreadable'],
+): ParkView[] {
+  const views: ParkView[] = [
+    ...files.map((file) => ({
+      env: file.env,
+      record: file.record,
+      record_location: file.record ? parkFilePath(root, file.env) : undefined,
+      last: file.last,
+    })),
+    // A park file that cannot be read says nothing of the environment: unknown, never skipped.
+    ...unreadable.map(({ env, message, hint }) => ({
+      env,
+      record_location: parkFilePath(root, env),
+      unreadable: { reason: 'unreadable-park-file', message, hint },
+    })),
+  ];
+  return views.sort((a, b) => (a.env < b.env ? -1 : a.env > b.env ? 1 : 0));
+}
+
+/** The `park` array of `platctl status --json`; `parked` is null when the record cannot be read. */
+export function parkStatusJson(views: readonly ParkView[]): unknown[] {
+  return views.map((view) => ({
+    env: view.env,
+    parked: view.unreadable ? null : view.record?.status === 'parked',
+    record: view.record ?? null,
+    record_location: view.record_location ?? null,
+    last: view.last ?? null,
+    // Why the last down/up, recorded running, is known to be dead; null when it is not.
+    killed: view.killed ?? null,
+    ...(view.unreadable ? { error: { reason: view.unreadable.reason, message: unknownParkSentence(view) } } : {}),
+  }));
 }

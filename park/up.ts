@@ -161,7 +161,7 @@ const bastionStep: ParkStep = {
     const online = await waitForBastionOnline(ctx, ids);
     if (!online.ok) return online;
     return done(
-      `${toStart.length > 0 ? `started ${toStart.join(', ')}` : `already running: ${ids.join(', ')}`}; ${online.detail}`,
+      `${toStart.length > 0 ? `started ${toStart.join(', ')}` : `already running: ${ids.join(', ')}`}; ${online.value}`,
     );
   },
 };

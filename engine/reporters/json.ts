@@ -1,5 +1,5 @@
-/** `--json`: every walk event as one JSON line on stdout (NDJSON), for CI and scripts. */
-import type { Reporter, WalkEvent } from '../events.js';
+/** `--json`: every event of a run (a walk's, down/up's) as one JSON line on stdout (NDJSON), for CI and scripts. */
+import type { Reporter, RunEvent } from '../events.js';
 
 export class JsonReporter implements Reporter {
   readonly #out: NodeJS.WritableStream;
@@ -8,7 +8,7 @@ export class JsonReporter implements Reporter {
     this.#out = out;
   }
 
-  event(event: WalkEvent): void {
+  event(event: RunEvent): void {
     this.#out.write(`${JSON.stringify(event)}\n`);
   }
 

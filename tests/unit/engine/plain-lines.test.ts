@@ -4,12 +4,11 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { heartbeatOf } from '../../../cli/park-output.js';
-import type { WalkEvent } from '../../../engine/events.js';
+import type { ParkEvent, WalkEvent } from '../../../engine/events.js';
 import { Heartbeat, lineStamp, plainText, stampedStream } from '../../../engine/reporters/lines.js';
 import { makePaint } from '../../../engine/reporters/paint.js';
+import { parkHeartbeat } from '../../../engine/reporters/park.js';
 import { PlainReporter } from '../../../engine/reporters/plain.js';
-import type { ParkEvent } from '../../../park/run.js';
 
 const at = '2026-01-01T10:00:00.000Z';
 const T0 = Date.parse(at);
@@ -161,7 +160,7 @@ describe('plain lines', () => {
     const beat = new Heartbeat((line) => out.stream.write(line), { everyMs: 10, now: () => T0 + 90_000 });
     onTestFinished(() => beat.close());
     const rendered: string[] = [];
-    const emit = heartbeatOf(beat, 'down', (event: ParkEvent) => rendered.push(event.type));
+    const emit = parkHeartbeat(beat, 'down', (event: ParkEvent) => rendered.push(event.type));
     emit({ type: 'step-started', at, env: 'platform', step: 'drain', title: 'Drain the nodes' });
     await eventually(() => out.text().includes('still running'), 'a heartbeat line');
     expect(out.text()).toContain('10:01:30 still running: down platform: drain (Drain the nodes) 1m30s\n');
