@@ -10,7 +10,9 @@ import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
 import type { LockDirection } from '../engine/events.js';
 import type { LockdownConfig } from '../engine/lockdown.js';
-import { argsFor, executeLockdown, stepsFor } from '../engine/lockdown.js';
+import { executeLockdown } from '../engine/lockdown.js';
+import { buildLockdownPlan } from '../engine/walk-plan.js';
+import { renderLockdownPlan } from '../engine/reporters/plan.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
@@ -43,7 +45,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   const paint = makePaint(io.color);
 
   if (args['dry-run']) {
-    io.stdout.write(lockdownPlan(config, lockdown, direction, absDir, io.env, args.json === true, paint));
+    io.stdout.write(await lockdownPlan(config, lockdown, direction, absDir, io.env, args.json === true, paint));
     return EXIT.ok;
   }
 
@@ -102,7 +104,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
 });
 
 /** `lockdown --dry-run`: each step in the order the run takes them, with its exact terragrunt command line. */
-function lockdownPlan(
+async function lockdownPlan(
   config: PlatctlConfig,
   lockdown: LockdownConfig,
   direction: LockDirection,
@@ -110,24 +112,17 @@ function lockdownPlan(
   env: CliIo['env'],
   json: boolean,
   paint: Paint,
-): string {
+): Promise<string> {
   const tools = chooseTools(config, env);
-  const steps = stepsFor(lockdown, direction).map((step, i) => {
-    const job = {
-      unit: step.unit,
-      command: 'apply' as const,
-      absDir: absDir(step.unit),
-      tfArgs: [...(config.units[step.unit]?.apply_args ?? []), ...argsFor(step, direction)],
-      attempt: 1,
-      timeoutMs: config.units[step.unit]?.timeout ?? config.unit_timeout,
-    };
-    const commandLine = formatCommandLine([
-      tools.binary,
-      ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args),
-    ]);
-    return { index: i, id: step.id, unit: step.unit, command: commandLine };
+  const view = await buildLockdownPlan({
+    config,
+    lockdown,
+    direction,
+    commandLine: (unit, tfArgs) => {
+      const timeoutMs = config.units[unit]?.timeout ?? config.unit_timeout;
+      const job = { unit, command: 'apply' as const, absDir: absDir(unit), tfArgs, attempt: 1, timeoutMs };
+      return [tools.binary, ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args)];
+    },
   });
-  if (json) return `${JSON.stringify({ direction, retry: lockdown.retry ?? null, steps })}\n`;
-  const title = `${paint.bold(direction === 'lock' ? 'lockdown plan' : 'unlock plan')}: ${steps.length} steps\n`;
-  return title + steps.map((step) => `${step.index + 1}. ${step.id} (${step.unit})\n   ${step.command}\n`).join('');
+  return json ? `${JSON.stringify(view)}\n` : renderLockdownPlan(view, paint);
 }

@@ -25,7 +25,10 @@ import { TerragruntExecutor, detectTfVersion, providerCacheDecision, terragruntA
 import type { RunTracer } from '../engine/tracing.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
-import { manualStepsPhase } from '../hooks/manual-steps.js';
+import { manualStepsPhase, stepsForRun } from '../hooks/manual-steps.js';
+import { planWaits } from '../converge/plan.js';
+import { buildWalkPlan } from '../engine/walk-plan.js';
+import { renderRollbackPreview, renderWalkPlan } from '../engine/reporters/plan.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
 import { terminalAsk, whoAmI } from './manual-steps.js';
@@ -40,7 +43,6 @@ import { sharedBackend } from './shared-state.js';
 import { childGroups, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
-import { buildWalkPlan, renderWalkPlan } from './walk-plan.js';
 import type { RunTrack } from './walk-output.js';
 import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
 import type { ToolsReady } from './walk-tools.js';
@@ -211,7 +213,12 @@ async function printDryRun(
       ? {
           hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
           recover: { 'helm-pending': recoverySwitches(config, args).has('helm-pending') ? 'on' : 'off' },
-          runCheck: manualCheckRunner(root, io.env, config, childGroups),
+          manualSteps: {
+            forRun: (units) => stepsForRun(config.manual_steps, units),
+            runCheck: manualCheckRunner(root, io.env, config, childGroups),
+          },
+          convergeWaits: (run) =>
+            planWaits({ converge: config.converge, environments: Object.keys(config.environments), ...run }),
         }
       : {}),
     signal: io.signal,
@@ -253,19 +260,6 @@ async function dropUnsafeProviderCache(
     delete unitEnv.TF_PLUGIN_CACHE_DIR;
     emit({ type: 'warning', at: new Date().toISOString(), message: decision.message });
   }
-}
-
-/** The dry run's rollback lines: per unit, what its failed apply would destroy, or the rule that holds. */
-function renderRollbackPreview(preview: ReturnType<typeof rollbackPreview>): string {
-  const lines = [
-    'rollback on failure (at most: units that stood before the run, found by the probe, are spared):',
-    ...preview.map(({ unit, destroys, rule }) =>
-      rule !== undefined
-        ? `  if ${unit} fails: nothing destroyed (${rule})`
-        : `  if ${unit} fails: destroy ${destroys.join(', ')}`,
-    ),
-  ];
-  return `${lines.join('\n')}\n`;
 }
 
 /**
