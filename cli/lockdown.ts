@@ -13,6 +13,7 @@ import type { LockdownConfig } from '../engine/lockdown.js';
 import { executeLockdown } from '../engine/lockdown.js';
 import { buildLockdownPlan } from '../engine/walk-plan.js';
 import { renderLockdownPlan } from '../engine/reporters/plan.js';
+import { renderLockdownEnd } from '../engine/reporters/outcome.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
@@ -92,14 +93,15 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
     io.stderr.write(explainOutcome('refused: ', outcome));
     return EXIT.refused;
   }
-  const what = direction === 'lock' ? 'lockdown' : 'unlock';
-  if (outcome.result.ok) {
-    human.write(`${paint.green(`${what} completed`)} (${lockdown.steps.length} steps, run ${outcome.runId})\n`);
-    return EXIT.ok;
-  }
-  io.stderr.write(
-    `platctl: ${outcome.result.message}\n${(outcome.result.details ?? []).map((d) => `  ${d}\n`).join('')}`,
-  );
+  const text = renderLockdownEnd(outcome.result, {
+    direction,
+    steps: lockdown.steps.length,
+    runId: outcome.runId,
+    paint,
+  });
+  if (text.human !== undefined) human.write(text.human);
+  if (text.stderr !== undefined) io.stderr.write(text.stderr);
+  if (outcome.result.ok) return EXIT.ok;
   return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.failed;
 });
 

@@ -28,7 +28,8 @@ import { tfCommandFor } from '../engine/unit-status.js';
 import { manualStepsPhase, stepsForRun } from '../hooks/manual-steps.js';
 import { planWaits } from '../converge/plan.js';
 import { buildWalkPlan } from '../engine/walk-plan.js';
-import { renderRollbackPreview, renderWalkPlan } from '../engine/reporters/plan.js';
+import { renderWalkPlan } from '../engine/reporters/plan.js';
+import { RunTrack } from '../engine/reporters/outcome.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
 import { terminalAsk, whoAmI } from './manual-steps.js';
@@ -43,13 +44,10 @@ import { sharedBackend } from './shared-state.js';
 import { childGroups, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
-import type { RunTrack } from './walk-output.js';
 import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
 import type { ToolsReady } from './walk-tools.js';
 import { killGraceMs, prepareTools, toolsForPlan } from './walk-tools.js';
 import { platctlVersion } from './version.js';
-import { rollbackPreview } from '../engine/rollback.js';
-import { optionalUnits } from '../engine/rollback-run.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
 export interface WalkVerbHooks {
@@ -113,10 +111,9 @@ export async function runWalkVerb(
   // shown any more, so the error is dropped and the run stops its units and saves its state as on any signal.
   for (const stream of [io.stdout, io.stderr]) dropWriteErrors(stream);
   const reporter = makeReporter(args, io, paint);
-  const track: RunTrack = { failureLines: new Map() };
+  const track = new RunTrack();
   const emit = (event: WalkEvent): void => {
-    if (event.type === 'unit-failed') track.failureLines.set(event.unit, event.last_lines.slice(-8));
-    if (event.type === 'run-finished') track.durationMs = event.duration_ms;
+    track.event(event);
     hooks.tracer?.walkEvent(event);
     reporter.event(event);
   };
@@ -221,19 +218,13 @@ async function printDryRun(
             planWaits({ converge: config.converge, environments: Object.keys(config.environments), ...run }),
         }
       : {}),
+    ...(rollbackMode(command, args, config).rollback === 'on_failure'
+      ? { rollback: { graph: discovery.graph, preventDestroy } }
+      : {}),
     signal: io.signal,
   });
-  const rollback =
-    rollbackMode(command, args, config).rollback === 'on_failure'
-      ? rollbackPreview({
-          graph: discovery.graph,
-          walkOrder: view.waves.flat(),
-          optional: optionalUnits(config),
-          floor: (id) => config.units[id]?.teardown_skip === true || preventDestroy.has(id),
-        })
-      : undefined;
-  if (args.json) io.stdout.write(`${JSON.stringify(rollback ? { ...view, rollback } : view)}\n`);
-  else io.stdout.write(renderWalkPlan(view, paint) + (rollback ? renderRollbackPreview(rollback) : ''));
+  if (args.json) io.stdout.write(`${JSON.stringify(view)}\n`);
+  else io.stdout.write(renderWalkPlan(view, paint));
   return EXIT.ok;
 }
 

@@ -9,12 +9,14 @@
  */
 import type { ManualStepCheck, PlatctlConfig } from '../config/schema.js';
 import type { HookPoint } from './events.js';
-import type { UnitId } from './graph.js';
+import type { Graph, UnitId } from './graph.js';
 import { planLockdown } from './lockdown.js';
 import { formatCommandLine } from './logs.js';
 import { LOCKDOWN_PHASE } from './phases.js';
 import type { Plan } from './plan.js';
 import { planWaves } from './plan.js';
+import { rollbackPreview } from './rollback.js';
+import { optionalUnits } from './rollback-run.js';
 import type { RunCommand, UnitStatus } from './unit-status.js';
 import { tfCommandFor } from './unit-status.js';
 import type { UnitHook } from './walk.js';
@@ -88,6 +90,8 @@ export interface WalkPlanView {
   readonly lockdown?: PlannedLockdown;
   /** Bootstrap's recoveries after a failed apply (engine/recovery.ts): on acts, off only advises. */
   readonly recover?: Readonly<Record<string, 'on' | 'off'>>;
+  /** With rollback on failure: per unit, what its failed apply would destroy at most, or the rule that holds. */
+  readonly rollback?: ReturnType<typeof rollbackPreview>;
 }
 
 export type ManualStep = PlatctlConfig['manual_steps'][number];
@@ -112,7 +116,7 @@ export interface WalkPlanInput {
   readonly plan: Plan;
   /** How many units the whole graph has: fewer in the plan is a partial selection. */
   readonly graphSize: number;
-  readonly config: Pick<PlatctlConfig, 'units' | 'lockdown' | 'converge'>;
+  readonly config: Pick<PlatctlConfig, 'units' | 'lockdown' | 'converge' | 'optional'>;
   /** `--lockdown`: lock down (unlock) even after a partial selection. */
   readonly lockdownFlag: boolean;
   /** The terragrunt command line of `tfCommand` in `unit` with these Terraform arguments. */
@@ -121,6 +125,8 @@ export interface WalkPlanInput {
   readonly hooks?: (unit: UnitId) => readonly UnitHook[];
   /** The recoveries bootstrap knows, and whether each is switched on (`recover:`, `--recover`). */
   readonly recover?: Readonly<Record<string, 'on' | 'off'>>;
+  /** Present when the run would roll back on failure: the whole graph, and the units whose HCL prevents a destroy. */
+  readonly rollback?: { readonly graph: Graph; readonly preventDestroy: ReadonlySet<UnitId> };
   /** Bootstrap's manual steps: those a run of these units needs (hooks/ `stepsForRun`), and how to check one. */
   readonly manualSteps?: {
     readonly forRun: (units: ReadonlySet<UnitId>) => readonly ManualStep[];
@@ -153,6 +159,7 @@ export async function buildWalkPlan(input: WalkPlanInput): Promise<WalkPlanView>
   const converge =
     command === 'bootstrap' && (config.converge?.waits.length ?? 0) > 0 ? convergePlan(input) : undefined;
   const lockdown = config.lockdown && config.lockdown.steps.length > 0 ? config.lockdown : undefined;
+  const rollback = input.rollback;
   return {
     command,
     waves: planWaves(plan),
@@ -163,6 +170,16 @@ export async function buildWalkPlan(input: WalkPlanInput): Promise<WalkPlanView>
     ...(converge ? { converge } : {}),
     ...(lockdown ? { lockdown: await lockdownPlan(input, lockdown, line) } : {}),
     ...(input.recover ? { recover: input.recover } : {}),
+    ...(rollback
+      ? {
+          rollback: rollbackPreview({
+            graph: rollback.graph,
+            walkOrder: planWaves(plan).flat(),
+            optional: optionalUnits(config),
+            floor: (id) => config.units[id]?.teardown_skip === true || rollback.preventDestroy.has(id),
+          }),
+        }
+      : {}),
   };
 }
 

@@ -5,7 +5,6 @@
 import { formatCommandLine, formatDuration } from '../logs.js';
 import type { RunPhaseName } from '../phases.js';
 import { LOCKDOWN_PHASE, RUN_PHASE_ORDER } from '../phases.js';
-import type { rollbackPreview } from '../rollback.js';
 import type {
   LockdownPlanView,
   PlannedConvergeWait,
@@ -43,7 +42,7 @@ export function renderWalkPlan(view: WalkPlanView, paint: Paint): string {
         : `recovery ${name}: off (a failure it recognises says what to do; recover: [${name}] or --recover ${name} lets platctl do it)`,
     );
   }
-  return `${out.join('\n')}\n`;
+  return `${out.join('\n')}\n${view.rollback ? renderRollbackPreview(view.rollback) : ''}`;
 }
 
 function renderManualSteps(steps: readonly PlannedManualStep[], paint: Paint): string[] {
@@ -125,7 +124,7 @@ function renderConverge(waits: readonly PlannedConvergeWait[]): string[] {
 }
 
 /** The dry run's rollback lines: per unit, what its failed apply would destroy, or the rule that holds. */
-export function renderRollbackPreview(preview: ReturnType<typeof rollbackPreview>): string {
+function renderRollbackPreview(preview: NonNullable<WalkPlanView['rollback']>): string {
   const lines = [
     'rollback on failure (at most: units that stood before the run, found by the probe, are spared):',
     ...preview.map(({ unit, destroys, rule }) =>
