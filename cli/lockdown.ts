@@ -18,12 +18,12 @@ import type { PlatctlConfig } from '../config/schema.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import { RUN_ID_ENV } from '../engine/run.js';
-import { TerragruntExecutor, chooseTools, terragruntArgs } from '../engine/terragrunt.js';
+import { chooseTools, terragruntArgs } from '../engine/terragrunt.js';
 import { Redactor, secretValues } from '../engine/redact.js';
 import { isLiveTerminal, makeReporter } from './walk-output.js';
-import { killGraceMs, prepareTools } from './walk-tools.js';
+import { killGraceMs, prepareTools, unitExecutor } from './walk-tools.js';
 import { loadProject } from './project.js';
-import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
+import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
@@ -69,17 +69,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
       {
         now: () => Date.now(),
         machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
-        executor: (runId) =>
-          new TerragruntExecutor(
-            {
-              binary: prepared.binary.path,
-              tfPath: prepared.tfPathArg,
-              extraArgs: config.terragrunt.extra_args,
-              env: { ...prepared.unitEnv, [RUN_ID_ENV]: runId },
-              graceMs,
-            },
-            childGroups,
-          ),
+        executor: (runId) => unitExecutor(prepared, config, graceMs, { env: { [RUN_ID_ENV]: runId } }),
         signal: io.signal,
         emit: (event) => reporter.event(event),
         redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),

@@ -1,14 +1,13 @@
 /**
  * Which lifecycle points a `bootstrap` or `teardown` runs (engine/phases.ts): bootstrap checks the manual steps
  * before the run, runs the named hooks around units, waits (bounded) for the platform to converge and locks down
- * after a complete walk; teardown unlocks before the walk. A partial selection (`--unit`, or `--env` leaving units out) skips lockdown and unlock unless
- * `--lockdown`: a few units do not make a finished platform.
+ * after a complete walk; teardown unlocks before the walk (engine/phases.ts `LOCKDOWN_PHASE`, which the dry-run plan
+ * reads too). A partial selection skips lockdown and unlock unless `--lockdown` (engine/lockdown.ts `lockdownPhase`).
  */
 import type { PlatctlConfig } from '../config/schema.js';
-import type { LockDirection } from '../engine/events.js';
-import { runLockdown } from '../engine/lockdown.js';
-import type { LockdownConfig } from '../engine/lockdown.js';
-import type { PhaseContext, PhaseResult, RunPhases } from '../engine/phases.js';
+import { lockdownPhase } from '../engine/lockdown.js';
+import type { PhaseContext, RunPhases } from '../engine/phases.js';
+import { LOCKDOWN_PHASE } from '../engine/phases.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import type { HookRegistry } from '../engine/hooks.js';
 import type { UnitRecovery } from '../engine/recovery.js';
@@ -34,9 +33,10 @@ export function walkPhases(command: RunCommand, config: PlatctlConfig, options: 
   const lockdown = config.lockdown && config.lockdown.steps.length > 0 ? config.lockdown : undefined;
   const converge = config.converge && config.converge.waits.length > 0 ? config.converge : undefined;
   const convergeDeps = options.converge;
-  if (command === 'teardown') {
-    return lockdown ? { beforeWalk: (ctx) => lockPhase(ctx, lockdown, 'unlock', options) } : {};
-  }
+  const { direction, phase } = LOCKDOWN_PHASE[command];
+  const force = { force: options.lockdown, ...(options.wait ? { wait: options.wait } : {}) };
+  const lockdownAt = lockdown ? { [phase]: (ctx: PhaseContext) => lockdownPhase(ctx, lockdown, direction, force) } : {};
+  if (command === 'teardown') return lockdownAt;
   return {
     ...(options.beforeRun ? { beforeRun: options.beforeRun } : {}),
     ...(config.hooks.length > 0 ? { unitHooks: unitHooks(config, options.hooks) } : {}),
@@ -47,27 +47,6 @@ export function walkPhases(command: RunCommand, config: PlatctlConfig, options: 
             runConvergence(ctx, converge, Object.keys(config.environments), convergeDeps),
         }
       : {}),
-    ...(lockdown ? { afterWalk: (ctx: PhaseContext) => lockPhase(ctx, lockdown, 'lock', options) } : {}),
+    ...lockdownAt,
   };
-}
-
-async function lockPhase(
-  ctx: PhaseContext,
-  lockdown: LockdownConfig,
-  direction: LockDirection,
-  options: PhaseOptions,
-): Promise<PhaseResult> {
-  if (ctx.partial && !options.lockdown) {
-    const what = direction === 'lock' ? 'lockdown' : 'unlock';
-    ctx.emit({
-      type: 'warning',
-      at: new Date(ctx.now()).toISOString(),
-      message:
-        `${what} skipped: this ${ctx.command} covers only part of the units; pass --lockdown to run it anyway, ` +
-        `or run platctl lockdown${direction === 'unlock' ? ' --undo' : ''} on its own`,
-    });
-    await ctx.record({ lockdown: { direction, status: 'skipped', steps: {} } });
-    return { ok: true };
-  }
-  return runLockdown(ctx, lockdown, direction, options.wait);
 }

@@ -6,7 +6,9 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
-import { DEFAULT_GRACE_MS, chooseTools, resolveExecutable } from '../engine/terragrunt.js';
+import { DEFAULT_GRACE_MS, TerragruntExecutor, chooseTools, resolveExecutable } from '../engine/terragrunt.js';
+import type { TerragruntSettings } from '../engine/terragrunt.js';
+import { childGroups } from './signals.js';
 import { secondsSetting } from './env-settings.js';
 import type { Resolved } from '../engine/terragrunt.js';
 import { checkWorktree } from '../engine/worktree.js';
@@ -128,4 +130,24 @@ function missingTool(
 /** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30; cli/env-settings.ts bounds it). */
 export function killGraceMs(env: CliIo['env']): number {
   return secondsSetting(env, 'PLATCTL_KILL_GRACE', DEFAULT_GRACE_MS);
+}
+
+/** Terragrunt for a run's units: the tools found, the units' environment (`env` added), the configured flags. */
+export function unitExecutor(
+  tools: ToolsReady,
+  config: PlatctlConfig,
+  graceMs: number,
+  more: { readonly env?: Readonly<Record<string, string>>; readonly jobEnv?: TerragruntSettings['jobEnv'] } = {},
+): TerragruntExecutor {
+  return new TerragruntExecutor(
+    {
+      binary: tools.binary.path,
+      tfPath: tools.tfPathArg,
+      extraArgs: config.terragrunt.extra_args,
+      env: { ...tools.unitEnv, ...more.env },
+      graceMs,
+      ...(more.jobEnv ? { jobEnv: more.jobEnv } : {}),
+    },
+    childGroups,
+  );
 }

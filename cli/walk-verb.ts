@@ -21,7 +21,7 @@ import type { ConfirmRequest, RunDeps, RunRequest, RunResult } from '../engine/r
 import { RUN_ID_ENV, executeRun } from '../engine/run.js';
 import type { SharedBackend } from '../engine/shared-run.js';
 import type { RunState } from '../engine/state.js';
-import { TerragruntExecutor, detectTfVersion, providerCacheDecision, terragruntArgs } from '../engine/terragrunt.js';
+import { detectTfVersion, providerCacheDecision, terragruntArgs } from '../engine/terragrunt.js';
 import type { RunTracer } from '../engine/tracing.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
@@ -46,7 +46,7 @@ import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
 import type { ToolsReady } from './walk-tools.js';
-import { killGraceMs, prepareTools, toolsForPlan } from './walk-tools.js';
+import { killGraceMs, prepareTools, toolsForPlan, unitExecutor } from './walk-tools.js';
 import { platctlVersion } from './version.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
@@ -305,17 +305,10 @@ async function runDeps(
     machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
     groups: childGroups,
     executor: (runId) =>
-      new TerragruntExecutor(
-        {
-          binary: tools.binary.path,
-          tfPath: tools.tfPathArg,
-          extraArgs: config.terragrunt.extra_args,
-          env: { ...tools.unitEnv, [RUN_ID_ENV]: runId },
-          graceMs,
-          ...(hooks.tracer ? { jobEnv: (job) => hooks.tracer!.childEnv(job.unit) } : {}),
-        },
-        childGroups,
-      ),
+      unitExecutor(tools, config, graceMs, {
+        env: { [RUN_ID_ENV]: runId },
+        ...(hooks.tracer ? { jobEnv: (job) => hooks.tracer!.childEnv(job.unit) } : {}),
+      }),
     signal: io.signal,
     emit: context.emit,
     redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
@@ -359,16 +352,7 @@ async function convergeDeps(project: Project, io: CliIo, outputs: OutputReader):
 
 /** `terragrunt output -json` of a unit, with the run's tools and environment; one look's bound is its signal's. */
 function outputReader(project: Project, tools: ToolsReady, graceMs: number): OutputReader {
-  const executor = new TerragruntExecutor(
-    {
-      binary: tools.binary.path,
-      tfPath: tools.tfPathArg,
-      extraArgs: project.config.terragrunt.extra_args,
-      env: tools.unitEnv,
-      graceMs,
-    },
-    childGroups,
-  );
+  const executor = unitExecutor(tools, project.config, graceMs);
   const absDir = (unit: string): string =>
     project.discovery.units.get(unit)?.absDir ?? resolve(project.root, project.discovery.graph.get(unit)?.dir ?? unit);
   return (unit, signal, timeoutMs) => executor.readOutputs({ unit, absDir: absDir(unit), timeoutMs }, signal);

@@ -141,6 +141,31 @@ export async function runLockdown(
   return lockdownFailure(ctx, direction, about.step, error, log);
 }
 
+/**
+ * Lockdown (unlock) as a phase of a bootstrap (teardown) run: a partial selection skips it, with a warning and a
+ * `skipped` record, unless `force` (`--lockdown`): a few units do not make a finished platform.
+ */
+export async function lockdownPhase(
+  ctx: PhaseContext,
+  config: LockdownConfig,
+  direction: LockDirection,
+  options: { readonly force: boolean; readonly wait?: (ms: number, signal: AbortSignal) => Promise<void> },
+): Promise<PhaseResult> {
+  if (ctx.partial && !options.force) {
+    const what = direction === 'lock' ? 'lockdown' : 'unlock';
+    ctx.emit({
+      type: 'warning',
+      at: new Date(ctx.now()).toISOString(),
+      message:
+        `${what} skipped: this ${ctx.command} covers only part of the units; pass --lockdown to run it anyway, ` +
+        `or run platctl lockdown${direction === 'unlock' ? ' --undo' : ''} on its own`,
+    });
+    await ctx.record({ lockdown: { direction, status: 'skipped', steps: {} } });
+    return { ok: true };
+  }
+  return runLockdown(ctx, config, direction, options.wait);
+}
+
 /** The steps of a direction on the runner: each applies its unit with the direction's arguments. */
 function lockdownSteps(
   ctx: Pick<PhaseContext, 'apply'>,

@@ -12,6 +12,7 @@ import type {
   PlannedManualStep,
   WalkPlanView,
 } from '../walk-plan.js';
+import type { ConfirmRequest } from '../run.js';
 import type { Paint } from './paint.js';
 
 /** What each recovery does when it is on, for the dry run. */
@@ -141,5 +142,23 @@ export function renderLockdownPlan(view: LockdownPlanView, paint: Paint): string
   const title = `${paint.bold(view.direction === 'lock' ? 'lockdown plan' : 'unlock plan')}: ${view.steps.length} steps\n`;
   return (
     title + view.steps.map((step) => `${step.index + 1}. ${step.id} (${step.unit})\n   ${step.command}\n`).join('')
+  );
+}
+
+/** Units listed by name in teardown's question before "and N more". */
+const LISTED = 15;
+
+/** What a teardown asks about before it destroys: the units, dependents first, and what it spares. */
+export function renderTeardownConfirm(request: ConfirmRequest, paint: Paint): string {
+  const listed = request.toRun.slice(0, LISTED).map((id) => `  - ${id}\n`);
+  const more = request.toRun.length > LISTED ? [`  … and ${request.toRun.length - LISTED} more\n`] : [];
+  const what = request.resuming ? `Resuming teardown ${request.resuming}: ` : '';
+  return (
+    `${what}${paint.red(paint.bold(`this destroys ${request.toRun.length} unit${request.toRun.length === 1 ? '' : 's'}`))} in ${request.envs.join(', ') || '(none)'}, dependents first:\n` +
+    `${listed.join('')}${more.join('')}` +
+    (request.kept.length > 0 ? `Kept (teardown floor, never destroyed): ${request.kept.join(', ')}\n` : '') +
+    (request.excluded.length > 0
+      ? `Excluded (a Terragrunt exclude block, never destroyed): ${request.excluded.join(', ')}\n`
+      : '')
   );
 }
