@@ -4,9 +4,6 @@
  * repository lock like every mutating run; `.platctl-state.json` is left alone.
  */
 import { explainOutcome } from '../discover/problem-text.js';
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
-import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
 import type { LockDirection } from '../engine/events.js';
 import type { LockdownConfig } from '../engine/lockdown.js';
@@ -19,11 +16,10 @@ import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import { RUN_ID_ENV } from '../engine/run.js';
 import { chooseTools, terragruntArgs } from '../engine/terragrunt.js';
-import { Redactor, secretValues } from '../engine/redact.js';
 import { isLiveTerminal, makeReporter } from './walk-output.js';
-import { killGraceMs, prepareTools, unitExecutor } from './walk-tools.js';
+import { killGraceMs, prepareTools, runRedactor, thisMachine, unitDir, unitExecutor } from './walk-tools.js';
 import { loadProject } from './project.js';
-import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
+import { exitCodeForSignal, handleInterruptions } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
@@ -31,7 +27,7 @@ import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
 export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   const loaded = await loadProject(args, io);
   if (!loaded.ok) return loaded.exitCode;
-  const { root, config, discovery, configPath } = loaded.project;
+  const { root, config, configPath } = loaded.project;
   const lockdown = config.lockdown;
   if (!lockdown || lockdown.steps.length === 0) {
     io.stderr.write(
@@ -41,8 +37,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
     return EXIT.usage;
   }
   const direction = args.undo ? 'unlock' : 'lock';
-  const absDir = (unit: string): string =>
-    discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit);
+  const absDir = unitDir(loaded.project);
   const paint = makePaint(io.color);
 
   if (args['dry-run']) {
@@ -68,11 +63,11 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
       },
       {
         now: () => Date.now(),
-        machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
+        machine: await thisMachine(),
         executor: (runId) => unitExecutor(prepared, config, graceMs, { env: { [RUN_ID_ENV]: runId } }),
         signal: io.signal,
         emit: (event) => reporter.event(event),
-        redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
+        redactor: runRedactor(io.env, config),
       },
     );
   } finally {

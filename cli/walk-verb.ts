@@ -3,18 +3,14 @@
  * print the whole plan (`--dry-run`) or run it through `executeRun` and say how it ended. Each phase is a function
  * below, in the order a run goes through them.
  */
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { OutputReader } from '../converge/checks.js';
 import type { ConvergeDeps } from '../converge/run.js';
 import { excludedUnits } from '../discover/exclude.js';
 import type { WalkEvent } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
-import { procMachine } from '../engine/lock.js';
 import type { ExclusionsOf, SelectionArgs } from '../engine/plan.js';
 import { planRun } from '../engine/plan.js';
-import { Redactor, secretValues } from '../engine/redact.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest, RunDeps, RunRequest, RunResult } from '../engine/run.js';
@@ -41,12 +37,20 @@ import { walkPhases } from './phases.js';
 import type { Project } from './project.js';
 import { loadProject } from './project.js';
 import { sharedBackend } from './shared-state.js';
-import { childGroups, handleInterruptions, processAlive } from './signals.js';
+import { childGroups, handleInterruptions } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
 import type { ToolsReady } from './walk-tools.js';
-import { killGraceMs, prepareTools, toolsForPlan, unitExecutor } from './walk-tools.js';
+import {
+  killGraceMs,
+  prepareTools,
+  runRedactor,
+  thisMachine,
+  toolsForPlan,
+  unitDir,
+  unitExecutor,
+} from './walk-tools.js';
 import { platctlVersion } from './version.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
@@ -166,12 +170,12 @@ async function refuseToStart(
 }
 
 function walkScope(command: RunCommand, args: Args, project: Project): WalkScope {
-  const { root, discovery } = project;
+  const { discovery } = project;
   return {
     selection: { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true },
     preventDestroy: new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id)),
     excluded: (scope) => excludedUnits(scope, discovery.units, tfCommandFor(command)),
-    absDir: (unit) => discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit),
+    absDir: unitDir(project),
   };
 }
 
@@ -302,7 +306,7 @@ async function runDeps(
   const graceMs = killGraceMs(io.env);
   return {
     now: () => Date.now(),
-    machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
+    machine: await thisMachine(),
     groups: childGroups,
     executor: (runId) =>
       unitExecutor(tools, config, graceMs, {
@@ -311,7 +315,7 @@ async function runDeps(
       }),
     signal: io.signal,
     emit: context.emit,
-    redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
+    redactor: runRedactor(io.env, config),
     graceMs,
     phases: walkPhases(command, config, {
       lockdown: args.lockdown === true,
@@ -353,8 +357,7 @@ async function convergeDeps(project: Project, io: CliIo, outputs: OutputReader):
 /** `terragrunt output -json` of a unit, with the run's tools and environment; one look's bound is its signal's. */
 function outputReader(project: Project, tools: ToolsReady, graceMs: number): OutputReader {
   const executor = unitExecutor(tools, project.config, graceMs);
-  const absDir = (unit: string): string =>
-    project.discovery.units.get(unit)?.absDir ?? resolve(project.root, project.discovery.graph.get(unit)?.dir ?? unit);
+  const absDir = unitDir(project);
   return (unit, signal, timeoutMs) => executor.readOutputs({ unit, absDir: absDir(unit), timeoutMs }, signal);
 }
 
