@@ -3,9 +3,11 @@
  * print the whole plan (`--dry-run`) or run it through `executeRun` and say how it ended. Each phase is a function
  * below, in the order a run goes through them.
  */
-import type { PlatctlConfig } from '../config/schema.js';
+import type { ConvergeConfig, PlatctlConfig } from '../config/schema.js';
 import type { OutputReader } from '../converge/checks.js';
-import type { ConvergeDeps } from '../converge/run.js';
+import { runConvergence } from '../converge/run.js';
+import type { PhaseContext, PhaseResult } from '../engine/phases.js';
+import { walkPhases } from '../engine/walk-phases.js';
 import { excludedUnits } from '../discover/exclude.js';
 import type { WalkEvent } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
@@ -33,7 +35,6 @@ import { manualCheckRunner } from '../hooks/manual-step-checks.js';
 import type { MetricsSink } from './metrics.js';
 import { selectionEnvs } from './metrics.js';
 import { bootstrapParkRefusal } from './park-status.js';
-import { walkPhases } from './phases.js';
 import type { Project } from './project.js';
 import { loadProject } from './project.js';
 import { sharedBackend } from './shared-state.js';
@@ -319,7 +320,7 @@ async function runDeps(
     graceMs,
     phases: walkPhases(command, config, {
       lockdown: args.lockdown === true,
-      hooks: productionHooks({ environments: config.environments, env: io.env }),
+      unitHooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
       ...(command === 'bootstrap'
         ? {
             recoveries: productionRecoveries({
@@ -333,8 +334,8 @@ async function runDeps(
       ...(command === 'bootstrap' && config.manual_steps.length > 0
         ? { beforeRun: manualSteps(root, config, args, io, paint) }
         : {}),
-      ...(command === 'bootstrap' && (config.converge?.waits.length ?? 0) > 0
-        ? { converge: await convergeDeps(project, io, outputReader(project, tools, graceMs)) }
+      ...(command === 'bootstrap' && config.converge && config.converge.waits.length > 0
+        ? { converge: await convergence(project, config.converge, io, outputReader(project, tools, graceMs)) }
         : {}),
     }),
     ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
@@ -343,15 +344,23 @@ async function runDeps(
 }
 
 /**
- * The convergence waits' looks: validate's checks over validate's cluster access, and `output` waits' reader (loaded
- * only when configured).
+ * The convergence waits, looking with validate's checks over validate's cluster access, and `output` waits' reader
+ * (loaded only when configured).
  */
-async function convergeDeps(project: Project, io: CliIo, outputs: OutputReader): Promise<ConvergeDeps> {
+async function convergence(
+  project: Project,
+  converge: ConvergeConfig,
+  io: CliIo,
+  outputs: OutputReader,
+): Promise<(ctx: PhaseContext) => Promise<PhaseResult>> {
   const [{ createValidateDeps }, { LOOK_TIMEOUT_MS, waitLooks }] = await Promise.all([
     import('../validate/index.js'),
     import('../converge/checks.js'),
   ]);
-  return { look: waitLooks(createValidateDeps({ config: project.config, env: io.env }), LOOK_TIMEOUT_MS, outputs) };
+  const deps = {
+    look: waitLooks(createValidateDeps({ config: project.config, env: io.env }), LOOK_TIMEOUT_MS, outputs),
+  };
+  return (ctx) => runConvergence(ctx, converge, Object.keys(project.config.environments), deps);
 }
 
 /** `terragrunt output -json` of a unit, with the run's tools and environment; one look's bound is its signal's. */
