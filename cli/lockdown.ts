@@ -4,23 +4,22 @@
  * repository lock like every mutating run; `.platctl-state.json` is left alone.
  */
 import { explainOutcome } from '../discover/problem-text.js';
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
-import { procMachine } from '../engine/lock.js';
 import { formatCommandLine } from '../engine/logs.js';
 import type { LockDirection } from '../engine/events.js';
 import type { LockdownConfig } from '../engine/lockdown.js';
-import { argsFor, executeLockdown, stepsFor } from '../engine/lockdown.js';
+import { executeLockdown } from '../engine/lockdown.js';
+import { buildLockdownPlan } from '../engine/walk-plan.js';
+import { renderLockdownPlan } from '../engine/reporters/plan.js';
+import { renderLockdownEnd } from '../engine/reporters/outcome.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import { RUN_ID_ENV } from '../engine/run.js';
-import { TerragruntExecutor, chooseTools, terragruntArgs } from '../engine/terragrunt.js';
-import { Redactor, secretValues } from '../engine/redact.js';
+import { chooseTools, terragruntArgs } from '../engine/terragrunt.js';
 import { isLiveTerminal, makeReporter } from './walk-output.js';
-import { killGraceMs, prepareTools } from './walk-tools.js';
+import { killGraceMs, prepareTools, runRedactor, thisMachine, unitDir, unitExecutor } from './walk-tools.js';
 import { loadProject } from './project.js';
-import { childGroups, exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
+import { exitCodeForSignal, handleInterruptions } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
@@ -28,7 +27,7 @@ import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
 export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   const loaded = await loadProject(args, io);
   if (!loaded.ok) return loaded.exitCode;
-  const { root, config, discovery, configPath } = loaded.project;
+  const { root, config, configPath } = loaded.project;
   const lockdown = config.lockdown;
   if (!lockdown || lockdown.steps.length === 0) {
     io.stderr.write(
@@ -38,12 +37,11 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
     return EXIT.usage;
   }
   const direction = args.undo ? 'unlock' : 'lock';
-  const absDir = (unit: string): string =>
-    discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit);
+  const absDir = unitDir(loaded.project);
   const paint = makePaint(io.color);
 
   if (args['dry-run']) {
-    io.stdout.write(lockdownPlan(config, lockdown, direction, absDir, io.env, args.json === true, paint));
+    io.stdout.write(await lockdownPlan(config, lockdown, direction, absDir, io.env, args.json === true, paint));
     return EXIT.ok;
   }
 
@@ -65,21 +63,11 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
       },
       {
         now: () => Date.now(),
-        machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
-        executor: (runId) =>
-          new TerragruntExecutor(
-            {
-              binary: prepared.binary.path,
-              tfPath: prepared.tfPathArg,
-              extraArgs: config.terragrunt.extra_args,
-              env: { ...prepared.unitEnv, [RUN_ID_ENV]: runId },
-              graceMs,
-            },
-            childGroups,
-          ),
+        machine: await thisMachine(),
+        executor: (runId) => unitExecutor(prepared, config, graceMs, { env: { [RUN_ID_ENV]: runId } }),
         signal: io.signal,
         emit: (event) => reporter.event(event),
-        redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
+        redactor: runRedactor(io.env, config),
       },
     );
   } finally {
@@ -90,19 +78,20 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
     io.stderr.write(explainOutcome('refused: ', outcome));
     return EXIT.refused;
   }
-  const what = direction === 'lock' ? 'lockdown' : 'unlock';
-  if (outcome.result.ok) {
-    human.write(`${paint.green(`${what} completed`)} (${lockdown.steps.length} steps, run ${outcome.runId})\n`);
-    return EXIT.ok;
-  }
-  io.stderr.write(
-    `platctl: ${outcome.result.message}\n${(outcome.result.details ?? []).map((d) => `  ${d}\n`).join('')}`,
-  );
+  const text = renderLockdownEnd(outcome.result, {
+    direction,
+    steps: lockdown.steps.length,
+    runId: outcome.runId,
+    paint,
+  });
+  if (text.human !== undefined) human.write(text.human);
+  if (text.stderr !== undefined) io.stderr.write(text.stderr);
+  if (outcome.result.ok) return EXIT.ok;
   return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.failed;
 });
 
 /** `lockdown --dry-run`: each step in the order the run takes them, with its exact terragrunt command line. */
-function lockdownPlan(
+async function lockdownPlan(
   config: PlatctlConfig,
   lockdown: LockdownConfig,
   direction: LockDirection,
@@ -110,24 +99,17 @@ function lockdownPlan(
   env: CliIo['env'],
   json: boolean,
   paint: Paint,
-): string {
+): Promise<string> {
   const tools = chooseTools(config, env);
-  const steps = stepsFor(lockdown, direction).map((step, i) => {
-    const job = {
-      unit: step.unit,
-      command: 'apply' as const,
-      absDir: absDir(step.unit),
-      tfArgs: [...(config.units[step.unit]?.apply_args ?? []), ...argsFor(step, direction)],
-      attempt: 1,
-      timeoutMs: config.units[step.unit]?.timeout ?? config.unit_timeout,
-    };
-    const commandLine = formatCommandLine([
-      tools.binary,
-      ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args),
-    ]);
-    return { index: i, id: step.id, unit: step.unit, command: commandLine };
+  const view = await buildLockdownPlan({
+    config,
+    lockdown,
+    direction,
+    commandLine: (unit, tfArgs) => {
+      const timeoutMs = config.units[unit]?.timeout ?? config.unit_timeout;
+      const job = { unit, command: 'apply' as const, absDir: absDir(unit), tfArgs, attempt: 1, timeoutMs };
+      return [tools.binary, ...terragruntArgs(job, tools.tfPath, config.terragrunt.extra_args)];
+    },
   });
-  if (json) return `${JSON.stringify({ direction, retry: lockdown.retry ?? null, steps })}\n`;
-  const title = `${paint.bold(direction === 'lock' ? 'lockdown plan' : 'unlock plan')}: ${steps.length} steps\n`;
-  return title + steps.map((step) => `${step.index + 1}. ${step.id} (${step.unit})\n   ${step.command}\n`).join('');
+  return json ? `${JSON.stringify(view)}\n` : renderLockdownPlan(view, paint);
 }

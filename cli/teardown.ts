@@ -5,6 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
+import { renderTeardownConfirm } from '../engine/reporters/plan.js';
 import type { ConfirmRequest } from '../engine/run.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import type { MetricsSink } from './metrics.js';
@@ -17,12 +18,9 @@ import type { CliIo, GlobalOptions } from './verb.js';
 import { defineVerb } from './verb.js';
 import { TEARDOWN_GRAMMAR } from './commands/teardown.js';
 
-/** Units listed by name in the prompt before "and N more". */
-const LISTED = 15;
-
 /**
- * Shows what will be destroyed on `output` and reads the answer from `input`; only `yes` confirms (a destroy is not
- * something a stray Enter or `y` should start).
+ * Shows what will be destroyed on `output` (engine/reporters/plan.ts words it) and reads the answer from `input`;
+ * only `yes` confirms (a destroy is not something a stray Enter or `y` should start).
  */
 export async function confirmTeardown(
   request: ConfirmRequest,
@@ -31,17 +29,7 @@ export async function confirmTeardown(
   paint: Paint,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  const listed = request.toRun.slice(0, LISTED).map((id) => `  - ${id}\n`);
-  const more = request.toRun.length > LISTED ? [`  … and ${request.toRun.length - LISTED} more\n`] : [];
-  const what = request.resuming ? `Resuming teardown ${request.resuming}: ` : '';
-  output.write(
-    `${what}${paint.red(paint.bold(`this destroys ${request.toRun.length} unit${request.toRun.length === 1 ? '' : 's'}`))} in ${request.envs.join(', ') || '(none)'}, dependents first:\n` +
-      `${listed.join('')}${more.join('')}` +
-      (request.kept.length > 0 ? `Kept (teardown floor, never destroyed): ${request.kept.join(', ')}\n` : '') +
-      (request.excluded.length > 0
-        ? `Excluded (a Terragrunt exclude block, never destroyed): ${request.excluded.join(', ')}\n`
-        : ''),
-  );
+  output.write(renderTeardownConfirm(request, paint));
   if (request.toRun.length === 0) return true;
   if (signal?.aborted) return false;
   const rl = createInterface({ input, output, terminal: false });

@@ -1,11 +1,11 @@
 /**
  * What a walk (`bootstrap`, `teardown`) shows: the live reporter it picks for the terminal it has, the command lines
- * it prints (as typed, and the one that resumes it), and the closing words and exit code for each way a run ends.
+ * it prints (as typed, and the one that resumes it), and where the closing words go (engine/reporters/outcome.ts
+ * words them) and the exit code for each way a run ends.
  */
 import { explainOutcome } from '../discover/problem-text.js';
 import type { Reporter } from '../engine/events.js';
 import { combineReporters } from '../engine/events.js';
-import type { UnitId } from '../engine/graph.js';
 import { formatCommandLine } from '../engine/logs.js';
 import { JsonReporter } from '../engine/reporters/json.js';
 import type { Paint } from '../engine/reporters/paint.js';
@@ -13,7 +13,8 @@ import type { HeartbeatOptions } from '../engine/reporters/lines.js';
 import { DEFAULT_HEARTBEAT_MS } from '../engine/reporters/lines.js';
 import { secondsSetting } from './env-settings.js';
 import { PlainReporter } from '../engine/reporters/plain.js';
-import { renderSummary } from '../engine/reporters/summary.js';
+import type { RunTrack } from '../engine/reporters/outcome.js';
+import { renderRunEnd } from '../engine/reporters/outcome.js';
 import { TtyReporter } from '../engine/reporters/tty.js';
 import type { RunResult } from '../engine/run.js';
 import type { RunState } from '../engine/state.js';
@@ -85,16 +86,10 @@ export function resumeCommand(command: RunCommand, args: WalkVerbArgs & GlobalOp
   return formatCommandLine(['platctl', command, '--resume', ...envs, ...sharedFlags(args)]);
 }
 
-/** What the run's events told about it, for the summary: each failed unit's last lines and the run's duration. */
-export interface RunTrack {
-  readonly failureLines: Map<UnitId, readonly string[]>;
-  durationMs?: number;
-}
-
-/** One line of problem text with its details and hint, as every refusal prints it. */
 /**
- * Says how the run ended and returns its exit code (`completed` runs the verb's completion step, whose code then
- * replaces 0). Human words go to `human` (stderr under `--json`, so stdout stays one JSON stream).
+ * Says how the run ended (engine/reporters/outcome.ts words it) and returns its exit code (`completed` runs the
+ * verb's completion step, whose code then replaces 0). Human words go to `human` (stderr under `--json`, so stdout
+ * stays one JSON stream).
  */
 export async function reportOutcome(
   result: RunResult,
@@ -109,38 +104,16 @@ export async function reportOutcome(
   },
 ): Promise<number> {
   const { command, args, io, paint, human, track } = context;
-  switch (result.type) {
-    case 'invalid':
-      io.stderr.write(explainOutcome('', result));
-      return EXIT.usage;
-    case 'refused':
-      io.stderr.write(explainOutcome('refused: ', result));
-      return EXIT.refused;
-    case 'cancelled':
-      io.stderr.write(`platctl: ${command} cancelled; nothing was changed\n`);
-      return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
-    case 'finished': {
-      human.write(
-        renderSummary({
-          state: result.state,
-          lastLines: track.failureLines,
-          paint,
-          resumeCommand: resumeCommand(command, args),
-          ...(track.durationMs === undefined ? {} : { durationMs: track.durationMs }),
-          problems: result.problems,
-        }),
-      );
-      if (result.fenced !== undefined) {
-        io.stderr.write(
-          `platctl: refused: ${result.fenced}; no unit was started after that, the running ones finished, and the ` +
-            `local state has everything.\n  hint: once no other run holds the lock, continue with ` +
-            `${resumeCommand(command, args)}\n`,
-        );
-        return EXIT.refused;
-      }
-      if (result.status === 'completed') return (await context.completed?.(result.state)) ?? EXIT.ok;
-      if (result.status === 'interrupted') return exitCodeForSignal(io.signal.reason);
-      return EXIT.failed;
-    }
+  if (result.type === 'invalid' || result.type === 'refused') {
+    io.stderr.write(explainOutcome(result.type === 'refused' ? 'refused: ' : '', result));
+    return result.type === 'refused' ? EXIT.refused : EXIT.usage;
   }
+  const text = renderRunEnd(result, { command, paint, track, resumeCommand: resumeCommand(command, args) });
+  if (text.human !== undefined) human.write(text.human);
+  if (text.stderr !== undefined) io.stderr.write(text.stderr);
+  if (result.type === 'cancelled') return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
+  if (result.fenced !== undefined) return EXIT.refused;
+  if (result.status === 'completed') return (await context.completed?.(result.state)) ?? EXIT.ok;
+  if (result.status === 'interrupted') return exitCodeForSignal(io.signal.reason);
+  return EXIT.failed;
 }

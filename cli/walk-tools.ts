@@ -4,14 +4,30 @@
  * Shared by `bootstrap`, `teardown` and `lockdown`.
  */
 import { stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { PlatctlConfig } from '../config/schema.js';
-import { DEFAULT_GRACE_MS, chooseTools, resolveExecutable } from '../engine/terragrunt.js';
+import { DEFAULT_GRACE_MS, TerragruntExecutor, chooseTools, resolveExecutable } from '../engine/terragrunt.js';
+import type { TerragruntSettings } from '../engine/terragrunt.js';
+import type { LockEnvironment } from '../engine/lock.js';
+import { procMachine } from '../engine/lock.js';
+import { Redactor, secretValues } from '../engine/redact.js';
+import type { Project } from './project.js';
+import { childGroups, processAlive } from './signals.js';
 import { secondsSetting } from './env-settings.js';
 import type { Resolved } from '../engine/terragrunt.js';
 import { checkWorktree } from '../engine/worktree.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
+
+/** terragrunt and tf_path as chosen (configuration, or PLATCTL_* from where platctl runs), each looked up. */
+async function findTools(root: string, config: PlatctlConfig, io: CliIo) {
+  const tools = chooseTools(config, io.env);
+  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
+  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
+  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
+  return { tools, binary, tf };
+}
 
 /**
  * The terragrunt binary and `--tf-path` argument a run would use, for printing its command lines: resolved like a
@@ -22,10 +38,7 @@ export async function toolsForPlan(
   config: PlatctlConfig,
   io: CliIo,
 ): Promise<{ binary: string; tfPathArg: string }> {
-  const tools = chooseTools(config, io.env);
-  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
-  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
-  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
+  const { tools, binary, tf } = await findTools(root, config, io);
   return {
     binary: binary.type === 'ok' ? binary.path : tools.binary,
     tfPathArg: tools.tfPath.includes('/') && tf.type === 'ok' ? tf.path : tools.tfPath,
@@ -63,14 +76,11 @@ export async function prepareTools(
     return { ok: false, exitCode: EXIT.refused };
   }
 
-  const tools = chooseTools(config, io.env);
-  const toolBase = (source: string): string => (source.startsWith('PLATCTL_') ? io.cwd : root);
-  const binary = await resolveExecutable(tools.binary, io.env, toolBase(tools.binarySource));
+  const { tools, binary, tf } = await findTools(root, config, io);
   if (binary.type === 'missing') {
     io.stderr.write(missingTool('terragrunt', tools.binary, tools.binarySource, binary, configPath));
     return { ok: false, exitCode: EXIT.refused };
   }
-  const tf = await resolveExecutable(tools.tfPath, io.env, toolBase(tools.tfPathSource));
   if (tf.type === 'missing') {
     io.stderr.write(missingTool('tf_path', tools.tfPath, tools.tfPathSource, tf, configPath));
     return { ok: false, exitCode: EXIT.refused };
@@ -128,4 +138,39 @@ function missingTool(
 /** `PLATCTL_KILL_GRACE`: seconds between SIGINT and SIGKILL (default 30; cli/env-settings.ts bounds it). */
 export function killGraceMs(env: CliIo['env']): number {
   return secondsSetting(env, 'PLATCTL_KILL_GRACE', DEFAULT_GRACE_MS);
+}
+
+/** Terragrunt for a run's units: the tools found, the units' environment (`env` added), the configured flags. */
+export function unitExecutor(
+  tools: ToolsReady,
+  config: PlatctlConfig,
+  graceMs: number,
+  more: { readonly env?: Readonly<Record<string, string>>; readonly jobEnv?: TerragruntSettings['jobEnv'] } = {},
+): TerragruntExecutor {
+  return new TerragruntExecutor(
+    {
+      binary: tools.binary.path,
+      tfPath: tools.tfPathArg,
+      extraArgs: config.terragrunt.extra_args,
+      env: { ...tools.unitEnv, ...more.env },
+      graceMs,
+      ...(more.jobEnv ? { jobEnv: more.jobEnv } : {}),
+    },
+    childGroups,
+  );
+}
+
+/** This process on this machine, for the repository lock. */
+export function thisMachine(): Promise<LockEnvironment> {
+  return procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive });
+}
+
+/** What a run hides from its logs and output: the secrets of platctl's environment and of `terragrunt.env`. */
+export function runRedactor(env: CliIo['env'], config: PlatctlConfig): Redactor {
+  return new Redactor([...secretValues(env), ...secretValues(config.terragrunt.env)]);
+}
+
+/** A unit's directory: as discovered, else its graph entry's under the root. */
+export function unitDir({ root, discovery }: Pick<Project, 'root' | 'discovery'>): (unit: string) => string {
+  return (unit) => discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit);
 }

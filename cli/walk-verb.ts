@@ -3,29 +3,31 @@
  * print the whole plan (`--dry-run`) or run it through `executeRun` and say how it ended. Each phase is a function
  * below, in the order a run goes through them.
  */
-import { hostname } from 'node:os';
-import { resolve } from 'node:path';
-import type { PlatctlConfig } from '../config/schema.js';
+import type { ConvergeConfig, PlatctlConfig } from '../config/schema.js';
 import type { OutputReader } from '../converge/checks.js';
-import type { ConvergeDeps } from '../converge/run.js';
+import { runConvergence } from '../converge/run.js';
+import type { PhaseContext, PhaseResult } from '../engine/phases.js';
+import { walkPhases } from '../engine/walk-phases.js';
 import { excludedUnits } from '../discover/exclude.js';
 import type { WalkEvent } from '../engine/events.js';
 import type { UnitId } from '../engine/graph.js';
-import { procMachine } from '../engine/lock.js';
 import type { ExclusionsOf, SelectionArgs } from '../engine/plan.js';
 import { planRun } from '../engine/plan.js';
-import { Redactor, secretValues } from '../engine/redact.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest, RunDeps, RunRequest, RunResult } from '../engine/run.js';
 import { RUN_ID_ENV, executeRun } from '../engine/run.js';
 import type { SharedBackend } from '../engine/shared-run.js';
 import type { RunState } from '../engine/state.js';
-import { TerragruntExecutor, detectTfVersion, providerCacheDecision, terragruntArgs } from '../engine/terragrunt.js';
+import { detectTfVersion, providerCacheDecision, terragruntArgs } from '../engine/terragrunt.js';
 import type { RunTracer } from '../engine/tracing.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
-import { manualStepsPhase } from '../hooks/manual-steps.js';
+import { manualStepsPhase, stepsForRun } from '../hooks/manual-steps.js';
+import { planWaits } from '../converge/plan.js';
+import { buildWalkPlan } from '../engine/walk-plan.js';
+import { renderWalkPlan } from '../engine/reporters/plan.js';
+import { RunTrack } from '../engine/reporters/outcome.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
 import { terminalAsk, whoAmI } from './manual-steps.js';
@@ -33,21 +35,24 @@ import { manualCheckRunner } from '../hooks/manual-step-checks.js';
 import type { MetricsSink } from './metrics.js';
 import { selectionEnvs } from './metrics.js';
 import { bootstrapParkRefusal } from './park-status.js';
-import { walkPhases } from './phases.js';
 import type { Project } from './project.js';
 import { loadProject } from './project.js';
 import { sharedBackend } from './shared-state.js';
-import { childGroups, handleInterruptions, processAlive } from './signals.js';
+import { childGroups, handleInterruptions } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
-import { buildWalkPlan, renderWalkPlan } from './walk-plan.js';
-import type { RunTrack } from './walk-output.js';
 import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
 import type { ToolsReady } from './walk-tools.js';
-import { killGraceMs, prepareTools, toolsForPlan } from './walk-tools.js';
+import {
+  killGraceMs,
+  prepareTools,
+  runRedactor,
+  thisMachine,
+  toolsForPlan,
+  unitDir,
+  unitExecutor,
+} from './walk-tools.js';
 import { platctlVersion } from './version.js';
-import { rollbackPreview } from '../engine/rollback.js';
-import { optionalUnits } from '../engine/rollback-run.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
 export interface WalkVerbHooks {
@@ -111,10 +116,9 @@ export async function runWalkVerb(
   // shown any more, so the error is dropped and the run stops its units and saves its state as on any signal.
   for (const stream of [io.stdout, io.stderr]) dropWriteErrors(stream);
   const reporter = makeReporter(args, io, paint);
-  const track: RunTrack = { failureLines: new Map() };
+  const track = new RunTrack();
   const emit = (event: WalkEvent): void => {
-    if (event.type === 'unit-failed') track.failureLines.set(event.unit, event.last_lines.slice(-8));
-    if (event.type === 'run-finished') track.durationMs = event.duration_ms;
+    track.event(event);
     hooks.tracer?.walkEvent(event);
     reporter.event(event);
   };
@@ -167,12 +171,12 @@ async function refuseToStart(
 }
 
 function walkScope(command: RunCommand, args: Args, project: Project): WalkScope {
-  const { root, discovery } = project;
+  const { discovery } = project;
   return {
     selection: { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true },
     preventDestroy: new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id)),
     excluded: (scope) => excludedUnits(scope, discovery.units, tfCommandFor(command)),
-    absDir: (unit) => discovery.units.get(unit)?.absDir ?? resolve(root, discovery.graph.get(unit)?.dir ?? unit),
+    absDir: unitDir(project),
   };
 }
 
@@ -211,22 +215,21 @@ async function printDryRun(
       ? {
           hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
           recover: { 'helm-pending': recoverySwitches(config, args).has('helm-pending') ? 'on' : 'off' },
-          runCheck: manualCheckRunner(root, io.env, config, childGroups),
+          manualSteps: {
+            forRun: (units) => stepsForRun(config.manual_steps, units),
+            runCheck: manualCheckRunner(root, io.env, config, childGroups),
+          },
+          convergeWaits: (run) =>
+            planWaits({ converge: config.converge, environments: Object.keys(config.environments), ...run }),
         }
+      : {}),
+    ...(rollbackMode(command, args, config).rollback === 'on_failure'
+      ? { rollback: { graph: discovery.graph, preventDestroy } }
       : {}),
     signal: io.signal,
   });
-  const rollback =
-    rollbackMode(command, args, config).rollback === 'on_failure'
-      ? rollbackPreview({
-          graph: discovery.graph,
-          walkOrder: view.waves.flat(),
-          optional: optionalUnits(config),
-          floor: (id) => config.units[id]?.teardown_skip === true || preventDestroy.has(id),
-        })
-      : undefined;
-  if (args.json) io.stdout.write(`${JSON.stringify(rollback ? { ...view, rollback } : view)}\n`);
-  else io.stdout.write(renderWalkPlan(view, paint) + (rollback ? renderRollbackPreview(rollback) : ''));
+  if (args.json) io.stdout.write(`${JSON.stringify(view)}\n`);
+  else io.stdout.write(renderWalkPlan(view, paint));
   return EXIT.ok;
 }
 
@@ -253,19 +256,6 @@ async function dropUnsafeProviderCache(
     delete unitEnv.TF_PLUGIN_CACHE_DIR;
     emit({ type: 'warning', at: new Date().toISOString(), message: decision.message });
   }
-}
-
-/** The dry run's rollback lines: per unit, what its failed apply would destroy, or the rule that holds. */
-function renderRollbackPreview(preview: ReturnType<typeof rollbackPreview>): string {
-  const lines = [
-    'rollback on failure (at most: units that stood before the run, found by the probe, are spared):',
-    ...preview.map(({ unit, destroys, rule }) =>
-      rule !== undefined
-        ? `  if ${unit} fails: nothing destroyed (${rule})`
-        : `  if ${unit} fails: destroy ${destroys.join(', ')}`,
-    ),
-  ];
-  return `${lines.join('\n')}\n`;
 }
 
 /**
@@ -317,27 +307,20 @@ async function runDeps(
   const graceMs = killGraceMs(io.env);
   return {
     now: () => Date.now(),
-    machine: await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }),
+    machine: await thisMachine(),
     groups: childGroups,
     executor: (runId) =>
-      new TerragruntExecutor(
-        {
-          binary: tools.binary.path,
-          tfPath: tools.tfPathArg,
-          extraArgs: config.terragrunt.extra_args,
-          env: { ...tools.unitEnv, [RUN_ID_ENV]: runId },
-          graceMs,
-          ...(hooks.tracer ? { jobEnv: (job) => hooks.tracer!.childEnv(job.unit) } : {}),
-        },
-        childGroups,
-      ),
+      unitExecutor(tools, config, graceMs, {
+        env: { [RUN_ID_ENV]: runId },
+        ...(hooks.tracer ? { jobEnv: (job) => hooks.tracer!.childEnv(job.unit) } : {}),
+      }),
     signal: io.signal,
     emit: context.emit,
-    redactor: new Redactor([...secretValues(io.env), ...secretValues(config.terragrunt.env)]),
+    redactor: runRedactor(io.env, config),
     graceMs,
     phases: walkPhases(command, config, {
       lockdown: args.lockdown === true,
-      hooks: productionHooks({ environments: config.environments, env: io.env }),
+      unitHooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
       ...(command === 'bootstrap'
         ? {
             recoveries: productionRecoveries({
@@ -351,8 +334,8 @@ async function runDeps(
       ...(command === 'bootstrap' && config.manual_steps.length > 0
         ? { beforeRun: manualSteps(root, config, args, io, paint) }
         : {}),
-      ...(command === 'bootstrap' && (config.converge?.waits.length ?? 0) > 0
-        ? { converge: await convergeDeps(project, io, outputReader(project, tools, graceMs)) }
+      ...(command === 'bootstrap' && config.converge && config.converge.waits.length > 0
+        ? { converge: await convergence(project, config.converge, io, outputReader(project, tools, graceMs)) }
         : {}),
     }),
     ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
@@ -361,31 +344,29 @@ async function runDeps(
 }
 
 /**
- * The convergence waits' looks: validate's checks over validate's cluster access, and `output` waits' reader (loaded
- * only when configured).
+ * The convergence waits, looking with validate's checks over validate's cluster access, and `output` waits' reader
+ * (loaded only when configured).
  */
-async function convergeDeps(project: Project, io: CliIo, outputs: OutputReader): Promise<ConvergeDeps> {
+async function convergence(
+  project: Project,
+  converge: ConvergeConfig,
+  io: CliIo,
+  outputs: OutputReader,
+): Promise<(ctx: PhaseContext) => Promise<PhaseResult>> {
   const [{ createValidateDeps }, { LOOK_TIMEOUT_MS, waitLooks }] = await Promise.all([
     import('../validate/index.js'),
     import('../converge/checks.js'),
   ]);
-  return { look: waitLooks(createValidateDeps({ config: project.config, env: io.env }), LOOK_TIMEOUT_MS, outputs) };
+  const deps = {
+    look: waitLooks(createValidateDeps({ config: project.config, env: io.env }), LOOK_TIMEOUT_MS, outputs),
+  };
+  return (ctx) => runConvergence(ctx, converge, Object.keys(project.config.environments), deps);
 }
 
 /** `terragrunt output -json` of a unit, with the run's tools and environment; one look's bound is its signal's. */
 function outputReader(project: Project, tools: ToolsReady, graceMs: number): OutputReader {
-  const executor = new TerragruntExecutor(
-    {
-      binary: tools.binary.path,
-      tfPath: tools.tfPathArg,
-      extraArgs: project.config.terragrunt.extra_args,
-      env: tools.unitEnv,
-      graceMs,
-    },
-    childGroups,
-  );
-  const absDir = (unit: string): string =>
-    project.discovery.units.get(unit)?.absDir ?? resolve(project.root, project.discovery.graph.get(unit)?.dir ?? unit);
+  const executor = unitExecutor(tools, project.config, graceMs);
+  const absDir = unitDir(project);
   return (unit, signal, timeoutMs) => executor.readOutputs({ unit, absDir: absDir(unit), timeoutMs }, signal);
 }
 

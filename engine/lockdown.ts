@@ -22,7 +22,7 @@ import type { Redactor } from './redact.js';
 import { makeRunId, phaseApply } from './run.js';
 import type { LockStepRecord, LockdownRecord, PhaseRecords } from './state.js';
 import type { Step, StepEvent, StepJournal, TryResult } from './steps.js';
-import { runSteps } from './steps.js';
+import { describeSteps, runSteps } from './steps.js';
 import { abortableSleep } from './timers.js';
 
 export type LockdownConfig = NonNullable<PlatctlConfig['lockdown']>;
@@ -58,12 +58,12 @@ export function judgeStep(result: Pick<PhaseApplyResult, 'outcome' | 'output' | 
 }
 
 /** The steps of a direction, in the order they run. */
-export function stepsFor(config: LockdownConfig, direction: LockDirection): readonly LockdownStep[] {
+function stepsFor(config: LockdownConfig, direction: LockDirection): readonly LockdownStep[] {
   return direction === 'lock' ? config.steps : [...config.steps].reverse();
 }
 
 /** The extra arguments of a step's apply in a direction. */
-export function argsFor(step: LockdownStep, direction: LockDirection): readonly string[] {
+function argsFor(step: LockdownStep, direction: LockDirection): readonly string[] {
   return (direction === 'lock' ? step.lock_args : step.unlock_args) ?? [];
 }
 
@@ -83,6 +83,29 @@ type LockFailure = { readonly log: string; readonly verdict: Exclude<StepVerdict
 interface LockAbout {
   readonly step: LockdownStep;
   readonly logName: string;
+}
+
+/** A lockdown step as `--dry-run` shows it: its unit's apply takes `args` after the unit's own `apply_args`. */
+export interface LockStepPlan {
+  readonly id: string;
+  readonly unit: UnitId;
+  readonly args: readonly string[];
+}
+
+/**
+ * The steps of a direction as `--dry-run` shows them, described (engine/steps.ts `describeSteps`) from the same list
+ * {@link runLockdown} runs, so the plan cannot drift from the run.
+ */
+export async function planLockdown(config: LockdownConfig, direction: LockDirection): Promise<LockStepPlan[]> {
+  const apply = (): never => {
+    throw new Error('lockdown: a dry run applies nothing'); // a bug
+  };
+  const out: LockStepPlan[] = [];
+  for await (const { step, description } of describeSteps(lockdownSteps({ apply }, config, direction))) {
+    if (!description) throw new Error(`lockdown: step ${step} has no description`); // a bug: every step has one
+    out.push(description);
+  }
+  return out;
 }
 
 /** Runs the lockdown (or unlock) phase; steps a resumed run already finished in this direction are not run again. */
@@ -118,24 +141,51 @@ export async function runLockdown(
   return lockdownFailure(ctx, direction, about.step, error, log);
 }
 
+/**
+ * Lockdown (unlock) as a phase of a bootstrap (teardown) run: a partial selection skips it, with a warning and a
+ * `skipped` record, unless `force` (`--lockdown`): a few units do not make a finished platform.
+ */
+export async function lockdownPhase(
+  ctx: PhaseContext,
+  config: LockdownConfig,
+  direction: LockDirection,
+  options: { readonly force: boolean; readonly wait?: (ms: number, signal: AbortSignal) => Promise<void> },
+): Promise<PhaseResult> {
+  if (ctx.partial && !options.force) {
+    const what = direction === 'lock' ? 'lockdown' : 'unlock';
+    ctx.emit({
+      type: 'warning',
+      at: new Date(ctx.now()).toISOString(),
+      message:
+        `${what} skipped: this ${ctx.command} covers only part of the units; pass --lockdown to run it anyway, ` +
+        `or run platctl lockdown${direction === 'unlock' ? ' --undo' : ''} on its own`,
+    });
+    await ctx.record({ lockdown: { direction, status: 'skipped', steps: {} } });
+    return { ok: true };
+  }
+  return runLockdown(ctx, config, direction, options.wait);
+}
+
 /** The steps of a direction on the runner: each applies its unit with the direction's arguments. */
 function lockdownSteps(
   ctx: Pick<PhaseContext, 'apply'>,
   config: LockdownConfig,
   direction: LockDirection,
-): Step<LockTry, LockFailure, LockAbout>[] {
+): Step<LockTry, LockFailure, LockAbout, LockStepPlan>[] {
   const retry = { attempts: config.retry?.attempts ?? 1, intervalMs: config.retry?.interval ?? 30_000 };
   const what = direction === 'lock' ? 'lockdown' : 'unlock';
   return stepsFor(config, direction).map((step, index) => {
     const logName = `${what}_${index}_${step.id}`;
+    const extraArgs = argsFor(step, direction);
     return {
       name: step.id,
       about: { step, logName },
       retry,
+      describe: () => Promise.resolve({ id: step.id, unit: step.unit, args: extraArgs }),
       run: async (attempt): Promise<TryResult<LockTry, LockFailure>> => {
         const result = await ctx.apply({
           unit: step.unit,
-          extraArgs: argsFor(step, direction),
+          extraArgs,
           logName,
           title: `${what} step ${step.id}`,
           attempt,

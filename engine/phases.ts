@@ -12,7 +12,7 @@
  *    the run `failed` and `afterWalk` does not run.
  * 5. `afterWalk`: only when the walk completed every unit (bootstrap's lockdown). A failure makes the run `failed`.
  */
-import type { WalkEvent } from './events.js';
+import type { LockDirection, WalkEvent } from './events.js';
 import type { UnitOutcome } from './executor.js';
 import type { UnitId } from './graph.js';
 import type { Plan } from './plan.js';
@@ -20,6 +20,23 @@ import type { ManualStepRecord, PhaseRecords, RunState } from './state.js';
 import type { RunCommand, UnitStatus } from './unit-status.js';
 import type { UnitRecovery } from './recovery.js';
 import type { UnitHook } from './walk.js';
+
+/** The phases a run goes through after the walk, in order, each only while the core stands (engine/run.ts). */
+export const AFTER_WALK_PHASES = ['converge', 'afterWalk'] as const;
+
+/**
+ * Every lifecycle point in the order a run reaches them (`walk`: the units, with `unitHooks` around each). The run
+ * goes through them in this order and the dry-run plan (engine/walk-plan.ts) shows them in it; a test holds the two
+ * together.
+ */
+export const RUN_PHASE_ORDER = ['beforeRun', 'beforeWalk', 'walk', ...AFTER_WALK_PHASES] as const;
+export type RunPhaseName = (typeof RUN_PHASE_ORDER)[number];
+
+/** Where lockdown sits in each run: bootstrap locks down after the walk, teardown unlocks before it. */
+export const LOCKDOWN_PHASE = {
+  bootstrap: { direction: 'lock', phase: 'afterWalk' },
+  teardown: { direction: 'unlock', phase: 'beforeWalk' },
+} as const satisfies Record<RunCommand, { direction: LockDirection; phase: RunPhaseName }>;
 
 export interface RunPhases {
   readonly beforeRun?: (ctx: BeforeRunContext) => Promise<BeforeRunResult>;

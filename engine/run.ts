@@ -18,6 +18,7 @@ import type { LockEnvironment } from './lock.js';
 import { LOCK_FILE, acquireLock, lockRefusal } from './lock.js';
 import { LOGS_DIR, UnitLog, formatCommandLine, logRelPath, prepareRunLogs } from './logs.js';
 import type { PhaseContext, RunPhases } from './phases.js';
+import { AFTER_WALK_PHASES } from './phases.js';
 import type { ExclusionsOf, Plan, SelectionArgs } from './plan.js';
 import { describeDiff, diffScope, planRun } from './plan.js';
 import type { ProcessGroups } from './processes.js';
@@ -656,27 +657,24 @@ async function walkAndAfter(
   // Only optional units failed: the core stands, so convergence and the after-walk phase (lockdown) run; the run
   // still fails.
   let coreDone = status === 'completed' || (status === 'failed' && failures.onlyOptional);
-  if (coreDone && deps.phases?.converge) {
-    const converged = (await stillOurs(run)) ? await deps.phases.converge(phase) : undefined;
-    // A convergence failure is the run's headline (the summary and status show it); nothing is rolled back.
-    if (converged === undefined) status = 'interrupted';
-    else if (!converged.ok) {
-      if (store.state.converge?.status !== 'failed') problems.push(converged.message, ...(converged.details ?? []));
+  for (const name of AFTER_WALK_PHASES) {
+    const runPhase = deps.phases?.[name];
+    if (!coreDone || !runPhase) continue;
+    const ended = (await stillOurs(run)) ? await runPhase(phase) : undefined;
+    if (ended === undefined) status = 'interrupted';
+    else if (!ended.ok) {
+      // A phase recorded as failed is the run's headline (the summary and status show it), not a warning; nothing
+      // is rolled back.
+      if (store.state[PHASE_RECORD[name]]?.status !== 'failed') problems.push(ended.message, ...(ended.details ?? []));
       status = deps.signal.aborted ? 'interrupted' : 'failed';
     }
-    if (converged === undefined || !converged.ok) coreDone = false;
-  }
-  if (coreDone && deps.phases?.afterWalk && !(await stillOurs(run))) status = 'interrupted';
-  else if (coreDone && deps.phases?.afterWalk) {
-    const after = await deps.phases.afterWalk(phase);
-    if (!after.ok) {
-      // A lockdown recorded as failed is the run's headline (the summary and status show it), not a warning.
-      if (store.state.lockdown?.status !== 'failed') problems.push(after.message, ...(after.details ?? []));
-      status = deps.signal.aborted ? 'interrupted' : 'failed';
-    }
+    if (ended === undefined || !ended.ok) coreDone = false;
   }
   return status;
 }
+
+/** Where each phase after the walk records its progress in the state. */
+const PHASE_RECORD = { converge: 'converge', afterWalk: 'lockdown' } as const;
 
 /** The walk of the plan's units, each unit's log opened under the run's logs. */
 function walkUnits(run: RunContext, prepared: Prepared, started: Started, executor: Executor): ReturnType<typeof walk> {

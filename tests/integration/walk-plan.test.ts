@@ -6,7 +6,7 @@
 import { appendFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { WalkPlanView } from '../../cli/walk-plan.js';
+import type { WalkPlanView } from '../../engine/walk-plan.js';
 import { LOCKDOWN_STEPS } from '../helpers/phases-config.js';
 import { ENGINE_FIXTURES, sandbox } from './engine-helpers.js';
 import type { Sandbox } from './engine-helpers.js';
