@@ -11,8 +11,7 @@ import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { Result } from '../config/result.js';
 import type { PlatctlConfig } from '../config/schema.js';
-import type { LockState } from '../engine/lock.js';
-import { inspectLock, procMachine } from '../engine/lock.js';
+import { localLockReader } from '../engine/status-view.js';
 import type { BuildOptions, ReportModel } from '../report/model.js';
 import { defaultName, logHref, outputPath, writeReport } from '../report/output.js';
 import type { ReportFailure, RunSource } from '../report/source.js';
@@ -53,7 +52,7 @@ export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
   }
   const format = args.json ? 'json' : args.format;
   const output = args.output ?? (format === 'json' ? '-' : undefined);
-  const lock = lazyLock(root);
+  const lock = localLockReader(root, { pid: process.pid, host: hostname(), isAlive: processAlive });
   const target = (model: ReportModel) => outputPath(io.cwd, output, defaultName(model));
   // A default name is always in the working directory: the links can be made before the model has a name.
   const reportDir = output === undefined || output === '-' ? io.cwd : dirname(resolve(io.cwd, output));
@@ -93,15 +92,6 @@ export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
   io.stdout.write(`${file}\n`);
   return EXIT.ok;
 });
-
-/** The local lock, read once: whether a run recorded as running still has a live platctl. */
-function lazyLock(root: string): () => Promise<LockState> {
-  let lock: Promise<LockState> | undefined;
-  return () =>
-    (lock ??= procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }).then((machine) =>
-      inspectLock(root, machine),
-    ));
-}
 
 /** The run from the shared backend (the newest, or `--run`) when the configuration has one, else the local state. */
 async function readRun(

@@ -11,11 +11,10 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { LockState } from '../engine/lock.js';
-import { inspectLock, procMachine } from '../engine/lock.js';
 import { noRunJson, noRunMessage, renderRunStatus, statusJson } from '../engine/reporters/status.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { RunState } from '../engine/state.js';
-import { viewRun, withKilledOps } from '../engine/status-view.js';
+import { localLockReader, notLastRunMessage, viewRun, withKilledOps } from '../engine/status-view.js';
 import type { LoadedState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/find.js';
@@ -42,11 +41,7 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
   const shared = await sharedStatus(configured.config, args.run, io);
   if (shared.type === 'error') return shared.exitCode;
   // The local lock, read once: it says whether a run (or a down/up) recorded as running still has a live platctl.
-  let localLock: Promise<LockState> | undefined;
-  const readLocalLock = (): Promise<LockState> =>
-    (localLock ??= procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }).then((machine) =>
-      inspectLock(root, machine),
-    ));
+  const readLocalLock = localLockReader(root, { pid: process.pid, host: hostname(), isAlive: processAlive });
   const park = await withKilledOps(await readParkStatus(root, configured.config, io.env), readLocalLock);
   const view: StatusView = { root, configPath: found.path, json: args.json === true, park, io };
   if (!view.json) io.stdout.write(renderParkStatus(park, args.config === undefined ? [] : ['--config', found.path]));
@@ -56,10 +51,7 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
     }
   const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
   if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
-    io.stderr.write(
-      `platctl: run ${args.run} is not the last run of ${root} (${loaded.state.run_id}); the local backend keeps ` +
-        `only the last run (state.backend s3 keeps them all: docs/state.md)\n`,
-    );
+    io.stderr.write(`platctl: ${notLastRunMessage(args.run, root, loaded.state.run_id)}\n`);
     return EXIT.usage;
   }
   if (loaded.type === 'missing') return noRun(view, shared.type === 'loaded');

@@ -1,7 +1,7 @@
 /**
  * What the environment locks in the shared state bucket say about a run recorded as running (docs/state.md): held by
  * it and fresh (it is live), held by it but not renewed (its platctl is gone), or no lock of it at all. Read by
- * `platctl status` and `platctl report`; the local backend's lock is `lock.ts`'s `inspectLock`.
+ * `platctl status` and `platctl report`; the local backend's lock is read by status-view.ts's `localLockReader`.
  */
 import { readEnvLock } from './env-lock.js';
 import type { LockState } from './lock.js';

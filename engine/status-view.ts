@@ -6,6 +6,7 @@
  */
 import type { StatusCounts } from './events.js';
 import type { LockState } from './lock.js';
+import { inspectLock, procMachine } from './lock.js';
 import { countStatuses } from './reporters/summary.js';
 import { asInterrupted, killedBecause } from './run-ended.js';
 import type { RunState } from './state.js';
@@ -65,4 +66,24 @@ export async function withKilledOps<V extends OpView>(
     out.push(heldByOp(now, last.op) ? view : { ...view, killed: killedBecause(now) });
   }
   return out;
+}
+
+/** `--run` names a run that is not the local state's: the local backend keeps only its last run. */
+export function notLastRunMessage(run: string, root: string, last: string): string {
+  return (
+    `run ${run} is not the last run of ${root} (${last}); the local backend keeps only the last run ` +
+    `(state.backend s3 keeps them all: docs/state.md)`
+  );
+}
+
+/**
+ * The local lock of `root` (`.platctl.lock`), read once on first need: whether a run (or a down/up) recorded as
+ * running still has a live platctl. `self` is this process (its pid, host, and how to tell a pid is alive).
+ */
+export function localLockReader(
+  root: string,
+  self: { readonly pid: number; readonly host: string; readonly isAlive: (pid: number) => boolean },
+): () => Promise<LockState> {
+  let lock: Promise<LockState> | undefined;
+  return () => (lock ??= procMachine(self).then((machine) => inspectLock(root, machine)));
 }

@@ -12,7 +12,7 @@ import type { LockState } from '../engine/lock.js';
 import type { ObjectStore } from '../engine/object-store.js';
 import type { LoadedState, RunState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
-import { heldByOp } from '../engine/status-view.js';
+import { heldByOp, notLastRunMessage } from '../engine/status-view.js';
 import { PARK_DIR, loadParkFile } from '../park/record.js';
 import type { BuildOptions, ParkInput, ReportModel } from './model.js';
 import { buildParkReport, buildWalkReport } from './model.js';
@@ -66,11 +66,7 @@ export async function walkReport(
   }
   if (loaded.type === 'invalid') return failure('invalid-state', loaded.message);
   if (run !== undefined && loaded.state.run_id !== run) {
-    return failure(
-      'not-last-run',
-      `run ${run} is not the last run of ${root} (${loaded.state.run_id}); the local backend keeps only the ` +
-        `last run (state.backend s3 keeps them all: docs/state.md)`,
-    );
+    return failure('not-last-run', notLastRunMessage(run, root, loaded.state.run_id));
   }
   const state = onlyEnvs(loaded.state, envs);
   if (Object.keys(state.units).length === 0 && envs.length > 0) {

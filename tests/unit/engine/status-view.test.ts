@@ -8,7 +8,10 @@ import type { LockState } from '../../../engine/lock.js';
 import { makePaint } from '../../../engine/reporters/paint.js';
 import { noRunJson, noRunMessage, renderRunStatus, statusJson } from '../../../engine/reporters/status.js';
 import type { RunState } from '../../../engine/state.js';
-import { heldByOp, viewRun, withKilledOps } from '../../../engine/status-view.js';
+import { heldByOp, localLockReader, notLastRunMessage, viewRun, withKilledOps } from '../../../engine/status-view.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const at = '2026-01-01T10:00:00.000Z';
 const run = (status: RunState['status'], units: RunState['units']): RunState => ({
@@ -96,6 +99,23 @@ describe('status output', () => {
     expect(noRunMessage('in /r', [])).toBe('platctl: no run recorded in /r; run platctl bootstrap\n');
     expect(noRunMessage('in /r', ['a', 'b'])).toBe(
       'platctl: no bootstrap or teardown run recorded in /r; a, b are parked: platctl up --env a --env b brings them back\n',
+    );
+  });
+});
+
+describe('localLockReader', () => {
+  it('reads the lock once, on first need: no lock file is free', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'platctl-status-'));
+    try {
+      const read = localLockReader(root, { pid: process.pid, host: 'h', isAlive: () => true });
+      const first = read();
+      expect(read()).toBe(first);
+      expect(await first).toEqual({ type: 'free' });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+    expect(notLastRunMessage('r0', '/r', 'r1')).toBe(
+      'run r0 is not the last run of /r (r1); the local backend keeps only the last run (state.backend s3 keeps them all: docs/state.md)',
     );
   });
 });
