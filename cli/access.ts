@@ -14,7 +14,8 @@ import {
   describeEntry,
   listAccess,
   planTargets,
-  policyArnFor,
+  accessEnvs,
+  desiredAccess,
 } from '../cloud/access-plan.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { loadCheckedConfig } from './project.js';
@@ -39,28 +40,7 @@ async function prepare(
   config: PlatctlConfig,
   io: CliIo,
 ): Promise<Prepared> {
-  const list = args.action === 'list';
-  const named = args.env ?? [];
-  const envs =
-    named.length > 0
-      ? named
-      : list
-        ? Object.keys(config.environments).filter((env) => config.environments[env]?.cluster)
-        : Object.keys(config.access);
-  const problems: string[] = [];
-  if (envs.length === 0) {
-    problems.push(
-      list
-        ? 'no environment names a cluster (environments.<env>.cluster.name)'
-        : 'no access.<env> in the configuration: nothing to reconcile',
-    );
-  }
-  for (const env of envs) {
-    const settings = config.environments[env];
-    if (!list && !config.access[env]) problems.push(`environment ${env} has no access.${env}.principals to reconcile`);
-    if (!settings?.cluster) problems.push(`environment ${env} names no cluster (set environments.${env}.cluster.name)`);
-    if (!settings?.aws) problems.push(`environment ${env} has no AWS settings (set environments.${env}.aws.region)`);
-  }
+  const { envs, problems } = accessEnvs(config, args.env ?? [], args.action === 'list');
   if (problems.length > 0) {
     for (const problem of problems) io.stderr.write(`platctl access: ${problem}\n`);
     return { ok: false, exitCode: EXIT.usage };
@@ -86,11 +66,11 @@ async function prepare(
       );
       return { ok: false, exitCode: EXIT.refused };
     }
-    const desired = (config.access[env]?.principals ?? []).map((p) => ({
-      principalArn: p.arn,
-      policyArn: policyArnFor(p.policy, p.arn),
-    }));
-    targets.push({ env, eks: createEksAccess(access.value, settings.cluster.name), desired });
+    targets.push({
+      env,
+      eks: createEksAccess(access.value, settings.cluster.name),
+      desired: desiredAccess(config, env),
+    });
   }
   return { ok: true, targets };
 }

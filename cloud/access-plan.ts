@@ -248,3 +248,53 @@ export async function applyPlans(
   }
   return { outcomes, failed };
 }
+
+/** What `platctl access` reads of the configuration (`.platctl.yaml`'s `environments` and `access`), by shape. */
+export interface AccessSettings {
+  readonly environments: Readonly<Record<string, { readonly cluster?: unknown; readonly aws?: unknown } | undefined>>;
+  readonly access: Readonly<
+    Record<string, { readonly principals: readonly { readonly arn: string; readonly policy: string }[] } | undefined>
+  >;
+}
+
+/**
+ * The environments `platctl access` works on (`named`, else every one with a cluster to list, else every one with
+ * `access.<env>`), and what stops it before any call: an environment without principals, a cluster or AWS settings.
+ */
+export function accessEnvs(
+  settings: AccessSettings,
+  named: readonly string[],
+  list: boolean,
+): { readonly envs: readonly string[]; readonly problems: readonly string[] } {
+  const envs =
+    named.length > 0
+      ? named
+      : list
+        ? Object.keys(settings.environments).filter((env) => settings.environments[env]?.cluster)
+        : Object.keys(settings.access);
+  const problems: string[] = [];
+  if (envs.length === 0) {
+    problems.push(
+      list
+        ? 'no environment names a cluster (environments.<env>.cluster.name)'
+        : 'no access.<env> in the configuration: nothing to reconcile',
+    );
+  }
+  for (const env of envs) {
+    const environment = settings.environments[env];
+    if (!list && !settings.access[env])
+      problems.push(`environment ${env} has no access.${env}.principals to reconcile`);
+    if (!environment?.cluster)
+      problems.push(`environment ${env} names no cluster (set environments.${env}.cluster.name)`);
+    if (!environment?.aws) problems.push(`environment ${env} has no AWS settings (set environments.${env}.aws.region)`);
+  }
+  return { envs, problems };
+}
+
+/** The access `env` should give: each configured principal with its policy's ARN. */
+export function desiredAccess(settings: AccessSettings, env: string): DesiredAccess[] {
+  return (settings.access[env]?.principals ?? []).map((p) => ({
+    principalArn: p.arn,
+    policyArn: policyArnFor(p.policy, p.arn),
+  }));
+}

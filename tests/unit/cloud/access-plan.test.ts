@@ -4,7 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AccessTarget, ReconcileEvent } from '../../../cloud/access-plan.js';
-import { MANAGED_TAG, applyPlans, describeEntry, listAccess, planTargets } from '../../../cloud/access-plan.js';
+import {
+  MANAGED_TAG,
+  accessEnvs,
+  applyPlans,
+  desiredAccess,
+  describeEntry,
+  listAccess,
+  planTargets,
+} from '../../../cloud/access-plan.js';
 import type { AccessEntry, EksAccess } from '../../../cloud/eks-access.js';
 import { failure, ok } from '../../../cloud/result.js';
 
@@ -97,5 +105,37 @@ describe('planTargets and applyPlans', () => {
     expect(cut.failed).toBe(true);
     expect(events[1]).toMatchObject({ type: 'change', interrupted: true });
     expect(eks.calls).toEqual([]);
+  });
+});
+
+describe('accessEnvs and desiredAccess', () => {
+  const settings = {
+    environments: { p: { cluster: {}, aws: {} }, q: { aws: {} }, r: { cluster: {} } },
+    access: { p: { principals: [{ arn: 'arn:aws-cn:iam::1:role/a', policy: 'AmazonEKSViewPolicy' }] } },
+  };
+
+  it('every environment with access, or with a cluster to list, or the named ones, and what stops each', () => {
+    expect(accessEnvs(settings, [], false)).toEqual({ envs: ['p'], problems: [] });
+    expect(accessEnvs(settings, [], true)).toEqual({
+      envs: ['p', 'r'],
+      problems: ['environment r has no AWS settings (set environments.r.aws.region)'],
+    });
+    expect(accessEnvs(settings, ['q'], false).problems).toEqual([
+      'environment q has no access.q.principals to reconcile',
+      'environment q names no cluster (set environments.q.cluster.name)',
+    ]);
+    expect(accessEnvs({ environments: {}, access: {} }, [], false).problems).toEqual([
+      'no access.<env> in the configuration: nothing to reconcile',
+    ]);
+  });
+
+  it('a principal’s policy name becomes its ARN in the principal’s partition', () => {
+    expect(desiredAccess(settings, 'p')).toEqual([
+      {
+        principalArn: 'arn:aws-cn:iam::1:role/a',
+        policyArn: 'arn:aws-cn:eks::aws:cluster-access-policy/AmazonEKSViewPolicy',
+      },
+    ]);
+    expect(desiredAccess(settings, 'q')).toEqual([]);
   });
 });
