@@ -7,9 +7,16 @@
  * Entries platctl did not make (EKS's own for nodes, the cluster creator's, anyone's by hand) are never deleted and
  * never lose a policy: platctl only adds the configured policy to them.
  */
-import type { AccessChange, DesiredAccess } from '../cloud/access-plan.js';
-import { applyChange, describeChange, isManaged, planAccess, policyArnFor, policyName } from '../cloud/access-plan.js';
-import type { AccessEntry, EksAccess } from '../cloud/eks-access.js';
+import type { AccessTarget, ReconcileEvent } from '../cloud/access-plan.js';
+import {
+  applyPlans,
+  describeChange,
+  describeEntry,
+  listAccess,
+  planTargets,
+  accessEnvs,
+  desiredAccess,
+} from '../cloud/access-plan.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { loadCheckedConfig } from './project.js';
 import type { CliIo } from './verb.js';
@@ -25,14 +32,7 @@ export interface AccessArgs {
   'dry-run'?: boolean | undefined;
 }
 
-/** An environment the command works on, with its cluster client. */
-interface Target {
-  readonly env: string;
-  readonly eks: EksAccess;
-  readonly desired: DesiredAccess[];
-}
-
-type Prepared = { ok: true; targets: Target[] } | { ok: false; exitCode: number };
+type Prepared = { ok: true; targets: AccessTarget[] } | { ok: false; exitCode: number };
 
 /** Checks the whole command before any call: environments, clusters, AWS settings; then the credentials. */
 async function prepare(
@@ -40,28 +40,7 @@ async function prepare(
   config: PlatctlConfig,
   io: CliIo,
 ): Promise<Prepared> {
-  const list = args.action === 'list';
-  const named = args.env ?? [];
-  const envs =
-    named.length > 0
-      ? named
-      : list
-        ? Object.keys(config.environments).filter((env) => config.environments[env]?.cluster)
-        : Object.keys(config.access);
-  const problems: string[] = [];
-  if (envs.length === 0) {
-    problems.push(
-      list
-        ? 'no environment names a cluster (environments.<env>.cluster.name)'
-        : 'no access.<env> in the configuration: nothing to reconcile',
-    );
-  }
-  for (const env of envs) {
-    const settings = config.environments[env];
-    if (!list && !config.access[env]) problems.push(`environment ${env} has no access.${env}.principals to reconcile`);
-    if (!settings?.cluster) problems.push(`environment ${env} names no cluster (set environments.${env}.cluster.name)`);
-    if (!settings?.aws) problems.push(`environment ${env} has no AWS settings (set environments.${env}.aws.region)`);
-  }
+  const { envs, problems } = accessEnvs(config, args.env ?? [], args.action === 'list');
   if (problems.length > 0) {
     for (const problem of problems) io.stderr.write(`platctl access: ${problem}\n`);
     return { ok: false, exitCode: EXIT.usage };
@@ -72,7 +51,7 @@ async function prepare(
     import('../cloud/sdk-access.js'),
     import('../cloud/eks-access.js'),
   ]);
-  const targets: Target[] = [];
+  const targets: AccessTarget[] = [];
   for (const env of envs) {
     const settings = config.environments[env];
     if (!settings?.cluster) continue;
@@ -87,106 +66,68 @@ async function prepare(
       );
       return { ok: false, exitCode: EXIT.refused };
     }
-    const desired = (config.access[env]?.principals ?? []).map((p) => ({
-      principalArn: p.arn,
-      policyArn: policyArnFor(p.policy, p.arn),
-    }));
-    targets.push({ env, eks: createEksAccess(access.value, settings.cluster.name), desired });
+    targets.push({
+      env,
+      eks: createEksAccess(access.value, settings.cluster.name),
+      desired: desiredAccess(config, env),
+    });
   }
   return { ok: true, targets };
 }
 
-async function listEntries(targets: readonly Target[], json: boolean, io: CliIo): Promise<number> {
-  const out: { env: string; cluster: string; entries: (AccessEntry & { managed: boolean })[] }[] = [];
-  let failed = false;
-  for (const target of targets) {
-    const entries = await target.eks.list(io.signal);
-    if (!entries.ok) {
-      io.stderr.write(`platctl access: ${target.env}: ${entries.message}${entries.hint ? ` (${entries.hint})` : ''}\n`);
-      failed = true;
-      continue;
-    }
-    out.push({
-      env: target.env,
-      cluster: target.eks.cluster,
-      entries: entries.value.map((entry) => ({ ...entry, managed: isManaged(entry) })),
-    });
-  }
+async function listEntries(targets: readonly AccessTarget[], json: boolean, io: CliIo): Promise<number> {
+  const { clusters, problems } = await listAccess(targets, io.signal);
+  for (const problem of problems) io.stderr.write(`platctl access: ${problem.env}: ${problem.message}\n`);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ environments: out })}\n`);
+    io.stdout.write(`${JSON.stringify({ environments: clusters })}\n`);
   } else {
-    for (const env of out) {
+    for (const env of clusters) {
       io.stdout.write(`${env.env} (cluster ${env.cluster}): ${env.entries.length} access entries\n`);
-      for (const entry of env.entries) {
-        const policies = entry.policies
-          .map(
-            (p) =>
-              `${policyName(p.policyArn)}${p.scope === 'namespace' ? ` [${(p.namespaces ?? []).join(', ')}]` : ''}`,
-          )
-          .join(', ');
-        const by = entry.managed ? 'platctl' : 'not platctl';
-        io.stdout.write(`  ${entry.principalArn}  ${entry.type}  ${by}  ${policies || '(no policy)'}\n`);
-      }
+      for (const entry of env.entries) io.stdout.write(`  ${describeEntry(entry)}\n`);
     }
   }
-  return failed ? EXIT.failed : EXIT.ok;
+  return problems.length > 0 ? EXIT.failed : EXIT.ok;
 }
 
-interface EnvOutcome {
-  env: string;
-  cluster: string;
-  changes: (AccessChange & { status: 'applied' | 'failed' | 'planned' | 'needs-prune'; error?: string })[];
-}
-
-async function reconcile(targets: readonly Target[], args: AccessArgs & { json?: boolean | undefined }, io: CliIo) {
+async function reconcile(
+  targets: readonly AccessTarget[],
+  args: AccessArgs & { json?: boolean | undefined },
+  io: CliIo,
+): Promise<number> {
   const dryRun = args['dry-run'] === true;
   const prune = args.prune === true;
-  const outcomes: EnvOutcome[] = [];
-  let failed = false;
-  // Read every cluster first: a listing that fails leaves every cluster untouched.
-  const plans: { target: Target; changes: AccessChange[] }[] = [];
-  for (const target of targets) {
-    const entries = await target.eks.list(io.signal);
-    if (!entries.ok) {
-      io.stderr.write(`platctl access: ${target.env}: ${entries.message}${entries.hint ? ` (${entries.hint})` : ''}\n`);
-      return EXIT.failed;
-    }
-    plans.push({ target, changes: planAccess(target.desired, entries.value) });
+  const planned = await planTargets(targets, io.signal);
+  if (!planned.ok) {
+    io.stderr.write(`platctl access: ${planned.env}: ${planned.message}\n`);
+    return EXIT.failed;
   }
-  for (const { target, changes } of plans) {
-    const outcome: EnvOutcome = { env: target.env, cluster: target.eks.cluster, changes: [] };
-    outcomes.push(outcome);
-    if (!args.json)
-      io.stdout.write(`${target.env} (cluster ${target.eks.cluster}):${changes.length === 0 ? ' up to date' : ''}\n`);
-    for (const change of changes) {
-      const line = describeChange(change);
-      if (change.prune && !prune) {
-        outcome.changes.push({ ...change, status: 'needs-prune' });
-        if (!args.json) io.stdout.write(`  ${line} (with --prune)\n`);
-        continue;
-      }
-      if (dryRun || io.signal.aborted) {
-        outcome.changes.push({ ...change, status: 'planned' });
-        if (!args.json) io.stdout.write(`  ${line}${dryRun ? '' : ' (not done: interrupted)'}\n`);
-        if (!dryRun) failed = true;
-        continue;
-      }
-      const result = await applyChange(target.eks, change, io.signal);
-      if (result.ok) {
-        outcome.changes.push({ ...change, status: 'applied' });
-        if (!args.json) io.stdout.write(`  ${line}: done\n`);
-      } else {
-        failed = true;
-        const error = `${result.message}${result.hint ? ` (${result.hint})` : ''}`;
-        outcome.changes.push({ ...change, status: 'failed', error });
-        if (!args.json) io.stdout.write(`  ${line}: FAILED\n`);
-        io.stderr.write(`platctl access: ${target.env}: ${error}\n`);
-      }
-    }
-  }
+  const { outcomes, failed } = await applyPlans(planned.plans, { dryRun, prune, signal: io.signal }, (event) => {
+    if (!args.json) io.stdout.write(reconcileLine(event, dryRun));
+    if (event.type === 'change' && event.change.status === 'failed')
+      io.stderr.write(`platctl access: ${event.env}: ${event.change.error ?? ''}\n`);
+  });
   if (args.json) io.stdout.write(`${JSON.stringify({ dry_run: dryRun, prune, environments: outcomes })}\n`);
   else if (dryRun) io.stdout.write('Dry run: nothing was changed.\n');
   return failed ? EXIT.failed : EXIT.ok;
+}
+
+/** What `platctl access` prints as a cluster is reconciled: its name, then each change and what became of it. */
+function reconcileLine(event: ReconcileEvent, dryRun: boolean): string {
+  if (event.type === 'cluster') {
+    const { target, changes } = event.plan;
+    return `${target.env} (cluster ${target.eks.cluster}):${changes.length === 0 ? ' up to date' : ''}\n`;
+  }
+  const line = describeChange(event.change);
+  switch (event.change.status) {
+    case 'needs-prune':
+      return `  ${line} (with --prune)\n`;
+    case 'planned':
+      return `  ${line}${dryRun ? '' : ' (not done: interrupted)'}\n`;
+    case 'applied':
+      return `  ${line}: done\n`;
+    case 'failed':
+      return `  ${line}: FAILED\n`;
+  }
 }
 
 export const accessVerb = defineVerb(ACCESS_GRAMMAR, async (args, io) => {

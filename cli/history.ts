@@ -5,8 +5,8 @@
 import { dirname } from 'node:path';
 import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
-import type { RunSummary } from '../engine/shared-state.js';
 import { listRuns } from '../engine/shared-state.js';
+import { renderHistory } from '../engine/reporters/history.js';
 import { stateStore } from './shared-state.js';
 import { EXIT, defineVerb } from './verb.js';
 import { HISTORY_GRAMMAR } from './commands/history.js';
@@ -60,37 +60,3 @@ export const historyVerb = defineVerb(HISTORY_GRAMMAR, async (args, io) => {
   io.stdout.write(renderHistory(runs.value.runs));
   return damaged.length > 0 ? EXIT.failed : EXIT.ok;
 });
-
-/** One line per run, aligned columns. */
-export function renderHistory(runs: readonly RunSummary[]): string {
-  const rows = [
-    ['RUN', 'VERB', 'BY', 'STARTED', 'DURATION', 'RESULT', 'ENVIRONMENTS'],
-    ...runs.map((run) => [
-      run.run_id,
-      run.command,
-      `${run.by.user}@${run.by.host}`,
-      run.started_at.replace(/\.\d+Z$/, 'Z'),
-      run.duration_ms === undefined ? '-' : formatDuration(run.duration_ms),
-      run.status + (run.resumes > 0 ? ` (resumed ${run.resumes}x)` : ''),
-      run.envs.join(','),
-    ]),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  return rows
-    .map(
-      (row) =>
-        `${row
-          .map((cell, i) => cell.padEnd(widths[i]!))
-          .join('  ')
-          .trimEnd()}\n`,
-    )
-    .join('');
-}
-
-function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}

@@ -5,13 +5,13 @@
  *
  * `platctl kubeconfig token --env E`: prints an `ExecCredential` with a token for E's cluster.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { EnvironmentConfig } from '../config/schema.js';
 import { kubeconfigFiles } from '../cloud/kube.js';
-import type { ClusterEntry, KubeconfigDocument } from '../cloud/kubeconfig-merge.js';
+import type { ClusterEntry } from '../cloud/kubeconfig-merge.js';
 import { contextName, mergeKubeconfig } from '../cloud/kubeconfig-merge.js';
+import { clusterEntry, readKubeconfig } from '../cloud/kubeconfig-access.js';
 import { loadConfigOnly } from './project.js';
 import { platctlBin } from './version.js';
 import type { ArgsOf } from './options.js';
@@ -52,47 +52,31 @@ async function writeKubeconfig(
       }
       continue;
     }
-    const cloud = createEnvCloud({ envName: env, settings, env: io.env });
-    const described = await cloud.describeCluster(io.signal);
-    if (!described.ok) {
-      io.stderr.write(`platctl: ${env}: ${described.message}${described.hint ? ` (${described.hint})` : ''}\n`);
+    const entry = await clusterEntry(env, createEnvCloud({ envName: env, settings, env: io.env }), io.signal);
+    if (!entry.ok) {
+      io.stderr.write(`platctl: ${entry.message}\n`);
       failed = true;
       continue;
     }
-    const { endpoint, caData, status } = described.value;
-    if (!endpoint || !caData) {
-      io.stderr.write(`platctl: ${env}: cluster ${described.value.name} has no endpoint yet (status ${status})\n`);
-      failed = true;
-      continue;
-    }
-    entries.push({ env, endpoint, caData });
+    entries.push(entry.value);
   }
   if (entries.length === 0) {
     if (!failed) io.stderr.write('platctl: no environment names a cluster (environments.<env>.cluster.name)\n');
     return failed ? EXIT.failed : EXIT.usage;
   }
   const target = kubeconfigTarget(args.output, io);
-  const { parse, stringify } = await import('yaml');
-  let existing: KubeconfigDocument = {};
-  if (existsSync(target)) {
-    try {
-      const parsed: unknown = parse(await readFile(target, 'utf8'));
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-        existing = parsed as KubeconfigDocument;
-      else if (parsed !== null && parsed !== undefined) throw new Error('not a mapping');
-    } catch (error) {
-      io.stderr.write(
-        `platctl: ${target} is not a kubeconfig (${error instanceof Error ? error.message : String(error)}); left unchanged\n`,
-      );
-      return EXIT.failed;
-    }
+  const existing = await readKubeconfig(target);
+  if (!existing.ok) {
+    io.stderr.write(`platctl: ${target} is not a kubeconfig (${existing.message}); left unchanged\n`);
+    return EXIT.failed;
   }
-  const merged = mergeKubeconfig(existing, entries, {
+  const merged = mergeKubeconfig(existing.value, entries, {
     command: args['exec-command'] ?? 'platctl',
     configPath,
   });
   await mkdir(dirname(target), { recursive: true });
   // Temp file + rename: kubectl running concurrently never reads half a file. 0600: it names credentials helpers.
+  const { stringify } = await import('yaml');
   await writeFileAtomic(target, stringify(merged), { mode: 0o600 });
   for (const entry of entries) io.stdout.write(`context ${contextName(entry.env)} -> ${entry.endpoint} (${target})\n`);
   await warnUnlessRunnable(args['exec-command'], target, io);
@@ -161,22 +145,16 @@ async function printToken(
     io.stderr.write(`platctl: ${credentials.message}${credentials.hint ? ` (${credentials.hint})` : ''}\n`);
     return EXIT.refused;
   }
-  const { eksToken, execCredential } = await import('../cloud/eks-token.js');
-  let signed: { token: EksToken; credentialsExpireAt: number | undefined };
-  try {
-    // Credentials are resolved here: an expired SSO session surfaces as the error.
-    const identity = await credentials.value();
-    signed = { token: await eksToken(cluster, region, identity), credentialsExpireAt: identity.expiration?.getTime() };
-  } catch (error) {
-    const { describeAwsError, loginHint } = await import('../cloud/auth-errors.js');
-    io.stderr.write(
-      `platctl: cannot sign an EKS token for ${cluster}: ${describeAwsError(error)} (${loginHint(settings.aws?.profile)})\n`,
-    );
+  const { signEksToken } = await import('../cloud/kubeconfig-access.js');
+  const signed = await signEksToken(cluster, region, credentials.value, settings.aws?.profile);
+  if (!signed.ok) {
+    io.stderr.write(`platctl: ${signed.message}\n`);
     return EXIT.refused;
   }
-  // Outside the catch: a failure from here on is a bug of platctl's, reported as one, never as a login problem.
-  io.stdout.write(`${JSON.stringify(execCredential(signed.token))}\n`);
-  await keepUnchanged(cacheRequest, signed.token, signed.credentialsExpireAt, io);
+  const { execCredential } = await import('../cloud/eks-token.js');
+  // Outside signEksToken's catch: a failure from here on is a bug of platctl's, reported as one, never as a login problem.
+  io.stdout.write(`${JSON.stringify(execCredential(signed.value.token))}\n`);
+  await keepUnchanged(cacheRequest, signed.value.token, signed.value.credentialsExpireAt, io);
   return EXIT.ok;
 }
 

@@ -7,15 +7,14 @@
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type { RunFacts, RunResultLabel, MetricsVerb } from '../engine/metrics.js';
+import type { MetricsVerb } from '../engine/metrics.js';
+import type { MetricsCollector } from '../engine/metrics-collect.js';
 import type { RunResult } from '../engine/run.js';
 import type { EnvOutcome, ParkEvent } from '../park/run.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
 export { METRICS_OPTION } from './commands/shared.js';
-
-type Facts = Omit<RunFacts, 'verb' | 'exitCode' | 'endedAtMs' | 'envs'>;
 
 /** What a verb tells the metrics as it learns it; every method does nothing without `--metrics-file`. */
 export interface MetricsSink {
@@ -42,84 +41,30 @@ const NO_SINK: MetricsSink = {
   walk: () => undefined,
 };
 
-/** The environment of a unit id (`<env>/<path>`). */
-const envOf = (unit: string): string => unit.split('/')[0] ?? unit;
-
-class Collector implements MetricsSink {
-  envList: readonly string[] | undefined;
-  facts: Facts = {};
-  readonly perEnv = new Map<string, { result?: RunResultLabel; startedMs?: number; endedMs?: number }>();
-
-  envs(envs: readonly string[]): void {
-    this.envList = [...new Set(envs)].sort();
-  }
-
-  validate(report: Parameters<MetricsSink['validate']>[0]): void {
-    this.facts = {
-      ...this.facts,
-      validateDurationMs: report.durationMs,
-      checks: report.checks.map((c) => ({ env: c.env ?? '', check: c.id, ok: c.status === 'pass' })),
-    };
-  }
-
-  parkEvents(next: (event: ParkEvent) => void): (event: ParkEvent) => void {
-    return (event) => {
-      if (event.type === 'env-started') this.perEnv.set(event.env, { startedMs: Date.parse(event.at) });
-      if (event.type === 'env-finished') {
-        const known = this.perEnv.get(event.env) ?? {};
-        this.perEnv.set(event.env, { ...known, endedMs: Date.parse(event.at) });
-      }
+/**
+ * The sink of a run with `--metrics-file`: the verbs' own words (park events and outcomes, the walk's result) told to
+ * engine/metrics-collect.ts's collector, which knows only environments, checks and units.
+ */
+function collectorSink(collector: MetricsCollector): MetricsSink {
+  return {
+    envs: (envs) => collector.envs(envs),
+    validate: (report) => collector.validate(report),
+    parkEvents: (next) => (event) => {
+      if (event.type === 'env-started') collector.envStarted(event.env, Date.parse(event.at));
+      if (event.type === 'env-finished') collector.envFinished(event.env, Date.parse(event.at));
       next(event);
-    };
-  }
-
-  async park(root: string, outcomes: readonly EnvOutcome[]): Promise<void> {
-    const { loadParkFile } = await import('../park/record.js');
-    const parked: { env: string; parked: boolean }[] = [];
-    const nodeGroups: { env: string; group: string; desired: number }[] = [];
-    for (const outcome of outcomes) {
-      const { env, op, status } = outcome;
-      this.perEnv.set(env, { ...this.perEnv.get(env), result: parkResult(status) });
-      const file = await loadParkFile(root, env);
-      const record = file.type === 'ok' ? file.file.record : undefined;
-      if (status === 'completed') parked.push({ env, parked: op === 'down' });
-      else if (record) parked.push({ env, parked: record.status === 'parked' });
-      // The sizes are known once the node-groups step is done (this run or the one it resumed): 0 after down, the
-      // recorded ones after up. Mid-step (or before it) the run cannot say, so it writes nothing for them.
-      if (record && (status === 'completed' || outcome.done_steps.includes('node-groups'))) {
-        for (const [group, size] of Object.entries(record.node_groups))
-          nodeGroups.push({ env, group, desired: op === 'down' ? 0 : size.desired });
-      }
-    }
-    this.facts = { ...this.facts, parked, nodeGroups };
-  }
-
-  walk(result: RunResult): void {
-    if (result.type !== 'finished') return;
-    const units = Object.entries(result.state.units).flatMap(([unit, state]) =>
-      state.duration_ms === undefined ? [] : [{ env: envOf(unit), unit, durationMs: state.duration_ms }],
-    );
-    this.facts = { ...this.facts, units };
-    // The run's own units say which environments it covered (a resumed run's selection is in its state).
-    const envs = units.length > 0 ? units.map((u) => u.env) : Object.keys(result.state.units).map(envOf);
-    if (envs.length > 0) this.envs(envs);
-  }
-}
-
-function parkResult(status: EnvOutcome['status']): RunResultLabel {
-  switch (status) {
-    case 'completed':
-    case 'nothing-to-do':
-    case 'planned':
-      return 'success';
-    case 'failed':
-      return 'failure';
-    case 'refused':
-    case 'fenced':
-      return 'refused';
-    case 'interrupted':
-      return 'interrupted';
-  }
+    },
+    park: async (root, outcomes) => {
+      const { loadParkFile } = await import('../park/record.js');
+      await collector.park(outcomes, async (env) => {
+        const file = await loadParkFile(root, env);
+        return file.type === 'ok' ? file.file.record : undefined;
+      });
+    },
+    walk: (result) => {
+      if (result.type === 'finished') collector.walk(result.state);
+    },
+  };
 }
 
 /**
@@ -162,11 +107,12 @@ export async function withMetrics(
     io.stderr.write(`platctl: ${problem}\n`);
     return EXIT.usage;
   }
-  const collector = new Collector();
+  const { MetricsCollector } = await import('../engine/metrics-collect.js');
+  const collector = new MetricsCollector();
   const started = Date.now();
   let exitCode: number = EXIT.bug;
   try {
-    exitCode = await body(collector);
+    exitCode = await body(collectorSink(collector));
     return exitCode;
   } finally {
     await writeCollected(verb, resolve(io.cwd, path), collector, { exitCode, started }, io);
@@ -176,34 +122,26 @@ export async function withMetrics(
 async function writeCollected(
   verb: MetricsVerb,
   path: string,
-  collector: Collector,
+  collector: MetricsCollector,
   run: { readonly exitCode: number; readonly started: number },
   io: CliIo,
 ): Promise<void> {
   if (collector.envList === undefined) return;
-  const { resultForExitCode, writeMetricsFile } = await import('../engine/metrics.js');
-  const endedAtMs = Date.now();
-  const runResult = resultForExitCode(run.exitCode);
-  const envs = collector.envList.map((env) => {
-    const seen = collector.perEnv.get(env);
-    const start = seen?.startedMs ?? run.started;
-    return { env, result: seen?.result ?? runResult, durationMs: (seen?.endedMs ?? endedAtMs) - start };
-  });
-  const written = await writeMetricsFile(path, {
-    ...collector.facts,
-    verb,
-    exitCode: run.exitCode,
-    endedAtMs,
-    envs,
-  });
+  const { writeMetricsFile } = await import('../engine/metrics.js');
+  const facts = collector.runFacts(verb, { exitCode: run.exitCode, startedMs: run.started, endedAtMs: Date.now() });
+  if (facts === undefined) return;
+  const written = await writeMetricsFile(path, facts);
   if (!written.ok) io.stderr.write(`platctl: warning: ${written.message}; the run's exit code is unchanged\n`);
 }
 
-/** The environments a bootstrap/teardown covers: `--env`, else those of `--unit`, else every environment. */
+/**
+ * The environments a bootstrap/teardown covers: `--env`, else those of `--unit` (`<env>/<path>`), else every
+ * environment. (engine/metrics-collect.ts is loaded only with `--metrics-file`: its envOfUnit is not imported here.)
+ */
 export function selectionEnvs(
   args: { readonly env?: readonly string[] | undefined; readonly unit?: readonly string[] | undefined },
   environments: Readonly<Record<string, unknown>>,
 ): string[] {
-  const named = [...(args.env ?? []), ...(args.unit ?? []).map(envOf)];
+  const named = [...(args.env ?? []), ...(args.unit ?? []).map((unit) => unit.split('/')[0] ?? unit)];
   return named.length > 0 ? named : Object.keys(environments);
 }

@@ -3,21 +3,18 @@
  * (docs/state.md) by hand. A run on the s3 backend does it on its own (the first run uploads a local state); these are
  * for a person who wants to look at or move a state without running anything.
  */
-import { constants } from 'node:fs';
-import { copyFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { LOCK_FILE, lockHeld, procMachine } from '../engine/lock.js';
-import { errorCode, describeFsError } from '../engine/fs-errors.js';
 import { loadRemoteLatest, uploadState } from '../engine/shared-state.js';
-import { STATE_FILE, backupName, loadState } from '../engine/state.js';
+import { STATE_FILE, loadState } from '../engine/state.js';
+import { replaceLocalState } from '../engine/state-pull.js';
 import { runAuthor, stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 import { STATE_GRAMMAR } from './commands/state.js';
-import { writeFileAtomic } from '../config/atomic-write.js';
 
 export const stateVerb = defineVerb(STATE_GRAMMAR, async (args, io) => {
   const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
@@ -50,27 +47,12 @@ export const stateVerb = defineVerb(STATE_GRAMMAR, async (args, io) => {
       io.stderr.write(`platctl: ${remote.value.message}\n`);
       return EXIT.failed;
     }
-    const local = await loadState(root);
-    const kept = local.type === 'missing' ? undefined : backupName(Date.now());
-    const target = join(root, STATE_FILE);
-    let copied = false;
-    try {
-      // A copy, not a move, then a whole-or-nothing replace: a full disk or a crash mid-pull leaves the local state
-      // as it was, never a torn file for the next --resume.
-      if (kept !== undefined) {
-        copied = true;
-        await copyFile(target, join(root, kept), constants.COPYFILE_EXCL);
-      }
-      await writeFileAtomic(target, `${JSON.stringify(remote.value.state)}\n`);
-    } catch (error) {
-      // Our copy only (a partial one on a full disk): never a backup some other run made.
-      if (copied && errorCode(error) !== 'EEXIST')
-        await rm(join(root, kept ?? ''), { force: true }).catch(() => undefined);
-      io.stderr.write(
-        `platctl: refused: ${describeFsError('write', target, error)}; ${STATE_FILE} is unchanged, nothing pulled\n`,
-      );
+    const replaced = await replaceLocalState(root, remote.value.state, Date.now());
+    if (!replaced.ok) {
+      io.stderr.write(`platctl: refused: ${replaced.message}; ${STATE_FILE} is unchanged, nothing pulled\n`);
       return EXIT.refused;
     }
+    const { kept } = replaced;
     io.stdout.write(
       `pulled run ${remote.value.state.run_id} (${remote.value.state.command}, ${remote.value.state.status}) into ` +
         `${join(root, STATE_FILE)}${kept ? `; the previous file is kept as ${kept}` : ''}\n`,

@@ -10,13 +10,11 @@
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
-import { compareIds } from '../engine/graph.js';
 import type { LockState } from '../engine/lock.js';
-import { inspectLock, procMachine } from '../engine/lock.js';
-import { countStatuses, renderStatus } from '../engine/reporters/summary.js';
+import { noRunJson, noRunMessage, renderRunStatus, statusJson } from '../engine/reporters/status.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { RunState } from '../engine/state.js';
-import { asInterrupted, killedBecause } from '../engine/run-ended.js';
+import { localLockReader, notLastRunMessage, viewRun, withKilledOps } from '../engine/status-view.js';
 import type { LoadedState } from '../engine/state.js';
 import { STATE_FILE, loadState } from '../engine/state.js';
 import { findConfig } from '../config/find.js';
@@ -43,12 +41,8 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
   const shared = await sharedStatus(configured.config, args.run, io);
   if (shared.type === 'error') return shared.exitCode;
   // The local lock, read once: it says whether a run (or a down/up) recorded as running still has a live platctl.
-  let localLock: Promise<LockState> | undefined;
-  const readLocalLock = (): Promise<LockState> =>
-    (localLock ??= procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive }).then((machine) =>
-      inspectLock(root, machine),
-    ));
-  const park = await withKilledParks(await readParkStatus(root, configured.config, io.env), readLocalLock);
+  const readLocalLock = localLockReader(root, { pid: process.pid, host: hostname(), isAlive: processAlive });
+  const park = await withKilledOps(await readParkStatus(root, configured.config, io.env), readLocalLock);
   const view: StatusView = { root, configPath: found.path, json: args.json === true, park, io };
   if (!view.json) io.stdout.write(renderParkStatus(park, args.config === undefined ? [] : ['--config', found.path]));
   else
@@ -57,10 +51,7 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
     }
   const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
   if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
-    io.stderr.write(
-      `platctl: run ${args.run} is not the last run of ${root} (${loaded.state.run_id}); the local backend keeps ` +
-        `only the last run (state.backend s3 keeps them all: docs/state.md)\n`,
-    );
+    io.stderr.write(`platctl: ${notLastRunMessage(args.run, root, loaded.state.run_id)}\n`);
     return EXIT.usage;
   }
   if (loaded.type === 'missing') return noRun(view, shared.type === 'loaded');
@@ -90,26 +81,16 @@ interface StatusView {
 /** No bootstrap or teardown run is recorded: say where status looked, and what to run. */
 function noRun({ root, json, park, io }: StatusView, fromShared: boolean): number {
   const where = fromShared ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
-  // bootstrap refuses a parked environment: the advice for one is up.
   const parked = park.filter((view) => parkVerdict(view) === 'parked').map((view) => view.env);
-  io.stderr.write(
-    parked.length > 0
-      ? `platctl: no bootstrap or teardown run recorded ${where}; ${parked.join(', ')} ` +
-          `${parked.length === 1 ? 'is' : 'are'} parked: platctl up ${parked.map((env) => `--env ${env}`).join(' ')} ` +
-          `brings ${parked.length === 1 ? 'it' : 'them'} back\n`
-      : `platctl: no run recorded ${where}; run platctl bootstrap\n`,
-  );
-  if (json) {
-    const out = { run: null, units: [], counts: null, complete: false, park: parkStatusJson(park) };
-    io.stdout.write(`${JSON.stringify(out)}\n`);
-  }
+  io.stderr.write(noRunMessage(where, parked));
+  if (json) io.stdout.write(noRunJson(parkStatusJson(park)));
   // A checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
   return statusExitCode(park.some((view) => view.record !== undefined) ? EXIT.ok : EXIT.failed, park);
 }
 
 /**
  * The recorded run, unit by unit (or as JSON). A run recorded as running whose lock has no live holder was killed:
- * shown as interrupted, with how that is known.
+ * shown as interrupted, with how that is known (engine/status-view.ts).
  */
 function showRun(
   { configPath, json, park, io }: StatusView,
@@ -117,37 +98,13 @@ function showRun(
   lock: LockState | undefined,
   namedConfig: boolean,
 ): number {
-  const live = lock?.type === 'held';
-  const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
-  const state = killed === undefined ? recorded : asInterrupted(recorded);
-  const counts = countStatuses(state);
-  // An excluded unit needs nothing: Terragrunt's exclude block leaves it out, and it counts as applied.
-  const complete =
-    state.status === 'completed' && counts.completed + counts.excluded === Object.keys(state.units).length;
-  if (json) {
-    const { units, ...run } = state;
-    io.stdout.write(
-      `${JSON.stringify({
-        run: { ...run, in_progress: live, ...(killed === undefined ? {} : { killed: true }) },
-        units: Object.entries(units)
-          .sort((a, b) => compareIds(a[0], b[0]))
-          .map(([id, unit]) => ({ id, ...unit })),
-        counts,
-        complete,
-        park: parkStatusJson(park),
-      })}\n`,
-    );
-  } else {
-    io.stdout.write(renderStatus(state, makePaint(io.color), { live }));
-    if (killed !== undefined) io.stdout.write(`The run did not end: platctl was killed (${killed}).\n`);
-    if (state.status !== 'completed' && !live) {
-      const config = namedConfig ? ` --config ${configPath}` : '';
-      // --env names which run to resume (the shared backend keeps many: docs/state.md).
-      const envs = state.args.env.map((env) => ` --env ${env}`).join('');
-      io.stdout.write(`Resume with: platctl ${state.command} --resume${envs}${config}\n`);
-    }
-  }
-  return statusExitCode(complete ? EXIT.ok : EXIT.failed, park);
+  const view = viewRun(recorded, lock);
+  io.stdout.write(
+    json
+      ? statusJson(view, parkStatusJson(park))
+      : renderRunStatus(view, makePaint(io.color), namedConfig ? configPath : undefined),
+  );
+  return statusExitCode(view.complete ? EXIT.ok : EXIT.failed, park);
 }
 
 /**
@@ -161,25 +118,6 @@ function statusExitCode(code: number, park: readonly ParkView[]): number {
   if (verdicts.includes('unknown')) return EXIT.refused;
   if (code !== EXIT.ok || verdicts.includes('trouble')) return EXIT.failed;
   return verdicts.includes('parked') ? EXIT.parked : code;
-}
-
-/**
- * Marks each environment whose journal says its last down/up is running while no live platctl of that verb holds
- * the lock: it was killed, and `killedBecause` (engine/run-ended.ts) says how that is known (as for a bootstrap run).
- */
-async function withKilledParks(views: ParkView[], lock: () => Promise<LockState>): Promise<ParkView[]> {
-  const out: ParkView[] = [];
-  for (const view of views) {
-    const last = view.last;
-    if (last?.status !== 'running') {
-      out.push(view);
-      continue;
-    }
-    const now = await lock();
-    const live = now.type === 'held' && now.holder.command.startsWith(`platctl ${last.op}`);
-    out.push(live ? view : { ...view, killed: killedBecause(now) });
-  }
-  return out;
 }
 
 type SharedStatus =
@@ -227,34 +165,12 @@ async function sharedStatus(
   if (!config) return { type: 'local' };
   const store = await stateStore(config.state, io);
   if (!store) return { type: 'local' };
-  const { envsOf } = await import('../engine/shared-state.js');
   const shared = await readSharedRun(store, run, io);
   if (shared.type === 'error') return shared;
   const state = shared.loaded;
   return {
     type: 'loaded',
     loaded: state,
-    lock: async (recorded) => {
-      const { readEnvLock } = await import('../engine/env-lock.js');
-      for (const env of envsOf(recorded)) {
-        const found = await readEnvLock(store, env);
-        if (!found.ok) return { type: 'unreadable', message: found.message };
-        const value = found.value;
-        if (value.type !== 'held' || value.holder.run_id !== recorded.run_id) continue;
-        const holder = {
-          pid: value.holder.pid,
-          host: value.holder.host,
-          command: value.holder.command,
-          started_at: value.holder.started_at,
-        };
-        if (!value.stale) return { type: 'held', holder };
-        return {
-          type: 'stale',
-          holder,
-          why: `its lock of environment ${env} was not renewed for ${Math.round(value.ageMs / 1000)} s`,
-        };
-      }
-      return { type: 'free' };
-    },
+    lock: async (recorded) => (await import('../engine/run-lock.js')).sharedRunLock(store, recorded),
   };
 }

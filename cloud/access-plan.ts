@@ -115,3 +115,186 @@ export async function applyChange(eks: EksAccess, change: AccessChange, signal: 
       return eks.remove(change.principalArn, signal);
   }
 }
+
+/** An environment `platctl access` works on: its cluster's client and the access it should give. */
+export interface AccessTarget {
+  readonly env: string;
+  readonly eks: EksAccess;
+  readonly desired: readonly DesiredAccess[];
+}
+
+/** A failure to read or change one environment's cluster, as one line: what, and the hint in parentheses. */
+export interface AccessProblem {
+  readonly env: string;
+  readonly message: string;
+}
+
+const problemOf = (env: string, failed: { readonly message: string; readonly hint?: string | undefined }) => ({
+  env,
+  message: `${failed.message}${failed.hint ? ` (${failed.hint})` : ''}`,
+});
+
+/** One cluster's entries as `platctl access list` shows them, each marked whether platctl made it. */
+export interface ClusterAccess {
+  readonly env: string;
+  readonly cluster: string;
+  readonly entries: (AccessEntry & { readonly managed: boolean })[];
+}
+
+/** Every target's entries; a cluster that cannot be read is a problem, and the others are listed all the same. */
+export async function listAccess(
+  targets: readonly AccessTarget[],
+  signal: AbortSignal,
+): Promise<{ readonly clusters: ClusterAccess[]; readonly problems: AccessProblem[] }> {
+  const clusters: ClusterAccess[] = [];
+  const problems: AccessProblem[] = [];
+  for (const target of targets) {
+    const entries = await target.eks.list(signal);
+    if (!entries.ok) {
+      problems.push(problemOf(target.env, entries));
+      continue;
+    }
+    const marked = entries.value.map((entry) => ({ ...entry, managed: isManaged(entry) }));
+    clusters.push({ env: target.env, cluster: target.eks.cluster, entries: marked });
+  }
+  return { clusters, problems };
+}
+
+/** One entry of `platctl access list`: principal, type, who made it, and its policies (namespaces in brackets). */
+export function describeEntry(entry: AccessEntry & { readonly managed: boolean }): string {
+  const policies = entry.policies
+    .map((p) => `${policyName(p.policyArn)}${p.scope === 'namespace' ? ` [${(p.namespaces ?? []).join(', ')}]` : ''}`)
+    .join(', ');
+  const by = entry.managed ? 'platctl' : 'not platctl';
+  return `${entry.principalArn}  ${entry.type}  ${by}  ${policies || '(no policy)'}`;
+}
+
+/** A target and the changes that make its cluster match the configuration. */
+export interface AccessPlan {
+  readonly target: AccessTarget;
+  readonly changes: readonly AccessChange[];
+}
+
+/** Reads every cluster first and plans each: a listing that fails leaves every cluster untouched. */
+export async function planTargets(
+  targets: readonly AccessTarget[],
+  signal: AbortSignal,
+): Promise<{ readonly ok: true; readonly plans: AccessPlan[] } | ({ readonly ok: false } & AccessProblem)> {
+  const plans: AccessPlan[] = [];
+  for (const target of targets) {
+    const entries = await target.eks.list(signal);
+    if (!entries.ok) return { ok: false, ...problemOf(target.env, entries) };
+    plans.push({ target, changes: planAccess(target.desired, entries.value) });
+  }
+  return { ok: true, plans };
+}
+
+/** What became of one change: done, failed (with why), only planned (dry run, or interrupted), or left for --prune. */
+export type ChangeOutcome = AccessChange & {
+  readonly status: 'applied' | 'failed' | 'planned' | 'needs-prune';
+  readonly error?: string;
+};
+
+/** One environment's changes and what became of them (`platctl access --json`). */
+export interface AccessOutcome {
+  readonly env: string;
+  readonly cluster: string;
+  readonly changes: ChangeOutcome[];
+}
+
+/** What `applyPlans` tells as it goes, for the CLI to print. */
+export type ReconcileEvent =
+  | { readonly type: 'cluster'; readonly plan: AccessPlan }
+  | {
+      readonly type: 'change';
+      readonly env: string;
+      readonly change: ChangeOutcome;
+      /** A planned change that was not made because the run was interrupted. */
+      readonly interrupted: boolean;
+    };
+
+/**
+ * Applies each plan's changes in order, telling each as it ends: a prune change only with `prune`, nothing with
+ * `dryRun`, and after an abort the rest only as planned. `failed` when a change failed or an abort left one undone.
+ */
+export async function applyPlans(
+  plans: readonly AccessPlan[],
+  options: { readonly dryRun: boolean; readonly prune: boolean; readonly signal: AbortSignal },
+  tell: (event: ReconcileEvent) => void,
+): Promise<{ readonly outcomes: AccessOutcome[]; readonly failed: boolean }> {
+  const { dryRun, prune, signal } = options;
+  const outcomes: AccessOutcome[] = [];
+  let failed = false;
+  for (const plan of plans) {
+    const { target } = plan;
+    const outcome: AccessOutcome = { env: target.env, cluster: target.eks.cluster, changes: [] };
+    outcomes.push(outcome);
+    tell({ type: 'cluster', plan });
+    for (const change of plan.changes) {
+      const interrupted = !dryRun && signal.aborted;
+      let done: ChangeOutcome;
+      if (change.prune && !prune) done = { ...change, status: 'needs-prune' };
+      else if (dryRun || interrupted) done = { ...change, status: 'planned' };
+      else {
+        const result = await applyChange(target.eks, change, signal);
+        done = result.ok
+          ? { ...change, status: 'applied' }
+          : { ...change, status: 'failed', error: problemOf(target.env, result).message };
+      }
+      if (done.status === 'failed' || (done.status === 'planned' && interrupted)) failed = true;
+      outcome.changes.push(done);
+      tell({ type: 'change', env: target.env, change: done, interrupted: done.status === 'planned' && interrupted });
+    }
+  }
+  return { outcomes, failed };
+}
+
+/** What `platctl access` reads of the configuration (`.platctl.yaml`'s `environments` and `access`), by shape. */
+export interface AccessSettings {
+  readonly environments: Readonly<Record<string, { readonly cluster?: unknown; readonly aws?: unknown } | undefined>>;
+  readonly access: Readonly<
+    Record<string, { readonly principals: readonly { readonly arn: string; readonly policy: string }[] } | undefined>
+  >;
+}
+
+/**
+ * The environments `platctl access` works on (`named`, else every one with a cluster to list, else every one with
+ * `access.<env>`), and what stops it before any call: an environment without principals, a cluster or AWS settings.
+ */
+export function accessEnvs(
+  settings: AccessSettings,
+  named: readonly string[],
+  list: boolean,
+): { readonly envs: readonly string[]; readonly problems: readonly string[] } {
+  const envs =
+    named.length > 0
+      ? named
+      : list
+        ? Object.keys(settings.environments).filter((env) => settings.environments[env]?.cluster)
+        : Object.keys(settings.access);
+  const problems: string[] = [];
+  if (envs.length === 0) {
+    problems.push(
+      list
+        ? 'no environment names a cluster (environments.<env>.cluster.name)'
+        : 'no access.<env> in the configuration: nothing to reconcile',
+    );
+  }
+  for (const env of envs) {
+    const environment = settings.environments[env];
+    if (!list && !settings.access[env])
+      problems.push(`environment ${env} has no access.${env}.principals to reconcile`);
+    if (!environment?.cluster)
+      problems.push(`environment ${env} names no cluster (set environments.${env}.cluster.name)`);
+    if (!environment?.aws) problems.push(`environment ${env} has no AWS settings (set environments.${env}.aws.region)`);
+  }
+  return { envs, problems };
+}
+
+/** The access `env` should give: each configured principal with its policy's ARN. */
+export function desiredAccess(settings: AccessSettings, env: string): DesiredAccess[] {
+  return (settings.access[env]?.principals ?? []).map((p) => ({
+    principalArn: p.arn,
+    policyArn: policyArnFor(p.policy, p.arn),
+  }));
+}

@@ -1,0 +1,89 @@
+/**
+ * `platctl status`'s reading of the recorded state: a run recorded as running is believed only while its lock has a
+ * live holder (else it was killed, and shows as interrupted: `run-ended.ts`), whether the run completed, and which
+ * down/up recorded as running was killed. Pure apart from the lock reads its callers pass in; the lock itself is read
+ * by the CLI (local file or the shared bucket's environment locks).
+ */
+import type { StatusCounts } from './events.js';
+import type { LockState } from './lock.js';
+import { inspectLock, procMachine } from './lock.js';
+import { countStatuses } from './reporters/summary.js';
+import { asInterrupted, killedBecause } from './run-ended.js';
+import type { RunState } from './state.js';
+
+/** The recorded run as status shows it. */
+export interface RunView {
+  /** The run as it really is: interrupted when it was killed. */
+  readonly state: RunState;
+  /** A live platctl holds its lock: it is running now. */
+  readonly live: boolean;
+  /** Why the run, recorded as running, is known to have been killed; undefined when it was not. */
+  readonly killed?: string | undefined;
+  readonly counts: StatusCounts;
+  /** The run completed and every unit is applied (an excluded unit needs nothing: it counts as applied). */
+  readonly complete: boolean;
+}
+
+/** The run `recorded` as it really is, given its lock (read only when it is recorded as running). */
+export function viewRun(recorded: RunState, lock: LockState | undefined): RunView {
+  const live = lock?.type === 'held';
+  const killed = recorded.status === 'running' && !live ? killedBecause(lock) : undefined;
+  const state = killed === undefined ? recorded : asInterrupted(recorded);
+  const counts = countStatuses(state);
+  const complete =
+    state.status === 'completed' && counts.completed + counts.excluded === Object.keys(state.units).length;
+  return { state, live, killed, counts, complete };
+}
+
+/** Whether `lock` is held by a live platctl running `op` (`down`, `up`): what its command line starts with. */
+export function heldByOp(lock: LockState, op: string): boolean {
+  return lock.type === 'held' && lock.holder.command.startsWith(`platctl ${op}`);
+}
+
+/** An environment's view whose last operation (a down or up) may be recorded as running. */
+export interface OpView {
+  readonly last?: { readonly status: string; readonly op: string } | undefined;
+  readonly killed?: string | undefined;
+}
+
+/**
+ * Marks each view whose journal says its last down/up is running while no live platctl of that verb holds the lock:
+ * it was killed, and `killedBecause` says how that is known (as for a bootstrap run). The lock is read only when a
+ * view needs it.
+ */
+export async function withKilledOps<V extends OpView>(
+  views: readonly V[],
+  lock: () => Promise<LockState>,
+): Promise<V[]> {
+  const out: V[] = [];
+  for (const view of views) {
+    const last = view.last;
+    if (last?.status !== 'running') {
+      out.push(view);
+      continue;
+    }
+    const now = await lock();
+    out.push(heldByOp(now, last.op) ? view : { ...view, killed: killedBecause(now) });
+  }
+  return out;
+}
+
+/** `--run` names a run that is not the local state's: the local backend keeps only its last run. */
+export function notLastRunMessage(run: string, root: string, last: string): string {
+  return (
+    `run ${run} is not the last run of ${root} (${last}); the local backend keeps only the last run ` +
+    `(state.backend s3 keeps them all: docs/state.md)`
+  );
+}
+
+/**
+ * The local lock of `root` (`.platctl.lock`), read once on first need: whether a run (or a down/up) recorded as
+ * running still has a live platctl. `self` is this process (its pid, host, and how to tell a pid is alive).
+ */
+export function localLockReader(
+  root: string,
+  self: { readonly pid: number; readonly host: string; readonly isAlive: (pid: number) => boolean },
+): () => Promise<LockState> {
+  let lock: Promise<LockState> | undefined;
+  return () => (lock ??= procMachine(self).then((machine) => inspectLock(root, machine)));
+}
