@@ -17,7 +17,7 @@ const LAYERS = {
   discover: ['config', 'engine/graph.ts', 'engine/timers.ts'],
   hooks: ['config', 'engine', 'cloud'],
   // validate's checks run on the pure ready-queue the walk uses (engine/scheduler.ts imports only engine/graph.ts).
-  validate: ['config', 'engine/graph.ts', 'engine/scheduler.ts', 'engine/timers.ts', 'cloud'],
+  validate: ['config', 'engine/graph.ts', 'engine/scheduler.ts', 'engine/timers.ts', 'engine/check-report.ts', 'cloud'],
   park: ['config', 'engine', 'cloud'],
   report: ['config', 'engine', 'park'],
   converge: ['config', 'engine', 'cloud', 'validate'],

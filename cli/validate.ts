@@ -41,15 +41,17 @@ async function loadForValidate(args: ValidateArgs & GlobalOptions, io: CliIo, ne
 
 /** Writes the report: the table and verdict on stdout, or JSON on stdout and the verdict on stderr. */
 export async function printReport(report: ValidateReport, json: boolean, io: CliIo): Promise<void> {
-  const { renderTable, renderVerdict, toJson } = await import('../validate/render.js');
+  const { renderTable, renderVerdict, toJson } = await import('../engine/reporters/validate.js');
+  const { makePaint } = await import('../engine/reporters/paint.js');
+  const colour = { paint: makePaint(io.color), color: io.color };
   const columns = (io.stdout as { columns?: number }).columns;
   if (json) {
     io.stdout.write(`${JSON.stringify(toJson(report))}\n`);
-    io.stderr.write(renderVerdict(report, { color: io.color }));
+    io.stderr.write(renderVerdict(report, colour));
     return;
   }
-  io.stdout.write(renderTable(report, { color: io.color, ...(columns ? { width: columns } : {}) }));
-  io.stdout.write(renderVerdict(report, { color: io.color }));
+  io.stdout.write(renderTable(report, { ...colour, ...(columns ? { width: columns } : {}) }));
+  io.stdout.write(renderVerdict(report, colour));
 }
 
 /** `--dry-run`: the planned checks (which check each unit gets), with no credentials read and nothing called. */
@@ -59,7 +61,7 @@ export async function printPlan(
   io: CliIo,
 ): Promise<number> {
   const { planChecks } = await import('../validate/plan.js');
-  const { planToJson, renderPlan } = await import('../validate/render.js');
+  const { planToJson, renderPlan } = await import('../engine/reporters/validate.js');
   const plan = planChecks({
     config: project.config,
     units: project.units,

@@ -18,8 +18,6 @@ export type { ValidateDeps } from './deps.js';
 export type { PlanInput, PlannedCheck } from './plan.js';
 export { planChecks, prefixNeedsUnits, checkerFor, stateLocation } from './plan.js';
 export { runChecks, VALIDATE_BUDGET_MS } from './run.js';
-export { renderTable, renderVerdict, toJson } from './render.js';
-export type { ValidateJson } from './render.js';
 export type { CheckResult, CheckStatus, ValidateReport } from './types.js';
 
 export interface ValidateInput extends PlanInput {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ValidateJson } from '../../validate/render.js';
+import type { ValidateJson } from '../../engine/reporters/validate.js';
 import { runCli } from '../helpers/run-cli.js';
 import { until } from '../helpers/wait.js';
 import { PLATCTL } from './engine-helpers.js';

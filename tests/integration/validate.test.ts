@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ssoTokenFile } from '../../cloud/sso.js';
-import type { ValidateJson } from '../../validate/render.js';
+import type { ValidateJson } from '../../engine/reporters/validate.js';
 import { runCli } from '../helpers/run-cli.js';
 import { installCrds } from '../helpers/kube-crds.js';
 import { application, daemonSet, gateway, namespace, node } from '../helpers/kube-objects.js';

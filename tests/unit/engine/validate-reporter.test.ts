@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, renderTable, renderVerdict, toJson } from '../../../validate/render.js';
-import type { ValidateReport } from '../../../validate/types.js';
+import type { ValidateReport } from '../../../engine/check-report.js';
+import { makePaint } from '../../../engine/reporters/paint.js';
+import { formatDuration, renderTable, renderVerdict, toJson } from '../../../engine/reporters/validate.js';
+
+const PLAIN = { paint: makePaint(false), color: false };
+const COLOUR = { paint: makePaint(true), color: true };
 
 const unhealthy: ValidateReport = {
   healthy: false,
@@ -50,7 +54,7 @@ const unhealthy: ValidateReport = {
 
 describe('render', () => {
   it('prints an aligned table with details and hints under failures', () => {
-    expect(renderTable(unhealthy, { color: false })).toBe(
+    expect(renderTable(unhealthy, PLAIN)).toBe(
       [
         'CHECK             TARGET          RESULT  TIME  MESSAGE',
         'iam/credentials   platform        FAIL    12ms  the SSO session of profile platform expired at 2026-06-01T11:00:00.000Z',
@@ -65,17 +69,15 @@ describe('render', () => {
   });
 
   it('colours only the result column when asked', () => {
-    const table = renderTable(unhealthy, { color: true });
-    expect(table).toContain('\x1b[31mFAIL  \x1b[0m');
-    expect(table).toContain('\x1b[32mPASS  \x1b[0m');
+    const table = renderTable(unhealthy, COLOUR);
+    expect(table).toContain('\x1b[31mFAIL  \x1b[39m');
+    expect(table).toContain('\x1b[32mPASS  \x1b[39m');
   });
 
   it('says healthy or not in one line', () => {
-    expect(renderVerdict(unhealthy, { color: false })).toBe(
-      'UNHEALTHY: 2 failed, 1 skipped, 1 passed of 4 checks (1.2s)\n',
-    );
+    expect(renderVerdict(unhealthy, PLAIN)).toBe('UNHEALTHY: 2 failed, 1 skipped, 1 passed of 4 checks (1.2s)\n');
     const healthy: ValidateReport = { healthy: true, durationMs: 80, checks: unhealthy.checks.slice(3) };
-    expect(renderVerdict(healthy, { color: false })).toBe('healthy: 1 of 1 checks passed (80ms)\n');
+    expect(renderVerdict(healthy, PLAIN)).toBe('healthy: 1 of 1 checks passed (80ms)\n');
   });
 
   it('produces the version 1 JSON document', () => {

@@ -1,10 +1,22 @@
 /**
- * Presenting a validate report: a table for people (check, target, result, time, message, with details and hints
- * underneath), a one-line verdict, and the versioned JSON document for machines.
+ * `platctl validate`'s renderer: a table for people (check, target, result, time, message, with details and hints
+ * underneath), a one-line verdict, the versioned JSON document for machines, and the `--dry-run` plan. Colour comes
+ * from the one {@link Paint} every reporter uses, decided by the CLI.
  */
-import type { PlannedCheck } from './plan.js';
-import type { CheckStatus, ValidateReport } from './types.js';
-import { UNHEALTHY } from './types.js';
+import type { CheckPhase, CheckStatus, ValidateReport } from '../check-report.js';
+import { UNHEALTHY } from '../check-report.js';
+import type { Paint } from './paint.js';
+
+/** What the plan shows of a planned check (validate/plan.ts `PlannedCheck` has it and more). */
+export interface PlannedCheckRow {
+  readonly id: string;
+  readonly check: string;
+  readonly target: string;
+  readonly phase: CheckPhase;
+  /** Ids of checks that must pass first. */
+  readonly requires: readonly string[];
+  readonly timeoutMs: number;
+}
 
 /** The `--json` document (version 1). */
 export interface ValidateJson {
@@ -46,8 +58,7 @@ export function toJson(report: ValidateReport): ValidateJson {
 }
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', error: 'ERROR' };
-const COLOUR: Record<CheckStatus, string> = { pass: '\x1b[32m', fail: '\x1b[31m', skip: '\x1b[2m', error: '\x1b[33m' };
-const RESET = '\x1b[0m';
+const COLOUR: Record<CheckStatus, keyof Paint> = { pass: 'green', fail: 'red', skip: 'dim', error: 'yellow' };
 
 /** `12ms`, `1.4s`. */
 export function formatDuration(ms: number): string {
@@ -55,6 +66,8 @@ export function formatDuration(ms: number): string {
 }
 
 export interface RenderOptions {
+  readonly paint: Paint;
+  /** True when `paint` colours: a coloured line is never cut (the cut could split an escape code). */
   readonly color: boolean;
   /** Terminal width for truncating messages; no truncation when absent. */
   readonly width?: number;
@@ -71,7 +84,7 @@ export function renderTable(report: ValidateReport, options: RenderOptions): str
     const cells = row.map((cell, i) => {
       if (i === row.length - 1) return cell;
       const padded = pad(cell, i);
-      return i === 2 && options.color ? `${COLOUR[check.status]}${padded}${RESET}` : padded;
+      return i === 2 ? options.paint[COLOUR[check.status]](padded) : padded;
     });
     let line = cells.join('  ');
     if (options.width !== undefined && !options.color && line.length > options.width && options.width > 40) {
@@ -106,7 +119,7 @@ export interface ValidatePlanJson {
   }[];
 }
 
-export function planToJson(checks: readonly PlannedCheck[]): ValidatePlanJson {
+export function planToJson(checks: readonly PlannedCheckRow[]): ValidatePlanJson {
   return {
     version: 1,
     checks: checks.map((c) => ({
@@ -124,7 +137,7 @@ export function planToJson(checks: readonly PlannedCheck[]): ValidatePlanJson {
  * `validate --dry-run`: every check the run would make, in order, with what it waits for. A unit's row names the
  * check it gets (`unit/eks_cluster`, or `unit/state` when no `validate.checkers` pattern matches it).
  */
-export function renderPlan(checks: readonly PlannedCheck[]): string {
+export function renderPlan(checks: readonly PlannedCheckRow[]): string {
   const rows = checks.map((c) => [c.check, c.target, c.phase, formatDuration(c.timeoutMs), c.requires.join(', ')]);
   const header = ['CHECK', 'TARGET', 'PHASE', 'TIMEOUT', 'AFTER'];
   const pad = padder(header, rows);
@@ -145,7 +158,7 @@ export function renderVerdict(report: ValidateReport, options: RenderOptions): s
   if (report.healthy) {
     const skipped = count('skip');
     const text = `healthy: ${count('pass')} of ${total} checks passed${skipped ? `, ${skipped} not applicable` : ''} (${time})`;
-    return `${options.color ? `\x1b[32m${text}${RESET}` : text}\n`;
+    return `${options.paint.green(text)}\n`;
   }
   const parts = [
     count('fail') ? `${count('fail')} failed` : undefined,
@@ -154,5 +167,5 @@ export function renderVerdict(report: ValidateReport, options: RenderOptions): s
     `${count('pass')} passed`,
   ].filter((p): p is string => p !== undefined);
   const text = `UNHEALTHY: ${parts.join(', ')} of ${total} checks (${time})`;
-  return `${options.color ? `\x1b[31m${text}${RESET}` : text}\n`;
+  return `${options.paint.red(text)}\n`;
 }

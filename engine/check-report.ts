@@ -1,0 +1,59 @@
+/**
+ * What a health check concludes and the report a run of checks makes: the contract between the checks (validate/,
+ * converge/'s looks) and what renders them (`engine/reporters/validate.ts`). The engine owns it, as it owns the
+ * scheduler the checks run on. Pure types and constants.
+ */
+
+/**
+ * - `pass`: checked, healthy.
+ * - `fail`: checked, unhealthy (or missing).
+ * - `error`: could not be checked (credentials rejected, no permission, timeout, bad configuration).
+ * - `skip`: not run; `skippedBecause` names the failed check it depends on, or the message says why not.
+ */
+export type CheckStatus = 'pass' | 'fail' | 'skip' | 'error';
+
+/**
+ * Phase 1 `iam` (credentials, deployer role, state bucket per environment) gates everything else of that
+ * environment; `cluster` (the Kubernetes API answers) gates the checks that read the cluster; `units` are the
+ * per-unit checks; `cross` the cross-cutting ones (HTTP endpoints, DNS delegation, gateway, Tailscale).
+ */
+export type CheckPhase = 'iam' | 'cluster' | 'units' | 'cross';
+
+export const PHASE_ORDER: readonly CheckPhase[] = ['iam', 'cluster', 'units', 'cross'];
+
+/** The statuses that make a platform unhealthy. */
+export const UNHEALTHY: ReadonlySet<CheckStatus> = new Set(['fail', 'error']);
+
+/** What a check implementation concludes. */
+export interface CheckOutcome {
+  readonly status: CheckStatus;
+  /** One line. */
+  readonly message: string;
+  /** What to do about it. */
+  readonly hint?: string;
+  /** Extra lines: the Applications out of sync, the nodes not Ready. */
+  readonly details?: readonly string[];
+  /** True when the failure means this environment's credentials are no longer accepted. */
+  readonly authFailure?: boolean;
+}
+
+export interface CheckResult extends CheckOutcome {
+  /** `<check>:<target>`, e.g. `unit/eks_cluster:platform/eks`; what `--check PREFIX` matches. */
+  readonly id: string;
+  /** e.g. `unit/eks_cluster`. */
+  readonly check: string;
+  /** e.g. `platform/eks`. */
+  readonly target: string;
+  readonly phase: CheckPhase;
+  /** The environment whose credentials the check uses; undefined for a check of no environment (tailscale). */
+  readonly env?: string;
+  readonly durationMs: number;
+  /** The id of the failed check this one depended on. */
+  readonly skippedBecause?: string;
+}
+
+export interface ValidateReport {
+  readonly healthy: boolean;
+  readonly checks: readonly CheckResult[];
+  readonly durationMs: number;
+}
