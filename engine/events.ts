@@ -306,9 +306,28 @@ export interface EnvOutcome {
 /** Every verb's events: what the reporters render and `--json` prints as it is. */
 export type RunEvent = WalkEvent | ParkEvent;
 
-/** Renders events. Reporters never change the run; a reporter that throws is a bug. */
+/** Every park event type, as a record so that a new one fails to compile until it is listed. */
+const PARK_EVENT_TYPES: Readonly<Record<ParkEvent['type'], true>> = {
+  'env-started': true,
+  'step-planned': true,
+  'step-started': true,
+  'step-skipped': true,
+  'step-completed': true,
+  'step-failed': true,
+  'env-finished': true,
+};
+
+/** True for down/up's events (a reporter of one verb's events passes over the others'). */
+export function isParkEvent(event: RunEvent): event is ParkEvent {
+  return Object.hasOwn(PARK_EVENT_TYPES, event.type);
+}
+
+/**
+ * Renders events, any verb's: one interface for every reporter, so `--json`, a terminal and a log file can be
+ * combined for any verb. Reporters never change the run; a reporter that throws is a bug.
+ */
 export interface Reporter {
-  event(event: WalkEvent): void;
+  event(event: RunEvent): void;
   /** Flushes and stops timers; called once after `run-finished`. */
   close(): void;
 }
@@ -317,10 +336,10 @@ export interface Reporter {
  * An emitter that survives a throwing reporter: a reporter is never allowed to stop a run (the units would be left
  * running and the state unsaved). The first error is handed to `onError` once; later ones are dropped.
  */
-export function guardEmit(
-  emit: (event: WalkEvent) => void,
+export function guardEmit<E extends RunEvent>(
+  emit: (event: E) => void,
   onError: (error: unknown) => void,
-): (event: WalkEvent) => void {
+): (event: E) => void {
   let failed = false;
   return (event) => {
     try {

@@ -4,9 +4,10 @@
  * every plain line (lines.ts); on a live terminal it has none, as the walk's live view has none. `--json` prints the
  * events as they are (json.ts `JsonReporter`).
  */
-import { PREFLIGHT } from '../events.js';
-import type { EnvOutcome, ParkEvent, ParkOp } from '../events.js';
-import type { Heartbeat } from './lines.js';
+import { PREFLIGHT, isParkEvent } from '../events.js';
+import type { EnvOutcome, ParkEvent, ParkOp, Reporter, RunEvent } from '../events.js';
+import type { HeartbeatOptions } from './lines.js';
+import { Heartbeat } from './lines.js';
 import type { Paint } from './paint.js';
 
 /** `12s`, `3m05s`: a park step's duration, to the second (its waits are minutes long). */
@@ -121,4 +122,33 @@ export function parkHeartbeat(
     }
     render(event);
   };
+}
+
+/** Still-running lines: where they go (they carry their own timestamp, so not through a stamped stream), how often. */
+export interface ParkHeartbeat {
+  readonly out: NodeJS.WritableStream;
+  readonly options: HeartbeatOptions;
+}
+
+/**
+ * down/up's reporter for people: {@link parkLines} on `out`, and on a non-terminal (with `heartbeat`) the
+ * still-running lines of {@link parkHeartbeat}. A walk's events are the walk reporters' to render.
+ */
+export class ParkReporter implements Reporter {
+  readonly #render: (event: ParkEvent) => void;
+  readonly #beat: Heartbeat | undefined;
+
+  constructor(out: NodeJS.WritableStream, paint: Paint, op: ParkOp, heartbeat?: ParkHeartbeat) {
+    const lines = parkLines(out, paint, op);
+    this.#beat = heartbeat && new Heartbeat((line) => heartbeat.out.write(line), heartbeat.options);
+    this.#render = this.#beat ? parkHeartbeat(this.#beat, op, lines) : lines;
+  }
+
+  event(event: RunEvent): void {
+    if (isParkEvent(event)) this.#render(event);
+  }
+
+  close(): void {
+    this.#beat?.close();
+  }
 }

@@ -3,7 +3,8 @@
  * unless forced, no colour or control codes from terragrunt, and each line stands alone with a timestamp and the unit
  * id. With a heartbeat, a line every interval says which units or lockdown steps are still running, and for how long.
  */
-import type { Reporter, WalkEvent } from '../events.js';
+import type { Reporter, RunEvent, WalkEvent } from '../events.js';
+import { isParkEvent } from '../events.js';
 import { formatDuration } from '../logs.js';
 import { unreachable } from '../unit-status.js';
 import type { HeartbeatOptions } from './lines.js';
@@ -28,7 +29,9 @@ export class PlainReporter implements Reporter {
     this.#heartbeat = options.heartbeat && new Heartbeat((line) => out.write(line), options.heartbeat);
   }
 
-  event(event: WalkEvent): void {
+  /** A walk's events; down/up's are park.ts's to render. */
+  event(event: RunEvent): void {
+    if (isParkEvent(event)) return;
     this.#track(event);
     const line = this.#format(event);
     if (line !== undefined) this.#out.write(`${lineStamp(event.at)} ${line}\n`);

@@ -4,7 +4,8 @@
  * units done, and an ETA from the durations of earlier runs.
  */
 import { createLogUpdate } from 'log-update';
-import type { Reporter, WalkEvent } from '../events.js';
+import type { Reporter, RunEvent } from '../events.js';
+import { isParkEvent } from '../events.js';
 import type { UnitId } from '../graph.js';
 import { formatDuration } from '../logs.js';
 import type { Paint } from './paint.js';
@@ -63,7 +64,9 @@ export class TtyReporter implements Reporter {
     this.#timer.unref();
   }
 
-  event(event: WalkEvent): void {
+  /** A walk's events; down/up's are park.ts's to render. */
+  event(event: RunEvent): void {
+    if (isParkEvent(event)) return;
     this.#lines.event(event);
     switch (event.type) {
       case 'run-started':
