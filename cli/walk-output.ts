@@ -1,12 +1,11 @@
 /**
- * What a walk (`bootstrap`, `teardown`) shows: the live reporter it picks for the terminal it has, the command lines
- * it prints (as typed, and the one that resumes it), and where the closing words go (engine/reporters/outcome.ts
- * words them) and the exit code for each way a run ends.
+ * What a walk (`bootstrap`, `teardown`) shows: the live reporter it picks for the terminal it has, and where the
+ * closing words go (engine/reporters/outcome.ts words them, engine/walk-request.ts the command that resumes) and the
+ * exit code for each way a run ends.
  */
 import { explainOutcome } from '../discover/problem-text.js';
 import type { Reporter } from '../engine/events.js';
 import { combineReporters } from '../engine/events.js';
-import { formatCommandLine } from '../engine/logs.js';
 import { JsonReporter } from '../engine/reporters/json.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { HeartbeatOptions } from '../engine/reporters/lines.js';
@@ -19,6 +18,7 @@ import { TtyReporter } from '../engine/reporters/tty.js';
 import type { RunResult } from '../engine/run.js';
 import type { RunState } from '../engine/state.js';
 import type { RunCommand } from '../engine/unit-status.js';
+import { resumeCommand } from '../engine/walk-request.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { exitCodeForSignal } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -53,37 +53,6 @@ export function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Repo
 /** The still-running lines of a non-terminal: every PLATCTL_PROGRESS_INTERVAL seconds (30 by default). */
 export function plainHeartbeat(io: CliIo): HeartbeatOptions {
   return { everyMs: secondsSetting(io.env, 'PLATCTL_PROGRESS_INTERVAL', DEFAULT_HEARTBEAT_MS), now: () => Date.now() };
-}
-
-/** The options that shape a run, in the order a person would type them. */
-function sharedFlags(args: WalkVerbArgs & GlobalOptions): string[] {
-  const out: string[] = [];
-  if (args.config !== undefined) out.push('--config', args.config);
-  if (args.parallelism !== undefined) out.push('--parallelism', String(args.parallelism));
-  if (args['fail-fast']) out.push('--fail-fast');
-  if (args.yes) out.push('--yes');
-  if (args['allow-unresolved']) out.push('--allow-unresolved');
-  if (args.lockdown) out.push('--lockdown');
-  if (args['rollback-on-failure'] === true) out.push('--rollback-on-failure');
-  if (args['no-rollback'] === true || args['rollback-on-failure'] === false) out.push('--no-rollback');
-  return out;
-}
-
-/** The command line as typed (for the lock file). */
-export function invocation(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string {
-  const selection = [
-    ...(args.env ?? []).flatMap((e) => ['--env', e]),
-    ...(args.unit ?? []).flatMap((u) => ['--unit', u]),
-    ...(args['with-deps'] ? ['--with-deps'] : []),
-  ];
-  const resume = [...(args.resume ? ['--resume'] : []), ...(args.force ? ['--force'] : [])];
-  return formatCommandLine(['platctl', command, ...resume, ...selection, ...sharedFlags(args)]);
-}
-
-/** The exact command that continues this run: the selection is in the state; `--env` says which run it is. */
-export function resumeCommand(command: RunCommand, args: WalkVerbArgs & GlobalOptions): string {
-  const envs = (args.env ?? []).flatMap((e) => ['--env', e]);
-  return formatCommandLine(['platctl', command, '--resume', ...envs, ...sharedFlags(args)]);
 }
 
 /**

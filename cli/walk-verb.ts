@@ -4,29 +4,38 @@
  * below, in the order a run goes through them.
  */
 import type { ConvergeConfig, PlatctlConfig } from '../config/schema.js';
+import { explainOutcome } from '../discover/problem-text.js';
 import type { OutputReader } from '../converge/checks.js';
 import { runConvergence } from '../converge/run.js';
 import type { PhaseContext, PhaseResult } from '../engine/phases.js';
 import { walkPhases } from '../engine/walk-phases.js';
 import { excludedUnits } from '../discover/exclude.js';
 import type { WalkEvent } from '../engine/events.js';
-import type { UnitId } from '../engine/graph.js';
-import type { ExclusionsOf, SelectionArgs } from '../engine/plan.js';
 import { planRun } from '../engine/plan.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
-import type { ConfirmRequest, RunDeps, RunRequest, RunResult } from '../engine/run.js';
+import type { ConfirmRequest, RunDeps, RunResult } from '../engine/run.js';
 import { RUN_ID_ENV, executeRun } from '../engine/run.js';
 import type { SharedBackend } from '../engine/shared-run.js';
 import type { RunState } from '../engine/state.js';
-import { detectTfVersion, providerCacheDecision, terragruntArgs } from '../engine/terragrunt.js';
+import type { ToolsReady } from '../engine/tools.js';
+import {
+  dropUnsafeProviderCache,
+  planCommandLine,
+  runRedactor,
+  toolsForPlan,
+  unitDir,
+  unitExecutor,
+} from '../engine/tools.js';
 import type { RunTracer } from '../engine/tracing.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
 import { manualStepsPhase, stepsForRun } from '../hooks/manual-steps.js';
 import { planWaits } from '../converge/plan.js';
 import { buildWalkPlan } from '../engine/walk-plan.js';
-import { renderWalkPlan } from '../engine/reporters/plan.js';
+import { renderDryRun } from '../engine/reporters/plan.js';
+import type { WalkScope } from '../engine/walk-request.js';
+import { breakLockMisuse, recoverySwitches, rollbackMode, runInput, walkScope } from '../engine/walk-request.js';
 import { RunTrack } from '../engine/reporters/outcome.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
@@ -41,17 +50,8 @@ import { sharedBackend } from './shared-state.js';
 import { childGroups, handleInterruptions } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
-import { dropWriteErrors, invocation, makeReporter, reportOutcome } from './walk-output.js';
-import type { ToolsReady } from './walk-tools.js';
-import {
-  killGraceMs,
-  prepareTools,
-  runRedactor,
-  thisMachine,
-  toolsForPlan,
-  unitDir,
-  unitExecutor,
-} from './walk-tools.js';
+import { dropWriteErrors, makeReporter, reportOutcome } from './walk-output.js';
+import { killGraceMs, prepareTools, thisMachine } from './walk-tools.js';
 import { platctlVersion } from './version.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
@@ -72,15 +72,6 @@ export interface WalkVerbHooks {
 }
 
 type Args = WalkVerbArgs & GlobalOptions;
-
-/** What a walk covers, the same for its dry run and its run. */
-interface WalkScope {
-  readonly selection: SelectionArgs;
-  readonly preventDestroy: ReadonlySet<UnitId>;
-  /** Terragrunt `exclude` blocks for the Terraform command this verb runs, decided among the selected units. */
-  readonly excluded: ExclusionsOf;
-  readonly absDir: (unit: UnitId) => string;
-}
 
 /** `bootstrap` or `teardown`, from the parsed flags to the exit code. */
 export async function runWalkVerb(
@@ -105,7 +96,8 @@ export async function runWalkVerb(
   const shared = await sharedBackend(project.config.state, io, args['break-lock'] === true);
   const refusal = await refuseToStart(command, args, project, shared, io);
   if (refusal !== undefined) return refusal;
-  const scope = walkScope(command, args, project);
+  const { discovery } = project;
+  const scope = walkScope(args, project, (graph) => excludedUnits(graph, discovery.units, tfCommandFor(command)));
   if (args['dry-run']) return printDryRun(command, args, project, scope, io, paint);
 
   const tools = await prepareTools(command, project.root, project.config, project.configPath, io);
@@ -124,9 +116,11 @@ export async function runWalkVerb(
   };
   let result: RunResult;
   try {
-    await dropUnsafeProviderCache(args, project, tools, emit);
+    const parallelism = args.parallelism ?? project.config.parallelism.apply;
+    const dropped = await dropUnsafeProviderCache(tools, parallelism, project.config, project.root);
+    if (dropped !== undefined) emit({ type: 'warning', at: new Date().toISOString(), message: dropped });
     result = await executeRun(
-      runInput(command, args, project, scope),
+      runInput(command, args, project, scope, platctlVersion()),
       await runDeps(command, args, project, tools, { emit, paint, io, hooks, shared }),
     );
   } finally {
@@ -153,11 +147,9 @@ async function refuseToStart(
   shared: SharedBackend | undefined,
   io: CliIo,
 ): Promise<number | undefined> {
-  if (args['break-lock'] && !shared) {
-    io.stderr.write(
-      `platctl: --break-lock applies to the shared lock of state.backend s3; ${project.configPath} uses the local ` +
-        `backend (its .platctl.lock is taken over automatically once its holder is gone)\n`,
-    );
+  const misuse = breakLockMisuse(args, shared !== undefined, project.configPath);
+  if (misuse !== undefined) {
+    io.stderr.write(explainOutcome('', misuse));
     return EXIT.usage;
   }
   if (command === 'bootstrap' && !args.force && !args['dry-run']) {
@@ -168,16 +160,6 @@ async function refuseToStart(
     }
   }
   return undefined;
-}
-
-function walkScope(command: RunCommand, args: Args, project: Project): WalkScope {
-  const { discovery } = project;
-  return {
-    selection: { env: args.env ?? [], unit: args.unit ?? [], withDeps: args['with-deps'] === true },
-    preventDestroy: new Set([...discovery.units.values()].filter((u) => u.preventDestroy).map((u) => u.id)),
-    excluded: (scope) => excludedUnits(scope, discovery.units, tfCommandFor(command)),
-    absDir: unitDir(project),
-  };
 }
 
 /** `--dry-run`: the whole plan (phases, waves, hooks, exact command lines), nothing run. */
@@ -193,24 +175,17 @@ async function printDryRun(
   const { selection, preventDestroy, excluded } = scope;
   const planned = planRun({ command, graph: discovery.graph, config, selection, preventDestroy, excluded });
   if (planned.type === 'invalid') {
-    io.stderr.write(`platctl: ${planned.message}${planned.hint ? `\n  hint: ${planned.hint}` : ''}\n`);
+    io.stderr.write(explainOutcome('', planned));
     return EXIT.usage;
   }
-  const tools = await toolsForPlan(root, config, io);
+  const tools = await toolsForPlan(root, config, { env: io.env, cwd: io.cwd });
   const view = await buildWalkPlan({
     command,
     plan: planned.plan,
     graphSize: discovery.graph.size,
     config,
     lockdownFlag: args.lockdown === true,
-    commandLine: (unit, tfCommand, tfArgs) => [
-      tools.binary,
-      ...terragruntArgs(
-        { unit, command: tfCommand, absDir: scope.absDir(unit), tfArgs, attempt: 1, timeoutMs: 0 },
-        tools.tfPathArg,
-        config.terragrunt.extra_args,
-      ),
-    ],
+    commandLine: planCommandLine(tools, config, scope.absDir),
     ...(command === 'bootstrap'
       ? {
           hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
@@ -228,64 +203,8 @@ async function printDryRun(
       : {}),
     signal: io.signal,
   });
-  if (args.json) io.stdout.write(`${JSON.stringify(view)}\n`);
-  else io.stdout.write(renderWalkPlan(view, paint));
+  io.stdout.write(renderDryRun({ kind: 'walk', plan: view }, args.json === true, paint));
   return EXIT.ok;
-}
-
-/**
- * A shared provider cache is unsafe for parallel `init` with some Terraform versions (docs/tools.md): when this run
- * would be parallel and the cache is unsafe, the units run without it, and a warning says so.
- */
-async function dropUnsafeProviderCache(
-  args: Args,
-  project: Project,
-  tools: ToolsReady,
-  emit: (event: WalkEvent) => void,
-): Promise<void> {
-  const { unitEnv } = tools;
-  const parallelism = args.parallelism ?? project.config.parallelism.apply;
-  if (unitEnv.TF_PLUGIN_CACHE_DIR === undefined || parallelism <= 1) return;
-  const decision = providerCacheDecision({
-    env: unitEnv,
-    parallelism,
-    extraArgs: project.config.terragrunt.extra_args,
-    tfVersion: await detectTfVersion(tools.tf.path, unitEnv, project.root),
-  });
-  if (decision.type === 'unset') {
-    delete unitEnv.TF_PLUGIN_CACHE_DIR;
-    emit({ type: 'warning', at: new Date().toISOString(), message: decision.message });
-  }
-}
-
-/**
- * Bootstrap's rollback: on with `--rollback-on-failure` or `rollback: on_failure`; `--no-rollback` (or
- * `--no-rollback-on-failure`) over the configuration is recorded as refused, so the run can say which rule held.
- */
-function rollbackMode(command: RunCommand, args: Args, config: PlatctlConfig): { rollback?: 'on_failure' | 'refused' } {
-  if (command !== 'bootstrap') return {};
-  const refused = args['no-rollback'] === true || args['rollback-on-failure'] === false;
-  const wanted = args['rollback-on-failure'] === true || config.rollback === 'on_failure';
-  if (refused) return config.rollback === 'on_failure' ? { rollback: 'refused' } : {};
-  return wanted ? { rollback: 'on_failure' } : {};
-}
-
-/** What to run: the graph, the selection and the flags that shape the walk. */
-function runInput(command: RunCommand, args: Args, project: Project, scope: WalkScope): RunRequest {
-  return {
-    command,
-    root: project.root,
-    graph: project.discovery.graph,
-    config: project.config,
-    ...scope,
-    resume: args.resume === true,
-    force: args.force === true,
-    ...(args.parallelism === undefined ? {} : { parallelism: args.parallelism }),
-    failFast: args['fail-fast'] === true,
-    ...rollbackMode(command, args, project.config),
-    commandLine: invocation(command, args),
-    platctlVersion: platctlVersion(),
-  };
 }
 
 /** How to run it: the clock, this process, terragrunt, the phases around the walk and the shared backend. */
@@ -310,7 +229,7 @@ async function runDeps(
     machine: await thisMachine(),
     groups: childGroups,
     executor: (runId) =>
-      unitExecutor(tools, config, graceMs, {
+      unitExecutor(tools, config, graceMs, childGroups, {
         env: { [RUN_ID_ENV]: runId },
         ...(hooks.tracer ? { jobEnv: (job) => hooks.tracer!.childEnv(job.unit) } : {}),
       }),
@@ -365,7 +284,7 @@ async function convergence(
 
 /** `terragrunt output -json` of a unit, with the run's tools and environment; one look's bound is its signal's. */
 function outputReader(project: Project, tools: ToolsReady, graceMs: number): OutputReader {
-  const executor = unitExecutor(tools, project.config, graceMs);
+  const executor = unitExecutor(tools, project.config, graceMs, childGroups);
   const absDir = unitDir(project);
   return (unit, signal, timeoutMs) => executor.readOutputs({ unit, absDir: absDir(unit), timeoutMs }, signal);
 }
@@ -379,9 +298,4 @@ function manualSteps(root: string, config: PlatctlConfig, args: Args, io: CliIo,
     yes: args.yes === true,
     who: whoAmI(io.env),
   });
-}
-
-/** The recoveries allowed to act: `recover:` in .platctl.yaml and `--recover`. */
-function recoverySwitches(config: PlatctlConfig, args: Args): Set<string> {
-  return new Set<string>([...config.recover, ...(args.recover === undefined ? [] : [args.recover])]);
 }

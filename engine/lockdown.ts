@@ -9,6 +9,7 @@
  * in the state (`lockdown.steps`), so `bootstrap --resume` (or `teardown --resume`) continues where it stopped. The
  * steps run on the one runner of ordered, resumable steps (engine/steps.ts), with `lockdown.steps` as its journal.
  */
+import type { Failure } from '../config/result.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { LockDirection, WalkEvent } from './events.js';
 import type { Executor } from './executor.js';
@@ -280,6 +281,22 @@ function lockdownFailure(
         ? `fix the cause, then ${resume} continues the lockdown at this step (or platctl lockdown)`
         : `nothing was destroyed; fix the cause, then ${resume} (or platctl lockdown --undo, then teardown)`,
     ],
+  };
+}
+
+/** `platctl lockdown`'s steps, or why there is nothing to run: a configuration without lockdown steps. */
+export function standaloneSteps(
+  config: Pick<PlatctlConfig, 'lockdown'>,
+  configPath: string,
+  direction: LockDirection,
+): LockdownConfig | Failure<'no-lockdown-steps'> {
+  const lockdown = config.lockdown;
+  if (lockdown && lockdown.steps.length > 0) return lockdown;
+  return {
+    ok: false,
+    reason: 'no-lockdown-steps',
+    message: `${configPath} has no lockdown steps, so there is nothing to ${direction === 'unlock' ? 'unlock' : 'lock down'}.`,
+    hint: 'add them under lockdown.steps (docs/configuration.md#lockdown).',
   };
 }
 

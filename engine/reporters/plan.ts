@@ -145,6 +145,18 @@ export function renderLockdownPlan(view: LockdownPlanView, paint: Paint): string
   );
 }
 
+/** A dry run's output: its plan as one JSON line under `--json`, else as people read it. */
+export function renderDryRun(
+  view:
+    | { readonly kind: 'walk'; readonly plan: WalkPlanView }
+    | { readonly kind: 'lockdown'; readonly plan: LockdownPlanView },
+  json: boolean,
+  paint: Paint,
+): string {
+  if (json) return `${JSON.stringify(view.plan)}\n`;
+  return view.kind === 'walk' ? renderWalkPlan(view.plan, paint) : renderLockdownPlan(view.plan, paint);
+}
+
 /** Units listed by name in teardown's question before "and N more". */
 const LISTED = 15;
 
