@@ -10,6 +10,7 @@ import type { ConfirmRequest } from '../engine/run.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import type { MetricsSink } from './metrics.js';
 import type { RunTracer } from '../engine/tracing.js';
+import { unattendedTeardown } from '../engine/walk-request.js';
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';
 import { runWalkVerb } from './walk-verb.js';
@@ -76,10 +77,7 @@ function runTeardown(
     // Nothing of an environment torn down as a whole is parked any more.
     completed: (state, { root, config, discovery }, out) =>
       clearParkRecordsAfterTeardown(root, config, discovery.graph, state, io, out),
-    precheck: () =>
-      args.yes || process.stdin.isTTY
-        ? undefined
-        : 'teardown destroys infrastructure and there is no terminal to confirm on; pass --yes to run it unattended',
+    precheck: () => unattendedTeardown(args, process.stdin.isTTY === true),
     ...(args.yes
       ? {}
       : {

@@ -35,7 +35,14 @@ import { planWaits } from '../converge/plan.js';
 import { buildWalkPlan } from '../engine/walk-plan.js';
 import { renderDryRun } from '../engine/reporters/plan.js';
 import type { WalkScope } from '../engine/walk-request.js';
-import { breakLockMisuse, recoverySwitches, rollbackMode, runInput, walkScope } from '../engine/walk-request.js';
+import {
+  breakLockMisuse,
+  recoverySwitches,
+  recoveryResume,
+  rollbackMode,
+  runInput,
+  walkScope,
+} from '../engine/walk-request.js';
 import { RunTrack } from '../engine/reporters/outcome.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
@@ -246,7 +253,7 @@ async function runDeps(
               environments: config.environments,
               env: io.env,
               enabled: recoverySwitches(config, args),
-              resume: ['platctl bootstrap --resume', ...(args.env ?? []).map((e) => `--env ${e}`)].join(' '),
+              resume: recoveryResume(args),
             }),
           }
         : {}),

@@ -97,6 +97,18 @@ export function recoverySwitches(config: Pick<PlatctlConfig, 'recover'>, flags: 
   return new Set<string>([...config.recover, ...(flags.recover === undefined ? [] : [flags.recover])]);
 }
 
+/** The command a recovery names to continue bootstrap: `--resume` and the environments that say which run it is. */
+export function recoveryResume(flags: WalkFlags): string {
+  return ['platctl bootstrap --resume', ...(flags.env ?? []).map((e) => `--env ${e}`)].join(' ');
+}
+
+/** A teardown must be confirmed: without a terminal to ask on, only `--yes` lets it start. */
+export function unattendedTeardown(flags: WalkFlags, terminal: boolean): string | undefined {
+  return flags.yes || terminal
+    ? undefined
+    : 'teardown destroys infrastructure and there is no terminal to confirm on; pass --yes to run it unattended';
+}
+
 /** What to run: the graph, the selection and the flags that shape the walk. */
 export function runInput(
   command: RunCommand,
