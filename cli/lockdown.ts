@@ -24,11 +24,12 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   if (!loaded.ok) return loaded.exitCode;
   const { root, config, configPath } = loaded.project;
   const direction = args.undo ? 'unlock' : 'lock';
-  const lockdown = standaloneSteps(config, configPath, direction);
-  if ('ok' in lockdown) {
-    io.stderr.write(explainOutcome('', lockdown));
+  const steps = standaloneSteps(config, configPath, direction);
+  if (!steps.ok) {
+    io.stderr.write(explainOutcome('', steps));
     return EXIT.usage;
   }
+  const lockdown = steps.value;
   const absDir = unitDir(loaded.project);
   const paint = makePaint(io.color);
 

@@ -9,7 +9,8 @@
  * in the state (`lockdown.steps`), so `bootstrap --resume` (or `teardown --resume`) continues where it stopped. The
  * steps run on the one runner of ordered, resumable steps (engine/steps.ts), with `lockdown.steps` as its journal.
  */
-import type { Failure } from '../config/result.js';
+import type { Failure, Result } from '../config/result.js';
+import { ok } from '../config/result.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { LockDirection, WalkEvent } from './events.js';
 import type { Executor } from './executor.js';
@@ -289,9 +290,9 @@ export function standaloneSteps(
   config: Pick<PlatctlConfig, 'lockdown'>,
   configPath: string,
   direction: LockDirection,
-): LockdownConfig | Failure<'no-lockdown-steps'> {
+): Result<LockdownConfig, Failure<'no-lockdown-steps'>> {
   const lockdown = config.lockdown;
-  if (lockdown && lockdown.steps.length > 0) return lockdown;
+  if (lockdown && lockdown.steps.length > 0) return ok(lockdown);
   return {
     ok: false,
     reason: 'no-lockdown-steps',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WalkEvent } from '../../../engine/events.js';
 import type { LockdownConfig } from '../../../engine/lockdown.js';
-import { judgeStep, runLockdown } from '../../../engine/lockdown.js';
+import { judgeStep, runLockdown, standaloneSteps } from '../../../engine/lockdown.js';
 import type { PhaseApply, PhaseApplyResult, PhaseContext } from '../../../engine/phases.js';
 import type { PhaseRecords, RunState } from '../../../engine/state.js';
 import type { UnitOutcome } from '../../../engine/executor.js';
@@ -208,5 +208,20 @@ describe('lockdown', () => {
         errorLine: undefined,
       }),
     ).toEqual({ type: 'failed', message: 'timed out' });
+  });
+});
+
+describe('standaloneSteps', () => {
+  it('gives the configured steps, or says there is nothing to lock down or unlock and where to add them', () => {
+    expect(standaloneSteps({ lockdown: config }, '/r/.platctl.yaml', 'lock')).toEqual({ ok: true, value: config });
+    const none = standaloneSteps({ lockdown: { ...config, steps: [] } }, '/r/.platctl.yaml', 'unlock');
+    expect(none).toMatchObject({
+      ok: false,
+      reason: 'no-lockdown-steps',
+      message: '/r/.platctl.yaml has no lockdown steps, so there is nothing to unlock.',
+    });
+    expect(standaloneSteps({}, '/r/.platctl.yaml', 'lock')).toMatchObject({
+      message: '/r/.platctl.yaml has no lockdown steps, so there is nothing to lock down.',
+    });
   });
 });
