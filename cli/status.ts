@@ -2,7 +2,7 @@
  * `platctl status [--json]`: the last run's state, per unit (status, duration, last error line, log path) and in
  * counts, and the park state per environment. Exit 0 only when the last run completed every unit and nothing is
  * parked, so scripts can ask "is the platform up?"; 4 when an environment is parked, 1 when something failed or was
- * killed, 3 when a record cannot be read ({@link statusExitCode}).
+ * killed, 3 when a record cannot be read (engine/status-view.ts's `statusExitCode`).
  *
  * A state file that says `running` is believed only while the lock's holder lives: a platctl killed by `kill -9`, the
  * OOM killer or a power loss never wrote its end, and its run shows as interrupted (killed), not running.
@@ -11,17 +11,25 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { LockState } from '../engine/lock.js';
-import { noRunJson, noRunMessage, renderRunStatus, statusJson } from '../engine/reporters/status.js';
+import { noRunJson, noRunMessage, noRunWhere, renderRunStatus, statusJson } from '../engine/reporters/status.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { RunState } from '../engine/state.js';
-import { localLockReader, notLastRunMessage, viewRun, withKilledOps } from '../engine/status-view.js';
+import {
+  localLockReader,
+  mayShareState,
+  noRunView,
+  notLastRunMessage,
+  statusExitCode,
+  viewRun,
+  withKilledOps,
+} from '../engine/status-view.js';
 import type { LoadedState } from '../engine/state.js';
-import { STATE_FILE, loadState } from '../engine/state.js';
+import { loadState } from '../engine/state.js';
 import { findConfig } from '../config/find.js';
 import { formatConfigErrors } from '../config/errors.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { ParkView } from '../park/status.js';
-import { parkVerdict, renderParkStatus, unknownParkSentence } from '../park/status.js';
+import { parkFacts, renderParkStatus, unknownParkSentence } from '../park/status.js';
 import { parkStatusJson, readParkStatus } from './park-status.js';
 import { readSharedRun, stateStore } from './shared-state.js';
 import { processAlive } from './signals.js';
@@ -80,12 +88,10 @@ interface StatusView {
 
 /** No bootstrap or teardown run is recorded: say where status looked, and what to run. */
 function noRun({ root, json, park, io }: StatusView, fromShared: boolean): number {
-  const where = fromShared ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
-  const parked = park.filter((view) => parkVerdict(view) === 'parked').map((view) => view.env);
-  io.stderr.write(noRunMessage(where, parked));
+  const { parked, exitCode } = noRunView(parkFacts(park));
+  io.stderr.write(noRunMessage(noRunWhere(fromShared, root), parked));
   if (json) io.stdout.write(noRunJson(parkStatusJson(park)));
-  // A checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
-  return statusExitCode(park.some((view) => view.record !== undefined) ? EXIT.ok : EXIT.failed, park);
+  return exitCode;
 }
 
 /**
@@ -104,20 +110,7 @@ function showRun(
       ? statusJson(view, parkStatusJson(park))
       : renderRunStatus(view, makePaint(io.color), namedConfig ? configPath : undefined),
   );
-  return statusExitCode(view.complete ? EXIT.ok : EXIT.failed, park);
-}
-
-/**
- * status's exit code (README, "Exit codes"): 3 when a park record cannot be read or is not understood (status
- * cannot say whether the platform is up, as for a shared run state it cannot read); 1 when the run (`code`) did not
- * complete or the last down/up of an environment failed or was killed; 4 when an environment is parked and nothing
- * else is wrong; else `code`.
- */
-function statusExitCode(code: number, park: readonly ParkView[]): number {
-  const verdicts = park.map(parkVerdict);
-  if (verdicts.includes('unknown')) return EXIT.refused;
-  if (code !== EXIT.ok || verdicts.includes('trouble')) return EXIT.failed;
-  return verdicts.includes('parked') ? EXIT.parked : code;
+  return statusExitCode(view.complete, parkFacts(park));
 }
 
 type SharedStatus =
@@ -130,23 +123,14 @@ type SharedStatus =
       readonly lock: (state: RunState) => Promise<LockState>;
     };
 
-/**
- * The configuration, loaded in full only when the file may have a `state:` section, or `park:` and a `state_bucket`
- * (the only ones that can make status read S3), so status stays fast and offline otherwise: `config` is undefined
- * then.
- */
+/** The configuration, loaded in full only when it may share state (`mayShareState`); else `config` is undefined. */
 async function statusConfig(
   configPath: string,
   io: CliIo,
 ): Promise<
   { readonly type: 'ok'; readonly config?: PlatctlConfig } | { readonly type: 'error'; readonly exitCode: number }
 > {
-  const text = await readFile(configPath, 'utf8').catch(() => '');
-  // Only a state backend or a parked environment with a state bucket can share anything (docs/park.md). The words
-  // anywhere, not keys at the start of a line: YAML may spell the same mapping in flow style (`{state: ...}`, JSON),
-  // quoted, or merged in from an anchor. A word in a comment only costs loading the configuration in full.
-  const word = (name: string) => new RegExp(`\\b${name}\\b`).test(text);
-  if (!word('state') && !(word('park') && word('state_bucket'))) return { type: 'ok' };
+  if (!mayShareState(await readFile(configPath, 'utf8').catch(() => ''))) return { type: 'ok' };
   const { loadConfig } = await import('../config/load.js');
   const loaded = await loadConfig({ path: configPath, cwd: io.cwd, checkFilesystem: false });
   if (!loaded.ok) {

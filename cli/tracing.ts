@@ -1,71 +1,15 @@
 /**
- * `--trace` and `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` for `bootstrap`, `teardown`,
+ * `--trace` and `OTEL_EXPORTER_OTLP_ENDPOINT` / `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (engine/trace-target.ts) for `bootstrap`, `teardown`,
  * `down`, `up` and `validate`: {@link withTracing} runs a verb's body with a {@link RunTracer} (engine/tracing.ts) and
  * exports the trace at its end, bounded, however it ended. Without tracing the OpenTelemetry packages are not loaded.
  */
 import type { RunTracer } from '../engine/tracing.js';
+import { NO_TRACER, traceTarget } from '../engine/trace-target.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 import { platctlVersion } from './version.js';
 
 export { TRACE_OPTION } from './commands/shared.js';
-
-/** Where OTLP/HTTP traces go when `--trace` is given and no endpoint is set (the OpenTelemetry default). */
-export const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
-
-/** No tracer: every method does nothing (the same object engine/tracing.ts exports, without loading it). */
-const OFF: RunTracer = {
-  envs: () => undefined,
-  walkEvent: () => undefined,
-  parkEvent: () => undefined,
-  checkResult: () => undefined,
-  childEnv: () => ({}),
-  finish: () => Promise.resolve(undefined),
-};
-
-export type TraceTarget =
-  | { readonly type: 'off' }
-  | { readonly type: 'on'; readonly url: string }
-  | { readonly type: 'invalid'; readonly message: string };
-
-/**
- * Whether to trace, and where to: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (the whole URL), else
- * `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`, else (with `--trace`) the default. `OTEL_SDK_DISABLED=true` or
- * `OTEL_TRACES_EXPORTER=none` turn the variables' tracing off; `--trace` still traces.
- */
-export function traceTarget(trace: boolean, env: Readonly<Record<string, string | undefined>>): TraceTarget {
-  const nonEmpty = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
-  const disabled =
-    nonEmpty('OTEL_SDK_DISABLED')?.toLowerCase() === 'true' || nonEmpty('OTEL_TRACES_EXPORTER') === 'none';
-  const tracesEndpoint = nonEmpty('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
-  const endpoint = nonEmpty('OTEL_EXPORTER_OTLP_ENDPOINT');
-  if (!trace && (disabled || (tracesEndpoint === undefined && endpoint === undefined))) return { type: 'off' };
-  const [name, url] =
-    tracesEndpoint !== undefined
-      ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint]
-      : endpoint !== undefined
-        ? ['OTEL_EXPORTER_OTLP_ENDPOINT', `${endpoint.replace(/\/+$/, '')}/v1/traces`]
-        : ['--trace', DEFAULT_TRACES_URL];
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return {
-      type: 'invalid',
-      message: `${name}=${url} is not a URL; give the collector's OTLP/HTTP address, e.g. http://localhost:4318`,
-    };
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    return {
-      type: 'invalid',
-      message: `${name}=${url}: platctl exports traces over OTLP/HTTP only (http:// or https://); give the collector's HTTP port (4318), not gRPC`,
-    };
-  }
-  return { type: 'on', url };
-}
 
 /**
  * Runs a verb's body with a tracer, then ends the trace and exports it (bounded; a Ctrl-C stops the wait). An export
@@ -79,7 +23,7 @@ export async function withTracing(
   body: (tracer: RunTracer) => Promise<number>,
 ): Promise<number> {
   const target = traceTarget(args.trace === true, io.env);
-  if (target.type === 'off') return body(OFF);
+  if (target.type === 'off') return body(NO_TRACER);
   if (target.type === 'invalid') {
     io.stderr.write(`platctl: ${target.message}\n`);
     return EXIT.usage;

@@ -5,7 +5,8 @@
  * shape of a down/up's outcome (structurally: engine/ does not import park/).
  */
 import type { RunFacts, RunResultLabel, MetricsVerb } from './metrics.js';
-import { resultForExitCode } from './metrics.js';
+import { resultForExitCode, writeMetricsFile } from './metrics.js';
+import type { MetricsSink } from './metrics-sink.js';
 import type { RunState } from './state.js';
 
 type Facts = Omit<RunFacts, 'verb' | 'exitCode' | 'endedAtMs' | 'envs'>;
@@ -131,4 +132,45 @@ export class MetricsCollector {
     });
     return { ...this.facts, verb, exitCode: run.exitCode, endedAtMs: run.endedAtMs, envs };
   }
+}
+
+/**
+ * The sink of a run with `--metrics-file`: the verbs' own words (park events and outcomes, the walk's result) told to
+ * the collector, which knows only environments, checks and units. `readRecord`: what an environment's park file under
+ * a root says now (read by the CLI's park store: engine/ does not import park/).
+ */
+export function collectorSink(
+  collector: MetricsCollector,
+  readRecord: (root: string, env: string) => Promise<ParkRecordFacts | undefined>,
+): MetricsSink {
+  return {
+    envs: (envs) => collector.envs(envs),
+    validate: (report) => collector.validate(report),
+    parkEvents: (next) => (event) => {
+      if (event.type === 'env-started') collector.envStarted(event.env, Date.parse(event.at));
+      if (event.type === 'env-finished') collector.envFinished(event.env, Date.parse(event.at));
+      next(event);
+    },
+    park: (root, outcomes) => collector.park(outcomes, (env) => readRecord(root, env)),
+    walk: (result) => {
+      if (result.type === 'finished') collector.walk(result.state);
+    },
+  };
+}
+
+/**
+ * Writes what the run knew to `path`, however it ended; nothing when it ended before its configuration was understood
+ * (no environment known). A message when the write failed (a warning: the run's exit code stays its own).
+ */
+export async function writeCollected(
+  collector: MetricsCollector,
+  verb: MetricsVerb,
+  path: string,
+  run: { readonly exitCode: number; readonly startedMs: number },
+): Promise<string | undefined> {
+  if (collector.envList === undefined) return undefined;
+  const facts = collector.runFacts(verb, { exitCode: run.exitCode, startedMs: run.startedMs, endedAtMs: Date.now() });
+  if (facts === undefined) return undefined;
+  const written = await writeMetricsFile(path, facts);
+  return written.ok ? undefined : written.message;
 }

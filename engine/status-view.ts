@@ -87,3 +87,55 @@ export function localLockReader(
   let lock: Promise<LockState> | undefined;
   return () => (lock ??= procMachine(self).then((machine) => inspectLock(root, machine)));
 }
+
+/** status's exit codes (README, "Exit codes"): the numbers of cli/verb.ts's `EXIT` status returns. */
+const STATUS_EXIT = { ok: 0, failed: 1, refused: 3, parked: 4 } as const;
+
+/**
+ * What status weighs of one environment's park state (park/status.ts's `parkFacts`): its verdict (`unknown`: the
+ * record cannot be read; `trouble`: the last down/up failed or was killed) and whether it has a record at all.
+ */
+export interface ParkFacts {
+  readonly env: string;
+  readonly verdict: 'unknown' | 'trouble' | 'parked' | 'fine';
+  readonly recorded: boolean;
+}
+
+/**
+ * status's exit code (README, "Exit codes"): 3 when a park record cannot be read or is not understood (status
+ * cannot say whether the platform is up, as for a shared run state it cannot read); 1 when the run did not complete
+ * (`runOk` false) or the last down/up of an environment failed or was killed; 4 when an environment is parked and
+ * nothing else is wrong; else 0.
+ */
+export function statusExitCode(runOk: boolean, park: readonly ParkFacts[]): number {
+  const verdicts = park.map((facts) => facts.verdict);
+  if (verdicts.includes('unknown')) return STATUS_EXIT.refused;
+  if (!runOk || verdicts.includes('trouble')) return STATUS_EXIT.failed;
+  return verdicts.includes('parked') ? STATUS_EXIT.parked : STATUS_EXIT.ok;
+}
+
+/**
+ * No bootstrap or teardown run is recorded: the parked environments (named in what to run), and the exit code. A
+ * checkout that only parks (a cron runner) has no bootstrap run: its park state is the verdict.
+ */
+export function noRunView(park: readonly ParkFacts[]): { readonly parked: string[]; readonly exitCode: number } {
+  const parked = park.filter((facts) => facts.verdict === 'parked').map((facts) => facts.env);
+  return {
+    parked,
+    exitCode: statusExitCode(
+      park.some((facts) => facts.recorded),
+      park,
+    ),
+  };
+}
+
+/**
+ * Whether a configuration's text may make status read the shared state (so status loads it in full only then, and
+ * stays fast and offline otherwise): only a `state:` section, or `park:` with a `state_bucket`, can (docs/park.md).
+ * The words anywhere, not keys at the start of a line: YAML may spell the same mapping in flow style (`{state: ...}`,
+ * JSON), quoted, or merged in from an anchor. A word in a comment only costs loading the configuration in full.
+ */
+export function mayShareState(configText: string): boolean {
+  const word = (name: string) => new RegExp(`\\b${name}\\b`).test(configText);
+  return word('state') || (word('park') && word('state_bucket'));
+}

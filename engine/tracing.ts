@@ -93,7 +93,7 @@ export interface CheckTraceResult {
   readonly durationMs: number;
 }
 
-/** What a verb tells the trace; every method of {@link NO_TRACER} does nothing. */
+/** What a verb tells the trace; every method of trace-target.ts's `NO_TRACER` does nothing. */
 export interface RunTracer {
   /** The environments the run covers (an attribute of the root span). */
   envs(envs: readonly string[]): void;
@@ -109,15 +109,6 @@ export interface RunTracer {
   /** Ends the trace and exports it, bounded; a message when the export failed (a warning: never the exit code). */
   finish(exitCode: number, signal: AbortSignal): Promise<string | undefined>;
 }
-
-export const NO_TRACER: RunTracer = {
-  envs: () => undefined,
-  walkEvent: () => undefined,
-  parkEvent: () => undefined,
-  checkResult: () => undefined,
-  childEnv: () => ({}),
-  finish: () => Promise.resolve(undefined),
-};
 
 /** The OpenTelemetry modules a trace needs, loaded on first use. */
 interface Otel {

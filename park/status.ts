@@ -6,6 +6,7 @@
  */
 import type { Operation, ParkFile, ParkRecord, RecordStore } from './record.js';
 import { readdir } from 'node:fs/promises';
+import type { ParkFacts } from '../engine/status-view.js';
 import { join } from 'node:path';
 import { PARK_DIR, asideRefusal, loadParkFile, movedAside, parkFileEnvs, parkFilePath } from './record.js';
 
@@ -75,6 +76,11 @@ export function parkVerdict(view: ParkView): ParkVerdict {
   if (view.unreadable) return 'unknown';
   if (view.last && (view.last.status === 'failed' || view.killed !== undefined)) return 'trouble';
   return view.record?.status === 'parked' ? 'parked' : 'fine';
+}
+
+/** What status weighs of each environment's park state (engine/status-view.ts: the exit code, the parked ones). */
+export function parkFacts(views: readonly ParkView[]): ParkFacts[] {
+  return views.map((view) => ({ env: view.env, verdict: parkVerdict(view), recorded: view.record !== undefined }));
 }
 
 /** The command that finishes the last down/up of `view` (`extra`: e.g. `--config FILE`). */

@@ -5,6 +5,7 @@
  */
 import { compareIds } from '../graph.js';
 import type { RunView } from '../status-view.js';
+import { STATE_FILE } from '../state.js';
 import type { Paint } from './paint.js';
 import { renderStatus } from './summary.js';
 
@@ -42,6 +43,11 @@ export function renderRunStatus(view: RunView, paint: Paint, configPath: string 
     out += `Resume with: platctl ${state.command} --resume${envs}${config}\n`;
   }
   return out;
+}
+
+/** Where status looked for a run it did not find: the shared state, or the checkout's state file. */
+export function noRunWhere(fromShared: boolean, root: string): string {
+  return fromShared ? 'in the shared state (state.bucket)' : `in ${root} (${STATE_FILE} is absent)`;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** When platctl traces and where to: `--trace`, the OTLP endpoint variables, and the ones that turn it off. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_TRACES_URL, traceTarget } from '../../cli/tracing.js';
+import { DEFAULT_TRACES_URL, traceTarget } from '../../engine/trace-target.js';
 
 describe('traceTarget', () => {
   it('is off without --trace and without an endpoint variable', () => {

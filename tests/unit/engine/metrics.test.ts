@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { checkMetricsPath, withMetrics } from '../../../cli/metrics.js';
+import { withMetrics } from '../../../cli/metrics.js';
+import { checkMetricsPath } from '../../../engine/metrics-sink.js';
 import type { CliIo } from '../../../cli/verb.js';
 import type { RunFacts } from '../../../engine/metrics.js';
 import { lastSuccessTimes, renderMetrics, resultForExitCode, writeMetricsFile } from '../../../engine/metrics.js';
