@@ -7,15 +7,15 @@
  * Entries platctl did not make (EKS's own for nodes, the cluster creator's, anyone's by hand) are never deleted and
  * never lose a policy: platctl only adds the configured policy to them.
  */
-import type { AccessTarget, ReconcileEvent } from '../cloud/access-plan.js';
+import type { AccessTarget } from '../cloud/access-plan.js';
 import {
+  accessEnvs,
   applyPlans,
-  describeChange,
-  describeEntry,
+  describeClusters,
+  desiredAccess,
   listAccess,
   planTargets,
-  accessEnvs,
-  desiredAccess,
+  reconcileLine,
 } from '../cloud/access-plan.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { loadCheckedConfig } from './project.js';
@@ -78,14 +78,7 @@ async function prepare(
 async function listEntries(targets: readonly AccessTarget[], json: boolean, io: CliIo): Promise<number> {
   const { clusters, problems } = await listAccess(targets, io.signal);
   for (const problem of problems) io.stderr.write(`platctl access: ${problem.env}: ${problem.message}\n`);
-  if (json) {
-    io.stdout.write(`${JSON.stringify({ environments: clusters })}\n`);
-  } else {
-    for (const env of clusters) {
-      io.stdout.write(`${env.env} (cluster ${env.cluster}): ${env.entries.length} access entries\n`);
-      for (const entry of env.entries) io.stdout.write(`  ${describeEntry(entry)}\n`);
-    }
-  }
+  io.stdout.write(json ? `${JSON.stringify({ environments: clusters })}\n` : describeClusters(clusters));
   return problems.length > 0 ? EXIT.failed : EXIT.ok;
 }
 
@@ -109,25 +102,6 @@ async function reconcile(
   if (args.json) io.stdout.write(`${JSON.stringify({ dry_run: dryRun, prune, environments: outcomes })}\n`);
   else if (dryRun) io.stdout.write('Dry run: nothing was changed.\n');
   return failed ? EXIT.failed : EXIT.ok;
-}
-
-/** What `platctl access` prints as a cluster is reconciled: its name, then each change and what became of it. */
-function reconcileLine(event: ReconcileEvent, dryRun: boolean): string {
-  if (event.type === 'cluster') {
-    const { target, changes } = event.plan;
-    return `${target.env} (cluster ${target.eks.cluster}):${changes.length === 0 ? ' up to date' : ''}\n`;
-  }
-  const line = describeChange(event.change);
-  switch (event.change.status) {
-    case 'needs-prune':
-      return `  ${line} (with --prune)\n`;
-    case 'planned':
-      return `  ${line}${dryRun ? '' : ' (not done: interrupted)'}\n`;
-    case 'applied':
-      return `  ${line}: done\n`;
-    case 'failed':
-      return `  ${line}: FAILED\n`;
-  }
 }
 
 export const accessVerb = defineVerb(ACCESS_GRAMMAR, async (args, io) => {

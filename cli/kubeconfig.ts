@@ -6,12 +6,10 @@
  * `platctl kubeconfig token --env E`: prints an `ExecCredential` with a token for E's cluster.
  */
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import type { EnvironmentConfig } from '../config/schema.js';
-import { kubeconfigFiles } from '../cloud/kube.js';
-import type { ClusterEntry } from '../cloud/kubeconfig-merge.js';
+import { dirname } from 'node:path';
+import { kubeconfigTarget } from '../cloud/kube.js';
 import { contextName, mergeKubeconfig } from '../cloud/kubeconfig-merge.js';
-import { clusterEntry, readKubeconfig } from '../cloud/kubeconfig-access.js';
+import { clusterEntries, readKubeconfig } from '../cloud/kubeconfig-access.js';
 import { loadConfigOnly } from './project.js';
 import { platctlBin } from './version.js';
 import type { ArgsOf } from './options.js';
@@ -20,17 +18,9 @@ import { EXIT, defineVerb } from './verb.js';
 import type { KUBECONFIG_OPTIONS } from './commands/kubeconfig.js';
 import { KUBECONFIG_GRAMMAR } from './commands/kubeconfig.js';
 import { writeFileAtomic } from '../config/atomic-write.js';
-import type { TokenCacheRequest } from '../cloud/eks-token-cache.js';
-import type { EksToken } from '../cloud/eks-token.js';
 import { tokenCacheRequest } from './token-fast.js';
 
-export type KubeconfigArgs = ArgsOf<typeof KUBECONFIG_OPTIONS>;
-
-/** Where to write: --output, else the first KUBECONFIG entry, else ~/.kube/config. */
-export function kubeconfigTarget(output: string | undefined, io: Pick<CliIo, 'cwd' | 'env'>): string {
-  if (output !== undefined) return resolve(io.cwd, output);
-  return kubeconfigFiles(io.env)[0] ?? join(io.env.HOME ?? '', '.kube', 'config');
-}
+type KubeconfigArgs = ArgsOf<typeof KUBECONFIG_OPTIONS>;
 
 async function writeKubeconfig(
   args: KubeconfigArgs & { config?: string | undefined; env?: string[] | undefined },
@@ -41,30 +31,18 @@ async function writeKubeconfig(
   const { config, configPath } = loaded.project;
   const { createEnvCloud } = await import('../cloud/environment.js');
   const wanted = args.env && args.env.length > 0 ? args.env : Object.keys(config.environments);
-  const entries: ClusterEntry[] = [];
-  let failed = false;
-  for (const env of wanted) {
-    const settings: EnvironmentConfig | undefined = config.environments[env];
-    if (!settings?.cluster) {
-      if (args.env?.includes(env)) {
-        io.stderr.write(`platctl: environment ${env} has no cluster (environments.${env}.cluster.name)\n`);
-        failed = true;
-      }
-      continue;
-    }
-    const entry = await clusterEntry(env, createEnvCloud({ envName: env, settings, env: io.env }), io.signal);
-    if (!entry.ok) {
-      io.stderr.write(`platctl: ${entry.message}\n`);
-      failed = true;
-      continue;
-    }
-    entries.push(entry.value);
-  }
+  const cloudOf = (env: string) => {
+    const settings = config.environments[env];
+    return settings?.cluster ? createEnvCloud({ envName: env, settings, env: io.env }) : undefined;
+  };
+  const { entries, problems } = await clusterEntries(wanted, args.env ?? [], cloudOf, io.signal);
+  for (const problem of problems) io.stderr.write(`platctl: ${problem}\n`);
+  const failed = problems.length > 0;
   if (entries.length === 0) {
     if (!failed) io.stderr.write('platctl: no environment names a cluster (environments.<env>.cluster.name)\n');
     return failed ? EXIT.failed : EXIT.usage;
   }
-  const target = kubeconfigTarget(args.output, io);
+  const target = kubeconfigTarget(args.output, io.cwd, io.env);
   const existing = await readKubeconfig(target);
   if (!existing.ok) {
     io.stderr.write(`platctl: ${target} is not a kubeconfig (${existing.message}); left unchanged\n`);
@@ -79,44 +57,9 @@ async function writeKubeconfig(
   const { stringify } = await import('yaml');
   await writeFileAtomic(target, stringify(merged), { mode: 0o600 });
   for (const entry of entries) io.stdout.write(`context ${contextName(entry.env)} -> ${entry.endpoint} (${target})\n`);
-  await warnUnlessRunnable(args['exec-command'], target, io);
+  const { unrunnableExecWarning } = await import('../cloud/exec-path.js');
+  io.stderr.write((await unrunnableExecWarning(args['exec-command'], target, io.env.PATH, platctlBin())) ?? '');
   return failed ? EXIT.failed : EXIT.ok;
-}
-
-/**
- * Warns when kubectl could not start the exec plugin's program: `platctl` not on PATH (e.g. installed in a
- * repository and run through npx), or an `--exec-command` that is not an executable file. The file is written all
- * the same; the warning says how to write it with a program kubectl finds.
- */
-async function warnUnlessRunnable(given: string | undefined, target: string, io: CliIo): Promise<void> {
-  const command = given ?? 'platctl';
-  const { findExecutable } = await import('../cloud/exec-path.js');
-  if ((await findExecutable(command, { path: io.env.PATH, baseDir: dirname(target) })) !== undefined) return;
-  const bin = platctlBin();
-  const example = `platctl kubeconfig --exec-command ${bin ?? '/absolute/path/to/bin/platctl.js'}`;
-  const why =
-    given === undefined
-      ? "no platctl is on PATH (with npx platctl, it is only in the repository's node_modules/.bin)"
-      : `${given} is not an executable file${given.includes('/') ? '' : ' on PATH'}`;
-  io.stderr.write(
-    `platctl: warning: ${target} tells kubectl to run ${command} for tokens, but ${why}; kubectl would fail with ` +
-      `"executable ${command} not found".\n` +
-      `  hint: write it again with the program's absolute path${bin ? ' (this platctl)' : ''}: ${example}\n`,
-  );
-}
-
-/** Keeps `token` in the token cache when the configuration's text is still the one read before loading it. */
-async function keepUnchanged(
-  request: TokenCacheRequest | undefined,
-  token: EksToken,
-  credentialsExpireAt: number | undefined,
-  io: CliIo,
-): Promise<void> {
-  if (request === undefined) return;
-  const now = await tokenCacheRequest({ env: request.envName, config: request.configPath }, io.env, io.cwd);
-  if (now?.configText !== request.configText) return;
-  const { keepToken } = await import('../cloud/eks-token-cache.js');
-  await keepToken(request, token, credentialsExpireAt, Date.now(), writeFileAtomic);
 }
 
 async function printToken(
@@ -154,7 +97,11 @@ async function printToken(
   const { execCredential } = await import('../cloud/eks-token.js');
   // Outside signEksToken's catch: a failure from here on is a bug of platctl's, reported as one, never as a login problem.
   io.stdout.write(`${JSON.stringify(execCredential(signed.value.token))}\n`);
-  await keepUnchanged(cacheRequest, signed.value.token, signed.value.credentialsExpireAt, io);
+  const { keepToken, unchangedRequest } = await import('../cloud/eks-token-cache.js');
+  const keep = await unchangedRequest(cacheRequest, () =>
+    tokenCacheRequest({ env, config: args.config }, io.env, io.cwd),
+  );
+  if (keep) await keepToken(keep, signed.value.token, signed.value.credentialsExpireAt, Date.now(), writeFileAtomic);
   return EXIT.ok;
 }
 

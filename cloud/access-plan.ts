@@ -169,6 +169,17 @@ export function describeEntry(entry: AccessEntry & { readonly managed: boolean }
   return `${entry.principalArn}  ${entry.type}  ${by}  ${policies || '(no policy)'}`;
 }
 
+/** `platctl access list` in words: each cluster, its number of entries, then each entry. */
+export function describeClusters(clusters: readonly ClusterAccess[]): string {
+  return clusters
+    .map(
+      (env) =>
+        `${env.env} (cluster ${env.cluster}): ${env.entries.length} access entries\n` +
+        env.entries.map((entry) => `  ${describeEntry(entry)}\n`).join(''),
+    )
+    .join('');
+}
+
 /** A target and the changes that make its cluster match the configuration. */
 export interface AccessPlan {
   readonly target: AccessTarget;
@@ -297,4 +308,23 @@ export function desiredAccess(settings: AccessSettings, env: string): DesiredAcc
     principalArn: p.arn,
     policyArn: policyArnFor(p.policy, p.arn),
   }));
+}
+
+/** What `platctl access` prints as a cluster is reconciled: its name, then each change and what became of it. */
+export function reconcileLine(event: ReconcileEvent, dryRun: boolean): string {
+  if (event.type === 'cluster') {
+    const { target, changes } = event.plan;
+    return `${target.env} (cluster ${target.eks.cluster}):${changes.length === 0 ? ' up to date' : ''}\n`;
+  }
+  const line = describeChange(event.change);
+  switch (event.change.status) {
+    case 'needs-prune':
+      return `  ${line} (with --prune)\n`;
+    case 'planned':
+      return `  ${line}${dryRun ? '' : ' (not done: interrupted)'}\n`;
+    case 'applied':
+      return `  ${line}: done\n`;
+    case 'failed':
+      return `  ${line}: FAILED\n`;
+  }
 }

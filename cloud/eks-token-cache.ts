@@ -184,3 +184,15 @@ export async function keepToken(
     missOn(error);
   }
 }
+
+/**
+ * `request`, when the configuration's text is still the one read before it was loaded (`reread`: the same request,
+ * read again now), so a token is kept only under the text it was signed for; undefined otherwise or without one.
+ */
+export async function unchangedRequest(
+  request: TokenCacheRequest | undefined,
+  reread: () => Promise<TokenCacheRequest | undefined>,
+): Promise<TokenCacheRequest | undefined> {
+  if (request === undefined) return undefined;
+  return (await reread())?.configText === request.configText ? request : undefined;
+}

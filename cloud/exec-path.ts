@@ -5,7 +5,7 @@
  */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve, sep } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 /** True when `path` is a regular file this user may execute. */
 async function isExecutableFile(path: string): Promise<boolean> {
@@ -37,4 +37,30 @@ export async function findExecutable(
     if (await isExecutableFile(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * Why kubectl could not start the exec plugin's program `given` (default `platctl`) that the kubeconfig `target`
+ * names, or undefined when it can: `platctl` not on `path` (e.g. installed in a repository and run through npx), or a
+ * command that is not an executable file. The file is written all the same; the warning says how to write it with a
+ * program kubectl finds (`bin`: this platctl's own path, when known).
+ */
+export async function unrunnableExecWarning(
+  given: string | undefined,
+  target: string,
+  path: string | undefined,
+  bin: string | undefined,
+): Promise<string | undefined> {
+  const command = given ?? 'platctl';
+  if ((await findExecutable(command, { path, baseDir: dirname(target) })) !== undefined) return undefined;
+  const example = `platctl kubeconfig --exec-command ${bin ?? '/absolute/path/to/bin/platctl.js'}`;
+  const why =
+    given === undefined
+      ? "no platctl is on PATH (with npx platctl, it is only in the repository's node_modules/.bin)"
+      : `${given} is not an executable file${given.includes('/') ? '' : ' on PATH'}`;
+  return (
+    `platctl: warning: ${target} tells kubectl to run ${command} for tokens, but ${why}; kubectl would fail with ` +
+    `"executable ${command} not found".\n` +
+    `  hint: write it again with the program's absolute path${bin ? ' (this platctl)' : ''}: ${example}\n`
+  );
 }

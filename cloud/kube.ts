@@ -5,7 +5,7 @@
  * go through the one Kubernetes transport (`kube-transport.ts`), as the writer's do.
  */
 import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { CredentialProvider } from './credentials.js';
 import type { EksToken } from './eks-token.js';
@@ -75,6 +75,12 @@ export interface KubeReader {
 export function kubeconfigFiles(env: EnvVars): string[] {
   const list = (env.KUBECONFIG ?? '').split(delimiter).filter((p) => p !== '');
   return list.length > 0 ? list : [join(homeDir(env), '.kube', 'config')];
+}
+
+/** Where `platctl kubeconfig` writes: `output` (from `cwd`), else the first KUBECONFIG entry, else ~/.kube/config. */
+export function kubeconfigTarget(output: string | undefined, cwd: string, env: EnvVars): string {
+  if (output !== undefined) return resolve(cwd, output);
+  return kubeconfigFiles(env)[0] ?? join(env.HOME ?? '', '.kube', 'config');
 }
 
 /**

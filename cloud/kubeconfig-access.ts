@@ -30,6 +30,32 @@ export async function clusterEntry(
 }
 
 /**
+ * The kubeconfig entries of the environments `wanted`, each through its cloud (`cloudOf`: undefined when the
+ * environment has no cluster). One with no cluster is a problem only when `named` (asked for by `--env`); one whose
+ * cluster cannot be described is a problem, and the others are still written.
+ */
+export async function clusterEntries(
+  wanted: readonly string[],
+  named: readonly string[],
+  cloudOf: (env: string) => Pick<EnvCloud, 'describeCluster'> | undefined,
+  signal: AbortSignal,
+): Promise<{ readonly entries: ClusterEntry[]; readonly problems: string[] }> {
+  const entries: ClusterEntry[] = [];
+  const problems: string[] = [];
+  for (const env of wanted) {
+    const cloud = cloudOf(env);
+    if (cloud === undefined) {
+      if (named.includes(env)) problems.push(`environment ${env} has no cluster (environments.${env}.cluster.name)`);
+      continue;
+    }
+    const entry = await clusterEntry(env, cloud, signal);
+    if (entry.ok) entries.push(entry.value);
+    else problems.push(entry.message);
+  }
+  return { entries, problems };
+}
+
+/**
  * The kubeconfig at `path` as a document: an absent or empty file is an empty document; one that cannot be read or
  * parsed, or is not a mapping, is not a kubeconfig (the CLI then leaves it unchanged), with why.
  */
