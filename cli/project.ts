@@ -2,12 +2,12 @@
  * Loading a project for a verb: the configuration, then discovery, with every problem printed to stderr. Verbs get a
  * usable project or the exit code to return (2: usage, config or graph error).
  */
-import { dirname, join } from 'node:path';
-import { didYouMean } from '../config/errors.js';
+import { dirname } from 'node:path';
+import { unknownEnvMessage } from '../config/errors.js';
 import { loadConfigCached } from '../config/cached.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { PlatctlConfig } from '../config/schema.js';
-import { discover, isUsable } from '../discover/index.js';
+import { discover, discoveryRequest, isUsable } from '../discover/index.js';
 import type { UnitInfo } from '../discover/types.js';
 import type { DiscoverExtras, DiscoverOptions, Discovery, SnapshotHit } from '../discover/index.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -44,16 +44,10 @@ export async function loadCheckedConfig(
     io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
     return { ok: false, exitCode: EXIT.usage };
   }
-  const envNames = Object.keys(result.value.config.environments);
-  for (const env of args.env ?? []) {
-    if (!envNames.includes(env)) {
-      const suggestion = didYouMean(env, envNames);
-      io.stderr.write(
-        `platctl: --env ${env}: no such environment in ${result.value.path}` +
-          `${suggestion ? `; did you mean ${suggestion}?` : ''} (known: ${envNames.join(', ')})\n`,
-      );
-      return { ok: false, exitCode: EXIT.usage };
-    }
+  const unknown = unknownEnvMessage(args.env ?? [], Object.keys(result.value.config.environments), result.value.path);
+  if (unknown !== undefined) {
+    io.stderr.write(unknown);
+    return { ok: false, exitCode: EXIT.usage };
   }
   return { ok: true, loaded: result.value };
 }
@@ -64,34 +58,19 @@ export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<
   return discoverProject(checked.loaded, args, io);
 }
 
-/** What discovery is asked, for a verb's arguments over a loaded configuration. */
-export function discoveryRequest(
+/** What discovery is asked, for a verb's arguments over a loaded configuration (discover/index.ts). */
+export function projectRequest(
   loaded: LoadedConfig,
   args: LoadProjectOptions,
   io: CliIo,
 ): { options: DiscoverOptions; extras: DiscoverExtras } {
-  const { config, root } = loaded;
-  return {
-    options: {
-      root,
-      config,
-      env: io.env,
-      allowUnresolved: args.allowUnresolved === true,
-      remoteState: args.withRemoteState === true,
-      cacheDir: projectCacheDir(root),
-    },
-    extras: { locate: (keyPath) => loaded.locate(keyPath), version: platctlVersion() },
-  };
-}
-
-/** Where a project keeps its caches (parses, evaluations, the discovery snapshot, rendered graphs). */
-export function projectCacheDir(root: string): string {
-  return join(root, '.platctl-cache');
+  const settings = { allowUnresolved: args.allowUnresolved === true, remoteState: args.withRemoteState === true };
+  return discoveryRequest(loaded, { ...settings, env: io.env, version: platctlVersion() });
 }
 
 /**
  * Discovery over a loaded configuration, every problem printed. `snapshot`: the hit `probeSnapshot` gave for
- * the same {@link discoveryRequest}, so it is not looked up again.
+ * the same {@link projectRequest}, so it is not looked up again.
  */
 export async function discoverProject(
   loaded: LoadedConfig,
@@ -100,19 +79,16 @@ export async function discoverProject(
   snapshot?: SnapshotHit,
 ): Promise<ProjectResult> {
   const { config, root, path } = loaded;
-  const request = discoveryRequest(loaded, args, io);
+  const request = projectRequest(loaded, args, io);
   const discovery = await discover(request.options, { ...request.extras, ...(snapshot ? { snapshot } : {}) });
   // Problems are formatted by a module loaded only for a discovery that has some (a warm run has none).
   if (discovery.problems.length > 0) {
-    const { formatProblems, summarizeProblems } = await import('../discover/problem-text.js');
+    const { formatProblems, unusableGraphMessage } = await import('../discover/problem-text.js');
     io.stderr.write(formatProblems(discovery.problems, io.cwd, { verbose: args.verbose }));
     if (!isUsable(discovery)) {
       // The machine-readable form holds every problem, hints included, whatever people were shown.
       if (args.json) io.stdout.write(`${JSON.stringify({ type: 'discovery-failed', problems: discovery.problems })}\n`);
-      io.stderr.write(
-        `platctl: the unit graph is not usable: ${summarizeProblems(discovery.problems)}. Fix the errors above` +
-          `${discovery.problems.some((p) => p.kind === 'unresolved-expression') ? ' (or pass --allow-unresolved for expressions that need a real run)' : ''}.\n`,
-      );
+      io.stderr.write(unusableGraphMessage(discovery.problems));
       return { ok: false, exitCode: EXIT.usage };
     }
   }

@@ -202,3 +202,21 @@ export function didYouMean(
   }
   return best ?? prefixMatch;
 }
+
+/**
+ * The first `--env` that names no environment of the configuration at `path`, said with a did-you-mean and the
+ * known ones; undefined when every one exists.
+ */
+export function unknownEnvMessage(
+  envs: readonly string[],
+  envNames: readonly string[],
+  path: string,
+): string | undefined {
+  const unknown = envs.find((env) => !envNames.includes(env));
+  if (unknown === undefined) return undefined;
+  const suggestion = didYouMean(unknown, envNames);
+  return (
+    `platctl: --env ${unknown}: no such environment in ${path}` +
+    `${suggestion ? `; did you mean ${suggestion}?` : ''} (known: ${envNames.join(', ')})\n`
+  );
+}

@@ -7,6 +7,7 @@ import { criticalPath, reverse, select, subgraph, waves } from '../engine/graph.
 import type { Graph } from '../engine/graph.js';
 import type { Discovery } from './index.js';
 import { chainText } from './types.js';
+import { didYouMean } from '../config/errors.js';
 import type { GraphFormat } from './graph-format.js';
 
 export interface GraphView {
@@ -151,4 +152,40 @@ export function render(format: GraphFormat, view: GraphView, root: string, disco
     case 'text':
       return renderText(view, discovery);
   }
+}
+
+/**
+ * Why `--env`/`--unit` picked nothing (every id and environment exists: that is checked first): an environment
+ * without units (`dirOf`: where its units would be), or a unit outside the environments asked for; with the
+ * environments that would match.
+ */
+export function emptySelectionMessage(
+  envs: readonly string[],
+  units: readonly string[],
+  graph: Graph,
+  dirOf: (env: string) => string,
+): string {
+  const flags = [...envs.map((env) => `--env ${env}`), ...units.map((unit) => `--unit ${unit}`)].join(' ');
+  const withUnits = new Set(graph.ids().map((id) => graph.get(id)?.env ?? ''));
+  const reasons: string[] = [];
+  if (units.length === 0) {
+    for (const env of envs) {
+      const dir = dirOf(env);
+      const suggestion = didYouMean(env, [...withUnits]);
+      reasons.push(
+        `environment ${env} has no units (none below ${dir})` +
+          (suggestion
+            ? `; did you mean --env ${suggestion}?`
+            : withUnits.size > 0
+              ? `; environments with units: ${[...withUnits].sort().join(', ')}`
+              : ''),
+      );
+    }
+  }
+  for (const unit of units) {
+    const env = graph.get(unit)?.env ?? '';
+    if (!envs.includes(env))
+      reasons.push(`${unit} is in environment ${env}, which --env leaves out; did you mean --env ${env}?`);
+  }
+  return `platctl: ${flags}: no unit matches the selection\n${reasons.map((reason) => `  hint: ${reason}\n`).join('')}`;
 }

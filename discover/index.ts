@@ -9,6 +9,7 @@
 import { join, resolve } from 'node:path';
 import { readSnapshot, snapshotKey } from './snapshot.js';
 import type { SnapshotHit } from './snapshot.js';
+import type { LoadedConfig } from '../config/load.js';
 import type { DiscoverOptions } from './types.js';
 import type { DiscoverExtras, Discovery } from './discovery.js';
 import { discoveryCodeStamp } from './code-hash.js';
@@ -75,4 +76,36 @@ function keyOf(root: string, options: DiscoverOptions, extras: DiscoverExtras): 
     options.remoteState === true,
     options.allowUnresolved === true,
   ]);
+}
+
+/** Where a project keeps its caches (parses, evaluations, the discovery snapshot, rendered graphs). */
+export function projectCacheDir(root: string): string {
+  return join(root, '.platctl-cache');
+}
+
+/**
+ * What discovery is asked, for a verb's settings over a loaded configuration: `env` is the process environment (a
+ * plain record, read by the CLI), `version` platctl's.
+ */
+export function discoveryRequest(
+  loaded: Pick<LoadedConfig, 'config' | 'root' | 'locate'>,
+  settings: {
+    readonly env: DiscoverOptions['env'];
+    readonly allowUnresolved: boolean;
+    readonly remoteState: boolean;
+    readonly version: string;
+  },
+): { options: DiscoverOptions; extras: DiscoverExtras } {
+  const { config, root } = loaded;
+  return {
+    options: {
+      root,
+      config,
+      env: settings.env,
+      allowUnresolved: settings.allowUnresolved,
+      remoteState: settings.remoteState,
+      cacheDir: projectCacheDir(root),
+    },
+    extras: { locate: (keyPath) => loaded.locate(keyPath), version: settings.version },
+  };
 }

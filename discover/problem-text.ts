@@ -117,3 +117,11 @@ export function explainOutcome(
   const details = (result.details ?? []).map((d) => `  ${d}\n`).join('');
   return `platctl: ${prefix}${result.message}\n${details}${result.hint ? `  hint: ${result.hint}\n` : ''}`;
 }
+
+/** Why the unit graph cannot be used, after its problems were printed: what is wrong, and what to do. */
+export function unusableGraphMessage(problems: readonly Problem[]): string {
+  return (
+    `platctl: the unit graph is not usable: ${summarizeProblems(problems)}. Fix the errors above` +
+    `${problems.some((p) => p.kind === 'unresolved-expression') ? ' (or pass --allow-unresolved for expressions that need a real run)' : ''}.\n`
+  );
+}

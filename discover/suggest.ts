@@ -137,3 +137,9 @@ function compareFit(a: Fit, b: Fit): number {
 export function closestMatch(wanted: string, candidates: readonly string[]): string | undefined {
   return new PathSuggester(candidates).suggest(wanted);
 }
+
+/** `--unit` names no unit of the graph (`ids`): the closest id, and where the ids are listed. */
+export function unknownUnitMessage(unit: string, ids: readonly string[]): string {
+  const suggestion = closestMatch(unit, ids);
+  return `platctl: --unit ${unit}: no such unit${suggestion ? `; did you mean ${suggestion}?` : ''} (platctl graph lists the ids)\n`;
+}
