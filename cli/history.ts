@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { listRuns } from '../engine/shared-state.js';
-import { renderHistory } from '../engine/reporters/history.js';
+import { historyOutput } from '../engine/reporters/history.js';
 import { stateStore } from './shared-state.js';
 import { EXIT, defineVerb } from './verb.js';
 import { HISTORY_GRAMMAR } from './commands/history.js';
@@ -42,21 +42,9 @@ export const historyVerb = defineVerb(HISTORY_GRAMMAR, async (args, io) => {
     if (runs.hint) io.stderr.write(`  hint: ${runs.hint}\n`);
     return EXIT.refused;
   }
-  const { damaged } = runs.value;
-  if (args.json) {
-    io.stdout.write(`${JSON.stringify({ runs: runs.value.runs, ...(damaged.length > 0 ? { damaged } : {}) })}\n`);
-    return damaged.length > 0 ? EXIT.failed : EXIT.ok;
-  }
-  // Said before the table, on stderr: a damaged run is never hidden behind "no runs recorded".
-  for (const run of runs.value.runs) {
-    if (run.rebuilt !== undefined) io.stderr.write(`platctl: warning: run ${run.run_id}: ${run.rebuilt}\n`);
-  }
-  for (const run of damaged) io.stderr.write(`platctl: ${run.message}\n  hint: ${run.hint}\n`);
-  if (runs.value.runs.length === 0) {
-    if (damaged.length > 0) return EXIT.failed;
-    io.stdout.write(`no runs recorded in ${store.location('runs/')} (root ${dirname(loaded.value.path)})\n`);
-    return EXIT.ok;
-  }
-  io.stdout.write(renderHistory(runs.value.runs));
-  return damaged.length > 0 ? EXIT.failed : EXIT.ok;
+  const where = { runs: store.location('runs/'), root: dirname(loaded.value.path) };
+  const output = historyOutput(runs.value, args.json === true, where);
+  io.stderr.write(output.stderr);
+  io.stdout.write(output.stdout);
+  return output.failed ? EXIT.failed : EXIT.ok;
 });

@@ -13,6 +13,9 @@
 import { readFile } from 'node:fs/promises';
 import * as z from '../config/zod.js';
 import { join } from 'node:path';
+import { hostname, userInfo } from 'node:os';
+import type { Failure, Result } from '../config/result.js';
+import { failure, ok } from '../config/result.js';
 import type { EnvLocks } from './env-lock.js';
 import type { ObjectStore, StoreResult } from './object-store.js';
 import type { LoadedState, RunState, RunStatus } from './state.js';
@@ -452,5 +455,45 @@ export class RunPublisher {
       return false;
     }
     return true;
+  }
+}
+
+/**
+ * The shared run state in the bucket: the latest run, or `run`, as a loaded state (an unparsable record is a state to
+ * report, not a failure). `unreadable`: the bucket cannot be read; `no-such-run`: `run` is not in it.
+ */
+export async function readSharedRun(
+  store: ObjectStore,
+  run: string | undefined,
+): Promise<Result<LoadedState, Failure<'unreadable' | 'no-such-run'>>> {
+  const remote = run === undefined ? await loadRemoteLatest(store) : await loadRemoteRun(store, run);
+  if (!remote.ok) return failure('unreadable', `cannot read the shared run state: ${remote.message}`, remote.hint);
+  if (remote.value.type === 'missing' && run !== undefined) {
+    return failure('no-such-run', `no run ${run} in ${store.location('runs/')}; platctl history lists the runs`);
+  }
+  return ok(
+    remote.value.type === 'ok'
+      ? { type: 'ok', state: remote.value.state }
+      : remote.value.type === 'missing'
+        ? { type: 'missing' }
+        : { type: 'invalid', reason: 'unparsable', message: remote.value.message },
+  );
+}
+
+/**
+ * Who runs, as runs, locks and `history` name them: `USER` (or `LOGNAME`, `USERNAME`, from the process environment
+ * the CLI passes), else the operating system's account (a cron job or a container often sets no `USER`), and this
+ * host.
+ */
+export function runAuthor(env: Readonly<Record<string, string | undefined>>): RunAuthor {
+  return { user: env.USER || env.LOGNAME || env.USERNAME || osUser(), host: hostname() };
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username || 'unknown';
+  } catch {
+    // No passwd entry for the uid (a container run with an arbitrary uid).
+    return `uid ${process.getuid?.() ?? '?'}`;
   }
 }

@@ -8,6 +8,11 @@ import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../config/atomic-write.js';
 import { describeFsError, errorCode } from './fs-errors.js';
+import type { Failure, Result } from '../config/result.js';
+import { failure, ok } from '../config/result.js';
+import type { ObjectStore } from './object-store.js';
+import type { RunAuthor } from './shared-state.js';
+import { loadRemoteLatest, uploadState } from './shared-state.js';
 import type { RunState } from './state.js';
 import { STATE_FILE, backupName, loadState } from './state.js';
 
@@ -34,4 +39,59 @@ export async function replaceLocalState(root: string, state: RunState, nowMs: nu
     return { ok: false, message: describeFsError('write', target, error) };
   }
   return { ok: true, kept };
+}
+
+/**
+ * `platctl state pull`: the bucket's latest run replaces this checkout's state file (the previous one kept aside).
+ * What was done, in words; else `unreadable` (the bucket), `nothing` (no run, or one that cannot be parsed) or
+ * `refused` (the state file could not be replaced: it is unchanged).
+ */
+export async function pullState(
+  store: ObjectStore,
+  root: string,
+  nowMs: number,
+): Promise<Result<string, Failure<'unreadable' | 'nothing' | 'refused'>>> {
+  const remote = await loadRemoteLatest(store);
+  if (!remote.ok) return failure('unreadable', `cannot read the shared run state: ${remote.message}`);
+  if (remote.value.type === 'missing') {
+    return failure('nothing', `no run in ${store.location('latest/')}; nothing to pull`);
+  }
+  if (remote.value.type === 'invalid') return failure('nothing', remote.value.message);
+  const { state } = remote.value;
+  const replaced = await replaceLocalState(root, state, nowMs);
+  if (!replaced.ok) {
+    return failure('refused', `refused: ${replaced.message}; ${STATE_FILE} is unchanged, nothing pulled`);
+  }
+  const { kept } = replaced;
+  return ok(
+    `pulled run ${state.run_id} (${state.command}, ${state.status}) into ` +
+      `${join(root, STATE_FILE)}${kept ? `; the previous file is kept as ${kept}` : ''}`,
+  );
+}
+
+/**
+ * `platctl state push`: this checkout's state file uploaded as a run of the bucket (the latest of its verb unless a
+ * newer one is). What was done, in words; else `nothing` (no state file, or one that cannot be read) or `unwritable`.
+ */
+export async function pushState(
+  store: ObjectStore,
+  root: string,
+  by: RunAuthor,
+): Promise<Result<string, Failure<'nothing' | 'unwritable'>>> {
+  const local = await loadState(root);
+  if (local.type !== 'ok') {
+    return failure(
+      'nothing',
+      local.type === 'missing' ? `no ${STATE_FILE} in ${root}; nothing to push` : local.message,
+    );
+  }
+  const { state } = local;
+  const pushed = await uploadState(store, state, by);
+  if (!pushed.ok) return failure('unwritable', `cannot upload the state: ${pushed.message}`, pushed.hint);
+  const where = `pushed run ${state.run_id} to ${store.location(`runs/${state.run_id}/`)}`;
+  return ok(
+    pushed.value === 'uploaded'
+      ? `${where}; it is the latest ${state.command}`
+      : `${where}; a newer ${state.command} stays the latest`,
+  );
 }
