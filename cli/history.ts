@@ -3,7 +3,7 @@
  * (docs/state.md), newest first: verb, who, when, result, duration. `platctl status --run RUN_ID` shows one in full.
  */
 import { dirname } from 'node:path';
-import { formatConfigErrors } from '../config/errors.js';
+import { formatConfigErrors, noEnvironmentMessage } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { listRuns } from '../engine/shared-state.js';
 import { historyOutput } from '../engine/reporters/history.js';
@@ -30,10 +30,9 @@ export const historyVerb = defineVerb(HISTORY_GRAMMAR, async (args, io) => {
     io.stderr.write('platctl: history takes one --env\n');
     return EXIT.usage;
   }
-  const unknown = envs.find((env) => !(env in loaded.value.config.environments));
+  const unknown = noEnvironmentMessage(envs, loaded.value.config.environments, loaded.value.path);
   if (unknown !== undefined) {
-    const known = Object.keys(loaded.value.config.environments).join(', ');
-    io.stderr.write(`platctl: no environment ${unknown} in ${loaded.value.path} (known: ${known})\n`);
+    io.stderr.write(unknown);
     return EXIT.usage;
   }
   const runs = await listRuns(store, { env: envs[0], limit: args.limit ?? 20 });

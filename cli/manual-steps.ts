@@ -3,17 +3,18 @@
  * hooks/manual-step-checks.ts): the question asked on the terminal, and who answered it.
  */
 import { createInterface } from 'node:readline';
-import { userInfo } from 'node:os';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { ManualStep } from '../hooks/manual-steps.js';
+import { manualStepQuestion } from '../hooks/manual-steps.js';
 import type { CliIo } from './verb.js';
+
+export { whoAmI } from '../hooks/manual-steps.js';
 
 /** Asks on the terminal (stderr) whether a step is done; only y/yes counts. Absent when stdin is not a terminal. */
 export function terminalAsk(io: CliIo, paint: Paint) {
   if (!process.stdin.isTTY) return undefined;
   return async (step: ManualStep, failedCheck: string | undefined): Promise<boolean> => {
-    const why = failedCheck === undefined ? '' : paint.dim(` (its check failed: ${failedCheck})`);
-    io.stderr.write(`${paint.bold(`Manual step ${step.id}`)}${why}\n  ${step.description}\n`);
+    io.stderr.write(manualStepQuestion(step, failedCheck, paint));
     const rl = createInterface({ input: process.stdin, output: io.stderr, terminal: false });
     const onAbort = (): void => rl.close();
     io.signal.addEventListener('abort', onAbort, { once: true });
@@ -30,13 +31,4 @@ export function terminalAsk(io: CliIo, paint: Paint) {
       process.stdin.unref();
     }
   };
-}
-
-/** The login name for the record. */
-export function whoAmI(env: Readonly<Record<string, string | undefined>>): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return env.USER ?? env.LOGNAME ?? 'unknown';
-  }
 }

@@ -6,14 +6,14 @@
  * report/output.ts; this file reads the arguments, the configuration and the shared backend, and says what happened.
  */
 import { hostname } from 'node:os';
-import { dirname, resolve } from 'node:path';
-import { formatConfigErrors } from '../config/errors.js';
+import { dirname } from 'node:path';
+import { formatConfigErrors, noEnvironmentMessage } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { Result } from '../config/result.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { localLockReader } from '../engine/status-view.js';
 import type { BuildOptions, ReportModel } from '../report/model.js';
-import { defaultName, logHref, outputPath, writeReport } from '../report/output.js';
+import { defaultName, logHref, outputPath, reportPlan, writeReport } from '../report/output.js';
 import type { ReportFailure, RunSource } from '../report/source.js';
 import { localRunSource, parkReport, sharedRunSource, walkReport } from '../report/source.js';
 import { readSharedRun, stateStore } from './shared-state.js';
@@ -43,19 +43,14 @@ export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
   const { config, path } = loaded.value;
   const root = dirname(path);
   const envs = args.env ?? [];
-  const unknown = envs.find((env) => !(env in config.environments));
+  const unknown = noEnvironmentMessage(envs, config.environments, path);
   if (unknown !== undefined) {
-    io.stderr.write(
-      `platctl: no environment ${unknown} in ${path} (known: ${Object.keys(config.environments).join(', ')})\n`,
-    );
+    io.stderr.write(unknown);
     return EXIT.usage;
   }
-  const format = args.json ? 'json' : args.format;
-  const output = args.output ?? (format === 'json' ? '-' : undefined);
+  const { format, output, reportDir } = reportPlan(io.cwd, args);
   const lock = localLockReader(root, { pid: process.pid, host: hostname(), isAlive: processAlive });
   const target = (model: ReportModel) => outputPath(io.cwd, output, defaultName(model));
-  // A default name is always in the working directory: the links can be made before the model has a name.
-  const reportDir = output === undefined || output === '-' ? io.cwd : dirname(resolve(io.cwd, output));
   const options = (live: boolean): BuildOptions => ({
     now: Date.now(),
     live,

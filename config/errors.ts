@@ -220,3 +220,15 @@ export function unknownEnvMessage(
     `${suggestion ? `; did you mean ${suggestion}?` : ''} (known: ${envNames.join(', ')})\n`
   );
 }
+
+/** The first of `envs` that names no environment of the configuration at `path`, with the known ones (history, report). */
+export function noEnvironmentMessage(
+  envs: readonly string[],
+  environments: Readonly<Record<string, unknown>>,
+  path: string,
+): string | undefined {
+  const unknown = envs.find((env) => !(env in environments));
+  return unknown === undefined
+    ? undefined
+    : `platctl: no environment ${unknown} in ${path} (known: ${Object.keys(environments).join(', ')})\n`;
+}

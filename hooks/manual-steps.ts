@@ -15,6 +15,8 @@ import type { ManualStepCheck, PlatctlConfig } from '../config/schema.js';
 import type { UnitId } from '../engine/graph.js';
 import type { BeforeRunContext, BeforeRunResult } from '../engine/phases.js';
 import type { ManualStepRecord } from '../engine/state.js';
+import type { Paint } from '../engine/reporters/paint.js';
+import { userInfo } from 'node:os';
 
 export type ManualStep = PlatctlConfig['manual_steps'][number];
 /** A step with a check. */
@@ -144,4 +146,19 @@ function cannotRun(step: CheckedStep, result: Extract<CheckResult, { passed: fal
 /** A check for messages: an argument list as JSON, `ssm_parameter NAME`. */
 export function formatCheck(check: ManualStepCheck): string {
   return Array.isArray(check) ? JSON.stringify(check) : `ssm_parameter ${check.ssm_parameter}`;
+}
+
+/** The question asked on the terminal about a step (`failedCheck`: why its check did not find it done). */
+export function manualStepQuestion(step: ManualStep, failedCheck: string | undefined, paint: Paint): string {
+  const why = failedCheck === undefined ? '' : paint.dim(` (its check failed: ${failedCheck})`);
+  return `${paint.bold(`Manual step ${step.id}`)}${why}\n  ${step.description}\n`;
+}
+
+/** The login name for the record (`env`: the process environment, passed by the CLI, for when the OS has none). */
+export function whoAmI(env: Readonly<Record<string, string | undefined>>): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return env.USER ?? env.LOGNAME ?? 'unknown';
+  }
 }

@@ -47,3 +47,18 @@ export async function writeReport(path: string, text: string): Promise<string | 
           : (error as Error).message;
   }
 }
+
+/**
+ * How and where `platctl report` writes: the format (`--json` is JSON), the output (`-`, stdout, is JSON's default),
+ * and the directory the log links are relative to (a default name is always in the working directory `cwd`, so the
+ * links can be made before the model has a name).
+ */
+export function reportPlan<F extends string>(
+  cwd: string,
+  args: { readonly json?: boolean | undefined; readonly format: F; readonly output?: string | undefined },
+): { readonly format: F | 'json'; readonly output: string | undefined; readonly reportDir: string } {
+  const format = args.json ? 'json' : args.format;
+  const output = args.output ?? (format === 'json' ? '-' : undefined);
+  const reportDir = output === undefined || output === '-' ? cwd : dirname(resolve(cwd, output));
+  return { format, output, reportDir };
+}
