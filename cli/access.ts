@@ -46,7 +46,7 @@ async function prepare(
     return { ok: false, exitCode: EXIT.usage };
   }
 
-  const [{ createEnvCloud }, { awsAccessOf }, { createEksAccess }] = await Promise.all([
+  const [{ createEnvCloud }, { preflightedAccess }, { createEksAccess }] = await Promise.all([
     import('../cloud/environment.js'),
     import('../cloud/sdk-access.js'),
     import('../cloud/eks-access.js'),
@@ -56,14 +56,9 @@ async function prepare(
     const settings = config.environments[env];
     if (!settings?.cluster) continue;
     const cloud = createEnvCloud({ envName: env, settings, env: io.env });
-    const preflight = await cloud.preflight(PREFLIGHT_BUDGET_MS, io.signal);
-    const access = preflight.ok ? await awsAccessOf(cloud, io.env) : undefined;
-    if (!preflight.ok || !access?.ok) {
-      const failed = !preflight.ok ? preflight : access && !access.ok ? access : undefined;
-      io.stderr.write(
-        `platctl access: ${env}: credentials preflight failed: ${failed?.message ?? 'no credentials'}` +
-          `${failed?.hint ? ` (${failed.hint})` : ''}\n`,
-      );
+    const access = await preflightedAccess(cloud, io.env, PREFLIGHT_BUDGET_MS, io.signal);
+    if (!access.ok) {
+      io.stderr.write(`platctl access: ${env}: ${access.line}\n`);
       return { ok: false, exitCode: EXIT.refused };
     }
     targets.push({

@@ -25,6 +25,26 @@ export interface AwsAccess {
   readonly maxAttempts?: number;
 }
 
+/**
+ * The access of `cloud`'s environment once its credentials passed the preflight (asked to last `budgetMs`), the one
+ * check before a command calls AWS; else why not (the preflight's failure, else {@link awsAccessOf}'s).
+ */
+export async function preflightedAccess(
+  cloud: EnvCloud,
+  env: EnvVars,
+  budgetMs: number,
+  signal: AbortSignal,
+): Promise<{ readonly ok: true; readonly value: AwsAccess } | { readonly ok: false; readonly line: string }> {
+  const preflight = await cloud.preflight(budgetMs, signal);
+  const access = preflight.ok ? await awsAccessOf(cloud, env) : undefined;
+  if (preflight.ok && access?.ok) return { ok: true, value: access.value };
+  const failed = !preflight.ok ? preflight : access && !access.ok ? access : undefined;
+  return {
+    ok: false,
+    line: `credentials preflight failed: ${failed?.message ?? 'no credentials'}${failed?.hint ? ` (${failed.hint})` : ''}`,
+  };
+}
+
 /** The access of `cloud`'s environment, or why there is none (no region, no credentials). */
 export async function awsAccessOf(cloud: EnvCloud, env: EnvVars): Promise<CloudResult<AwsAccess>> {
   if (cloud.region === undefined) {
