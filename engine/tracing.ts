@@ -22,7 +22,8 @@ import type { Attributes, Context, Span, TextMapPropagator, Tracer } from '@open
 import type { SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import type * as OtelApi from '@opentelemetry/api';
 import type { ExportResultCode } from '@opentelemetry/core';
-import type { WalkEvent } from './events.js';
+import type { CheckResult } from './check-report.js';
+import type { ParkEvent, WalkEvent } from './events.js';
 import type { UnitId } from './graph.js';
 import { abortableSleep } from './timers.js';
 
@@ -46,60 +47,13 @@ export interface TracingSettings {
   readonly flushTimeoutMs?: number;
 }
 
-/** What the trace reads of down/up's events (park/run.ts `ParkEvent`: engine/ does not import park/). */
-export type ParkTraceEvent =
-  | {
-      readonly type: 'env-started';
-      readonly at: string;
-      readonly env: string;
-      readonly op: string;
-      readonly resumed: boolean;
-    }
-  | ParkStepEvent<'step-started'>
-  | ParkStepEvent<'step-completed'>
-  | ParkStepEvent<'step-skipped'>
-  | {
-      readonly type: 'step-failed';
-      readonly at: string;
-      readonly env: string;
-      readonly step: string;
-      readonly reason: string;
-      readonly message: string;
-    }
-  | { readonly type: 'step-planned' }
-  | {
-      readonly type: 'env-finished';
-      readonly at: string;
-      readonly env: string;
-      readonly outcome: { readonly status: string };
-    };
-
-interface ParkStepEvent<T extends string> {
-  readonly type: T;
-  readonly at: string;
-  readonly env: string;
-  readonly step: string;
-}
-
-/** What the trace reads of a validate check's result (validate/types.ts `CheckTraceResult`). */
-export interface CheckTraceResult {
-  readonly id: string;
-  readonly check: string;
-  readonly target: string;
-  readonly phase: string;
-  readonly env?: string;
-  readonly status: string;
-  readonly message: string;
-  readonly durationMs: number;
-}
-
 /** What a verb tells the trace; every method of trace-target.ts's `NO_TRACER` does nothing. */
 export interface RunTracer {
   /** The environments the run covers (an attribute of the root span). */
   envs(envs: readonly string[]): void;
   walkEvent(event: WalkEvent): void;
-  parkEvent(event: ParkTraceEvent): void;
-  checkResult(result: CheckTraceResult): void;
+  parkEvent(event: ParkEvent): void;
+  checkResult(result: CheckResult): void;
   /**
    * The variables for a Terragrunt process started for `unit` now: `TRACEPARENT` (and `TRACESTATE`) of the unit's
    * span (or of its lockdown step's, its rollback destroy's, or the down/up step that applies it), and what makes
@@ -178,7 +132,7 @@ type WalkPhase = 'walk' | 'converge' | 'rollback' | 'lockdown' | 'unlock';
 
 /** A validate check's result and when it arrived (epoch ms). */
 interface EndedCheck {
-  readonly result: CheckTraceResult;
+  readonly result: CheckResult;
   readonly ended: number;
 }
 
@@ -463,7 +417,7 @@ class Tracing implements RunTracer {
     this.#end(open.span, time(at), attributes, error);
   }
 
-  parkEvent(event: ParkTraceEvent): void {
+  parkEvent(event: ParkEvent): void {
     switch (event.type) {
       case 'env-started': {
         const attributes = { 'platctl.env': event.env, 'platctl.op': event.op, 'platctl.resumed': event.resumed };
@@ -523,7 +477,7 @@ class Tracing implements RunTracer {
     }
   }
 
-  checkResult(result: CheckTraceResult): void {
+  checkResult(result: CheckResult): void {
     this.#checks.push({ result, ended: Date.now() });
   }
 
