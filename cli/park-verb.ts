@@ -34,7 +34,7 @@ import {
   parkNextLine,
   parkSummary,
 } from '../park/command.js';
-import { checkoutLockRefusal, lockParkEnvs, tookOverWarning } from '../park/lock.js';
+import { checkoutLockRefusal, lockParkEnvs, parkFence, tookOverWarning } from '../park/lock.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from './metrics.js';
@@ -114,12 +114,7 @@ export async function runParkVerb(
       clock: systemClock,
       signal: io.signal,
       ...(checked.restoreSizes ? { restoreSizes: checked.restoreSizes } : {}),
-      fence: locks && {
-        stillOurs: () => locks.ensureFresh(),
-        get reason() {
-          return locks.fenceReason;
-        },
-      },
+      fence: parkFence(locks),
     });
   } finally {
     output.close();

@@ -11,6 +11,7 @@ import { makeRunId } from '../engine/run.js';
 import { lockShared } from '../engine/shared-run.js';
 import type { SharedBackend, SharedRefusal } from '../engine/shared-run.js';
 import type { ParkOp } from './record.js';
+import type { ParkFence } from './run.js';
 
 /** Why the checkout lock refuses a `down`/`up` (the engine's words), and that it would race a live holder. */
 export function checkoutLockRefusal(
@@ -51,4 +52,16 @@ export async function lockParkEnvs(
     say(`warning: ${got.locks.fenceReason}: starting no more steps and making no more changes to AWS (exit 3)\n`),
   );
   return { type: 'ok', locks: got.locks };
+}
+
+/** The fence `runPark` checks before each step: the environment locks, while they are still this run's. */
+export function parkFence(locks: EnvLocks | undefined): ParkFence | undefined {
+  return (
+    locks && {
+      stillOurs: () => locks.ensureFresh(),
+      get reason() {
+        return locks.fenceReason;
+      },
+    }
+  );
 }
