@@ -1,7 +1,7 @@
 /**
  * The park section of `platctl status` (the rest of status is in cli/status.ts, which calls this), and the wiring of
- * the park rules (park/rules.ts) into bootstrap and teardown: each environment's record store, built from
- * `.platctl.yaml`, and the words printed.
+ * the park rules (park/rules.ts) into bootstrap and teardown: each environment's record store (park/stores.ts) given the
+ * state bucket of `.platctl.yaml`, and the streams the rules' words go to.
  */
 import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
