@@ -1,18 +1,19 @@
 /**
  * The park section of `platctl status` (the rest of status is in cli/status.ts, which calls this), and the wiring of
- * the park rules (park/rules.ts) into bootstrap and teardown: each environment's record store, built from
- * `.platctl.yaml`, and the words printed.
+ * the park rules (park/rules.ts) into bootstrap and teardown: each environment's record store (park/stores.ts) given the
+ * state bucket of `.platctl.yaml`, and the streams the rules' words go to.
  */
 import type { EnvVars } from '../cloud/env.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { Graph } from '../engine/graph.js';
 import type { RunState } from '../engine/state.js';
-import { RecordStore } from '../park/record.js';
+import type { RecordStore } from '../park/record.js';
 import type { BootstrapScope } from '../park/rules.js';
-import { bootstrapEnvs, clearParkAfterTeardown, parkedRefusal } from '../park/rules.js';
+import { bootstrapEnvs, clearParkAfterTeardown, parkedRefusal, teardownClearLines } from '../park/rules.js';
 import type { ParkView } from '../park/status.js';
 import { readParkViews } from '../park/status.js';
-import { parkRecordPlaces, stateStore } from './shared-state.js';
+import { readOnlyRecordStore } from '../park/stores.js';
+import { stateStore } from './shared-state.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
@@ -35,25 +36,9 @@ export async function readParkStatus(
 // Built in park/status.ts; named here too, where status reads the park state.
 export { parkStatusJson } from '../park/status.js';
 
-/**
- * The record store of `env`, read-only (it takes no lock, so it never moves a record): shared where `down` shares it
- * (docs/park.md), else local.
- */
-async function recordStore(root: string, config: PlatctlConfig, env: string, vars: EnvVars): Promise<RecordStore> {
-  const settings = config.environments[env];
-  if (!settings || !config.park[env]) return new RecordStore(root, env, {}, settings?.cluster?.name);
-  const cluster = settings.cluster?.name;
-  const state = await stateStore(config.state, { env: vars });
-  const bucket = settings.aws?.state_bucket;
-  if (bucket === undefined) return new RecordStore(root, env, parkRecordPlaces(state, undefined), cluster);
-  // Loaded only here: status and an unparked bootstrap without a bucket never pay for the AWS modules.
-  const [{ createEnvCloud }, { createParkAws }] = await Promise.all([
-    import('../cloud/environment.js'),
-    import('../cloud/park-aws.js'),
-  ]);
-  const cloud = createEnvCloud({ envName: env, settings, env: vars, maxAttempts: 3 });
-  const envBucket = createParkAws(cloud, vars, settings.cluster?.name ?? env).stateBucketRecords(bucket);
-  return new RecordStore(root, env, parkRecordPlaces(state, envBucket), cluster);
+/** The record store of `env`, read-only (park/stores.ts), with the state bucket of `.platctl.yaml`. */
+function recordStore(root: string, config: PlatctlConfig, env: string, vars: EnvVars): Promise<RecordStore> {
+  return readOnlyRecordStore({ root, config, vars, state: () => stateStore(config.state, { env: vars }) }, env);
 }
 
 /**
@@ -85,16 +70,10 @@ export async function clearParkRecordsAfterTeardown(
 ): Promise<number | undefined> {
   const parkConfigured = (env: string): boolean => config.park[env] !== undefined;
   const storeFor = (env: string): Promise<RecordStore> => recordStore(root, config, env, io.env);
-  const { cleared, failed } = await clearParkAfterTeardown(root, graph, state, parkConfigured, storeFor);
-  for (const { env, removed } of cleared) {
-    if (removed.length > 0) out.write(`Park record of ${env} removed: ${removed.join(', ')}\n`);
-  }
-  if (!failed) return undefined;
-  const { env, message, hint, location } = failed;
-  io.stderr.write(
-    `platctl: teardown of ${env} completed, but its park record could not be removed: ${message}\n` +
-      `  hint: ${hint ? `${hint}; then ` : ''}delete ${location} and ` +
-      `.platctl-park/${env}.json by hand, or platctl status and bootstrap will still see ${env} as parked\n`,
-  );
+  const cleared = await clearParkAfterTeardown(root, graph, state, parkConfigured, storeFor);
+  const { removed, failure } = teardownClearLines(cleared);
+  if (removed) out.write(removed);
+  if (failure === undefined) return undefined;
+  io.stderr.write(`platctl: ${failure}`);
   return EXIT.failed;
 }

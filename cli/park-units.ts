@@ -11,7 +11,7 @@ import { RUN_ID_ENV } from '../engine/run.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { TerragruntExecutor } from '../engine/terragrunt.js';
 import type { UnitApplier } from '../park/context.js';
-import { configuredParkUnits, parkApplyRunId, terragruntUnitApplier } from '../park/units.js';
+import { configuredParkUnits, parkApplyRunId, parkUnitDirs, terragruntUnitApplier } from '../park/units.js';
 import { childGroups } from './signals.js';
 import { discoverProject } from './project.js';
 import type { CliIo, GlobalOptions } from './verb.js';
@@ -33,15 +33,7 @@ export async function discoverParkUnits(
   if (wanted.length === 0) return { ok: true, dirs: new Map() };
   const project = await discoverProject(loaded, { ...args, allowUnresolved: true }, io);
   if (!project.ok) return project;
-  const { units } = project.project.discovery;
-  const dirs = new Map<string, string>();
-  for (const unit of wanted) {
-    const info = units.get(unit);
-    // Discovery reports every configured id it did not find; this is the guard that it did.
-    if (info === undefined) throw new Error(`park unit ${unit} passed discovery without being found`);
-    dirs.set(unit, info.absDir);
-  }
-  return { ok: true, dirs };
+  return { ok: true, dirs: parkUnitDirs(wanted, project.project.discovery.units) };
 }
 
 /**

@@ -11,7 +11,6 @@ import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
 export { runAuthor } from '../engine/shared-state.js';
-export { parkRecordPlaces } from '../park/record-places.js';
 
 /** The bucket behind `state`, or undefined with the local backend. */
 export async function stateStore(state: StateConfig, io: Pick<CliIo, 'env'>): Promise<ObjectStore | undefined> {

@@ -7,6 +7,8 @@ import type { NodeGroupSize } from '../cloud/park-aws.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { EnvOutcome, ParkOp } from '../engine/events.js';
 import { PREFLIGHT } from '../engine/events.js';
+import { formatCommandLine } from '../engine/logs.js';
+import type { Paint } from '../engine/reporters/paint.js';
 import { parseRestoreSize } from './restore-sizes.js';
 
 /** The environments to park: `asked` (`--env`), else every environment with a `park:` entry. */
@@ -32,6 +34,37 @@ export function chooseParkEnvs(
       return { error: `environment ${env} has no aws settings: set environments.${env}.aws (region, profile)` };
   }
   return { envs };
+}
+
+/** The options of a `down`/`up` command line that decide what it does and what it says to run next. */
+export interface ParkCommandLine {
+  readonly env: readonly string[];
+  readonly config?: string | undefined;
+  readonly dryRun: boolean;
+  readonly resume: boolean;
+  readonly yes: boolean;
+  readonly breakLock: boolean;
+  /** `--restore-size`, as given. */
+  readonly restoreSize: readonly string[];
+}
+
+/** The options together, before the configuration is read: the sizes `--restore-size` records, or a usage error. */
+export function checkParkOptions(
+  line: ParkCommandLine,
+): { sizes?: Record<string, NodeGroupSize> } | { error: string; hint?: string } {
+  if (line.resume && line.dryRun) {
+    return { error: '--dry-run shows the whole sequence; it does not combine with --resume' };
+  }
+  const sizes = parseRestoreSizes(line.restoreSize, { resume: line.resume, envCount: line.env.length });
+  return 'error' in sizes ? { error: sizes.error, hint: 'platctl down --help lists its options' } : sizes;
+}
+
+/** Why `--break-lock` is a usage error with the local backend of the configuration at `configPath`. */
+export function breakLockLocalError(configPath: string): string {
+  return (
+    `--break-lock applies to the shared lock of state.backend s3; ${configPath} uses the ` +
+    `local backend (its .platctl.lock is taken over automatically once its holder is gone)`
+  );
 }
 
 /** `--restore-size GROUP=MIN/MAX/DESIRED` (`given`), each once, for one `--env`, never with `--resume`. */
@@ -80,3 +113,73 @@ export function parkNext(outcomes: readonly EnvOutcome[]): 'resume' | 'repeat' |
   if (stopped.some((o) => o.failed_step !== PREFLIGHT)) return 'resume';
   return stopped.length > 0 ? 'repeat' : undefined;
 }
+
+/**
+ * The exit code of a command's ending (README, exit codes): 0, 1 for a failed step, 3 for a refusal; fenced is a
+ * refusal too, as a lock held at the start; an interrupted command exits with its signal's code, `signalExit`.
+ */
+export function parkExitCode(ending: ParkEnding, signalExit: number): number {
+  switch (ending) {
+    case 'interrupted':
+      return signalExit;
+    case 'fenced':
+    case 'refused':
+      return 3;
+    case 'failed':
+      return 1;
+    case 'ok':
+      return 0;
+  }
+}
+
+/** The command line that runs `op` as `line` asked (for the lock's holder, without `--config`; to repeat it, with). */
+export function parkInvocation(op: ParkOp, line: ParkCommandLine, withConfig: boolean): string {
+  return formatCommandLine([
+    'platctl',
+    op,
+    ...line.env.flatMap((e) => ['--env', e]),
+    ...(withConfig && line.config ? ['--config', line.config] : []),
+    ...(line.resume ? ['--resume'] : []),
+    ...(line.yes ? ['--yes'] : []),
+    ...(line.breakLock ? ['--break-lock'] : []),
+  ]);
+}
+
+/** The line that says what to run after a command that stopped (see {@link parkNext}); undefined when none stopped. */
+export function parkNextLine(op: ParkOp, line: ParkCommandLine, outcomes: readonly EnvOutcome[]): string | undefined {
+  const next = parkNext(outcomes);
+  if (next === 'resume') {
+    const resume = formatCommandLine([
+      'platctl',
+      op,
+      '--resume',
+      ...(line.config ? ['--config', line.config] : []),
+      ...(op === 'down' ? ['--yes'] : []),
+    ]);
+    return `Resume with: ${resume}\n`;
+  }
+  if (next === 'repeat') return `Nothing was changed; run it again: ${parkInvocation(op, line, true)}\n`;
+  return undefined;
+}
+
+/** The last line of `--json`: how the command ended, and each environment's outcome. */
+export function parkSummary(op: ParkOp, dryRun: boolean, exitCode: number, outcomes: readonly EnvOutcome[]): object {
+  return { type: 'summary', op, dry_run: dryRun, exit_code: exitCode, envs: outcomes };
+}
+
+/** down scales clusters to zero: it is confirmed (on a terminal, or by `--yes`) unless it is a dry run. */
+export function mustConfirm(op: ParkOp, line: ParkCommandLine): boolean {
+  return op === 'down' && !line.dryRun && !line.yes;
+}
+
+/** What down says when it must be confirmed: without a terminal, before asking, the question, and when cancelled. */
+export const DOWN_CONFIRM = {
+  noTerminal:
+    'refused: down scales clusters to zero and there is no terminal to confirm on; pass --yes to run it unattended (cron)',
+  intro: (paint: Paint, envs: readonly string[]): string =>
+    `${paint.bold(`down parks ${envs.join(', ')}`)}: node groups to 0, Karpenter capacity deleted, bastion stopped.\n`,
+  question: 'Type "yes" to park: ',
+  /** True when `answer` (undefined: the prompt was closed) confirms. */
+  confirmed: (answer: string | undefined): boolean => answer?.trim() === 'yes',
+  cancelled: 'down cancelled; nothing was changed',
+} as const;

@@ -128,7 +128,7 @@ export function recordKey(env: string): string {
   return `park/${env}.json`;
 }
 
-/** Where an environment's record is shared, chosen by the CLI from `.platctl.yaml` (docs/park.md, docs/state.md). */
+/** Where an environment's record is shared, chosen from `.platctl.yaml` by park/stores.ts (docs/park.md, docs/state.md). */
 export interface RecordPlaces {
   /** The store that shares the record (at {@link recordKey}); undefined: local only. */
   readonly shared?: ObjectStore | undefined;

@@ -116,3 +116,21 @@ export async function clearParkAfterTeardown(
   }
   return { cleared };
 }
+
+/**
+ * What a teardown says of the records it cleared: a line per environment that had one (`removed`, maybe empty), and
+ * why one could not be removed (`failure`, the teardown itself succeeded) with what to do, ending in a newline.
+ */
+export function teardownClearLines(clears: ParkClears): { removed: string; failure?: string } {
+  const removed = clears.cleared
+    .filter((c) => c.removed.length > 0)
+    .map(({ env, removed }) => `Park record of ${env} removed: ${removed.join(', ')}\n`)
+    .join('');
+  if (!clears.failed) return { removed };
+  const { env, message, hint, location } = clears.failed;
+  const failure =
+    `teardown of ${env} completed, but its park record could not be removed: ${message}\n` +
+    `  hint: ${hint ? `${hint}; then ` : ''}delete ${location} and ` +
+    `.platctl-park/${env}.json by hand, or platctl status and bootstrap will still see ${env} as parked\n`;
+  return { removed, failure };
+}

@@ -38,7 +38,7 @@ export interface EnvAccess {
   readonly alsoCheck: readonly EnvCloud[];
   /** Applies the units `up` re-applies (`node_group_units`, `karpenter.unit`, `reconnect_units`), when any. */
   readonly units?: UnitApplier;
-  /** Where the park record is shared (the CLI picks it from `.platctl.yaml`); default: local only. */
+  /** Where the park record is shared (park/access.ts picks it from `.platctl.yaml`); default: local only. */
   readonly records?: RecordPlaces;
 }
 

@@ -24,6 +24,21 @@ export function configuredParkUnits(park: Readonly<Record<string, ParkConfig>>, 
   });
 }
 
+/** The directory of each of `wanted` (configured park units), from the units discovery found. */
+export function parkUnitDirs(
+  wanted: readonly string[],
+  units: ReadonlyMap<string, { readonly absDir: string }>,
+): Map<string, string> {
+  const dirs = new Map<string, string>();
+  for (const unit of wanted) {
+    const info = units.get(unit);
+    // Discovery reports every configured id it did not find; this is the guard that it did.
+    if (info === undefined) throw new Error(`park unit ${unit} passed discovery without being found`);
+    dirs.set(unit, info.absDir);
+  }
+  return dirs;
+}
+
 /** `park-up-20260101T100000Z-a1b2c3`: the run id (and log directory) of an `up`'s applies. */
 export function parkApplyRunId(now: number, random: string): string {
   const stamp = new Date(now)
