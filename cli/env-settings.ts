@@ -7,8 +7,6 @@
 import { parseRequestTimeout } from '../cloud/env.js';
 import { secondsSettingErrors } from '../engine/env-settings.js';
 
-export { secondsSetting } from '../engine/env-settings.js';
-
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Every duration setting platctl does not understand, each as one line saying what is wrong. */

@@ -8,8 +8,6 @@ import type { ManualStep } from '../hooks/manual-steps.js';
 import { manualStepQuestion } from '../hooks/manual-steps.js';
 import type { CliIo } from './verb.js';
 
-export { whoAmI } from '../hooks/manual-steps.js';
-
 /** Asks on the terminal (stderr) whether a step is done; only y/yes counts. Absent when stdin is not a terminal. */
 export function terminalAsk(io: CliIo, paint: Paint) {
   if (!process.stdin.isTTY) return undefined;

@@ -12,10 +12,6 @@ import type { ParkRecord } from '../park/record.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
-export { METRICS_OPTION } from './commands/shared.js';
-export type { MetricsSink } from '../engine/metrics-sink.js';
-export { selectionEnvs } from '../engine/metrics-sink.js';
-
 /**
  * Runs a verb's body with a sink, and at its end (success, failure, refusal, interruption, or a bug) writes what the
  * run knew to `--metrics-file`. Nothing is written when the run ended before its configuration was understood (no

@@ -3,11 +3,11 @@
  * timestamp the walk's plain lines have, and a still-running line while a step (or the wait inside it) runs long.
  * What the lines say is engine/reporters/park.ts; this file only picks the streams.
  */
-import type { ParkEvent, ParkOp } from '../engine/events.js';
+import type { ParkEvent, ParkOp, Reporter } from '../engine/events.js';
 import { JsonReporter } from '../engine/reporters/json.js';
-import { Heartbeat, stampedStream } from '../engine/reporters/lines.js';
+import { stampedStream } from '../engine/reporters/lines.js';
 import type { Paint } from '../engine/reporters/paint.js';
-import { parkHeartbeat, parkLines } from '../engine/reporters/park.js';
+import { ParkReporter } from '../engine/reporters/park.js';
 import { isLiveTerminal, plainHeartbeat } from './walk-output.js';
 import type { CliIo } from './verb.js';
 
@@ -24,12 +24,8 @@ export function parkOutput(io: CliIo, json: boolean, op: ParkOp, paint: Paint): 
   const out = json ? io.stderr : io.stdout;
   const live = isLiveTerminal(out);
   const human = live ? out : stampedStream(out, () => Date.now());
-  if (json) {
-    const reporter = new JsonReporter(io.stdout);
-    return { human, render: (event) => reporter.event(event), close: () => undefined };
-  }
-  const lines = parkLines(human, paint, op);
-  if (live) return { human, render: lines, close: () => undefined };
-  const beat = new Heartbeat((line) => out.write(line), plainHeartbeat(io));
-  return { human, render: parkHeartbeat(beat, op, lines), close: () => beat.close() };
+  const reporter: Reporter = json
+    ? new JsonReporter(io.stdout)
+    : new ParkReporter(human, paint, op, live ? undefined : { out, options: plainHeartbeat(io) });
+  return { human, render: (event) => reporter.event(event), close: () => reporter.close() };
 }

@@ -34,7 +34,6 @@ export async function readParkStatus(
 }
 
 // Built in park/status.ts; named here too, where status reads the park state.
-export { parkStatusJson } from '../park/status.js';
 
 /** The record store of `env`, read-only (park/stores.ts), with the state bucket of `.platctl.yaml`. */
 function recordStore(root: string, config: PlatctlConfig, env: string, vars: EnvVars): Promise<RecordStore> {

@@ -37,10 +37,11 @@ import {
 import { checkoutLockRefusal, lockParkEnvs, parkFence, tookOverWarning } from '../park/lock.js';
 import { parkOutput } from './park-output.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
-import type { MetricsSink } from './metrics.js';
+import type { MetricsSink } from '../engine/metrics-sink.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { loadCheckedConfig } from './project.js';
-import { runAuthor, sharedBackend, stateStore } from './shared-state.js';
+import { runAuthor } from '../engine/shared-state.js';
+import { sharedBackend, stateStore } from './shared-state.js';
 import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';

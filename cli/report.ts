@@ -22,8 +22,6 @@ import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { REPORT_GRAMMAR } from './commands/report.js';
 
-export { REPORT_FORMATS } from './commands/report.js';
-
 /** The exit code of each reason there is no report: nothing recorded is 1, a bad request 2, an unreadable file 3. */
 const FAILURE_EXIT: Record<ReportFailure['reason'], number> = {
   'no-run': EXIT.failed,

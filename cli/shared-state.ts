@@ -10,8 +10,6 @@ import type { LoadedState } from '../engine/state.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 
-export { runAuthor } from '../engine/shared-state.js';
-
 /** The bucket behind `state`, or undefined with the local backend. */
 export async function stateStore(state: StateConfig, io: Pick<CliIo, 'env'>): Promise<ObjectStore | undefined> {
   if (state.backend !== 's3' || state.bucket === undefined) return undefined;

@@ -8,7 +8,7 @@ import type { Paint } from '../engine/reporters/paint.js';
 import { renderTeardownConfirm } from '../engine/reporters/plan.js';
 import type { ConfirmRequest } from '../engine/run.js';
 import type { WalkVerbArgs } from './commands/shared.js';
-import type { MetricsSink } from './metrics.js';
+import type { MetricsSink } from '../engine/metrics-sink.js';
 import type { RunTracer } from '../engine/tracing.js';
 import { unattendedTeardown } from '../engine/walk-request.js';
 import { withMetrics } from './metrics.js';

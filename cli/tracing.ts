@@ -9,8 +9,6 @@ import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 import { platctlVersion } from './version.js';
 
-export { TRACE_OPTION } from './commands/shared.js';
-
 /**
  * Runs a verb's body with a tracer, then ends the trace and exports it (bounded; a Ctrl-C stops the wait). An export
  * that fails is a warning on stderr: the run's exit code stays its own. A bad endpoint is a usage error before

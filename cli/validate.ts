@@ -7,7 +7,7 @@ import type { PlatctlConfig } from '../config/schema.js';
 import type { ParkView } from '../park/status.js';
 import type { ParkState, ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
-import type { MetricsSink } from './metrics.js';
+import type { MetricsSink } from '../engine/metrics-sink.js';
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';
 import type { RunTracer } from '../engine/tracing.js';

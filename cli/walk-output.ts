@@ -10,7 +10,7 @@ import { JsonReporter } from '../engine/reporters/json.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import type { HeartbeatOptions } from '../engine/reporters/lines.js';
 import { DEFAULT_HEARTBEAT_MS } from '../engine/reporters/lines.js';
-import { secondsSetting } from './env-settings.js';
+import { secondsSetting } from '../engine/env-settings.js';
 import { PlainReporter } from '../engine/reporters/plain.js';
 import type { RunTrack } from '../engine/reporters/outcome.js';
 import { renderRunEnd } from '../engine/reporters/outcome.js';

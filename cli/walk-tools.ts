@@ -12,7 +12,7 @@ import { DEFAULT_GRACE_MS } from '../engine/terragrunt.js';
 import type { ToolsReady } from '../engine/tools.js';
 import { readyTools } from '../engine/tools.js';
 import { processAlive } from './signals.js';
-import { secondsSetting } from './env-settings.js';
+import { secondsSetting } from '../engine/env-settings.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 

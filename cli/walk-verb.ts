@@ -46,10 +46,11 @@ import {
 import { RunTrack } from '../engine/reporters/outcome.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
-import { terminalAsk, whoAmI } from './manual-steps.js';
+import { whoAmI } from '../hooks/manual-steps.js';
+import { terminalAsk } from './manual-steps.js';
 import { manualCheckRunner } from '../hooks/manual-step-checks.js';
-import type { MetricsSink } from './metrics.js';
-import { selectionEnvs } from './metrics.js';
+import type { MetricsSink } from '../engine/metrics-sink.js';
+import { selectionEnvs } from '../engine/metrics-sink.js';
 import { bootstrapParkRefusal } from './park-status.js';
 import type { Project } from './project.js';
 import { loadProject } from './project.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
-import { secondsSetting } from '../../cli/env-settings.js';
+import { secondsSetting } from '../../engine/env-settings.js';
 import { GLOBAL_OPTIONS } from '../../cli/options.js';
 import type { Verb, VerbGrammar } from '../../cli/verb.js';
 import type { VerbEntry } from '../../cli/verbs.js';
