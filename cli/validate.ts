@@ -60,12 +60,12 @@ export async function printReport(report: ValidateReport, json: boolean, io: Cli
  * at the end); none on a live terminal, whose run is short, nor with `--json`, whose stdout is one document.
  */
 async function checksReporter(json: boolean, io: CliIo): Promise<Reporter> {
-  const { ValidateReporter } = await import('../engine/reporters/validate.js');
-  // walk-output.ts loads the walk's reporters (~100 ms): `--json`, the fast path of cron's probes, needs none of it.
-  if (json) return new ValidateReporter();
-  const { isLiveTerminal, plainHeartbeat } = await import('./walk-output.js');
-  if (isLiveTerminal(io.stdout)) return new ValidateReporter();
-  return new ValidateReporter({ out: io.stderr, options: plainHeartbeat(io) });
+  const [{ ValidateReporter }, { isLiveTerminal, plainHeartbeat }] = await Promise.all([
+    import('../engine/reporters/validate.js'),
+    import('./terminal.js'),
+  ]);
+  const quiet = json || isLiveTerminal(io.stdout);
+  return new ValidateReporter(quiet ? undefined : { out: io.stderr, options: plainHeartbeat(io) });
 }
 
 /** `--dry-run`: the planned checks (which check each unit gets), with no credentials read and nothing called. */
