@@ -8,7 +8,7 @@ import { JsonReporter } from '../engine/reporters/json.js';
 import { stampedStream } from '../engine/reporters/lines.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { ParkReporter } from '../engine/reporters/park.js';
-import { isLiveTerminal, plainHeartbeat } from './walk-output.js';
+import { isLiveTerminal, plainHeartbeat } from './terminal.js';
 import type { CliIo } from './verb.js';
 
 export interface ParkOutput {

@@ -8,6 +8,7 @@ import type { ParkView } from '../park/status.js';
 import type { ParkState, ValidateDeps } from '../validate/deps.js';
 import type { ValidateReport } from '../validate/types.js';
 import type { MetricsSink } from '../engine/metrics-sink.js';
+import type { Reporter } from '../engine/events.js';
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';
 import type { RunTracer } from '../engine/tracing.js';
@@ -54,6 +55,19 @@ export async function printReport(report: ValidateReport, json: boolean, io: Cli
   io.stdout.write(renderVerdict(report, colour));
 }
 
+/**
+ * The reporter of the running checks: on a non-terminal, still-running lines on stderr (stdout is the table, printed
+ * at the end); none on a live terminal, whose run is short, nor with `--json`, whose stdout is one document.
+ */
+async function checksReporter(json: boolean, io: CliIo): Promise<Reporter> {
+  const [{ ValidateReporter }, { isLiveTerminal, plainHeartbeat }] = await Promise.all([
+    import('../engine/reporters/validate.js'),
+    import('./terminal.js'),
+  ]);
+  const quiet = json || isLiveTerminal(io.stdout);
+  return new ValidateReporter(quiet ? undefined : { out: io.stderr, options: plainHeartbeat(io) });
+}
+
 /** `--dry-run`: the planned checks (which check each unit gets), with no credentials read and nothing called. */
 export async function printPlan(
   project: ValidateProject,
@@ -86,12 +100,21 @@ export async function runValidate(
   tracer?: RunTracer,
 ): Promise<number> {
   const { validate, createValidateDeps } = await import('../validate/index.js');
+  const [{ guardEmit }, { reporterFailed }] = await Promise.all([
+    import('../engine/events.js'),
+    import('../engine/reporters/validate.js'),
+  ]);
   const concurrency = args.concurrency ?? project.config.parallelism.validate;
   // Resolvers for the DNS fallback of dns_delegation (ip or ip:port, comma-separated); the system's when unset.
   const dnsServers = (io.env.PLATCTL_DNS_SERVERS ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
+  const reporter = await checksReporter(args.json === true, io);
+  const emit = guardEmit(
+    (event) => reporter.event(event),
+    (error) => io.stderr.write(reporterFailed(error)),
+  );
   const outcome = await validate(
     {
       config: project.config,
@@ -101,6 +124,7 @@ export async function runValidate(
       concurrency,
       signal: io.signal,
       ...(tracer ? { onResult: (result: CheckResult) => tracer.checkResult(result) } : {}),
+      emit,
     },
     deps ??
       createValidateDeps({
@@ -109,7 +133,7 @@ export async function runValidate(
         ...(dnsServers.length > 0 ? { dnsServers } : {}),
         ...(project.root === undefined ? {} : { parkState: parkStates(project.root, project.config, io.env) }),
       }),
-  );
+  ).finally(() => reporter.close());
   if (!outcome.ok) {
     io.stderr.write(`platctl: ${outcome.message}\n`);
     return EXIT.usage;

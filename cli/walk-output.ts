@@ -8,9 +8,6 @@ import type { Reporter } from '../engine/events.js';
 import { combineReporters } from '../engine/events.js';
 import { JsonReporter } from '../engine/reporters/json.js';
 import type { Paint } from '../engine/reporters/paint.js';
-import type { HeartbeatOptions } from '../engine/reporters/lines.js';
-import { DEFAULT_HEARTBEAT_MS } from '../engine/reporters/lines.js';
-import { secondsSetting } from '../engine/env-settings.js';
 import { PlainReporter } from '../engine/reporters/plain.js';
 import type { RunTrack } from '../engine/reporters/outcome.js';
 import { renderRunEnd } from '../engine/reporters/outcome.js';
@@ -21,16 +18,9 @@ import type { RunCommand } from '../engine/unit-status.js';
 import { resumeCommand } from '../engine/walk-request.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { exitCodeForSignal } from './signals.js';
+import { isLiveTerminal, plainHeartbeat } from './terminal.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
-
-/**
- * A live view needs a terminal with a size: a pseudo-terminal of 0 rows (some CI runners, `script` without a
- * terminal) would show nothing, so it gets the plain lines instead.
- */
-export function isLiveTerminal(stream: CliIo['stdout']): boolean {
-  return stream.isTTY === true && ((stream as { rows?: number }).rows ?? 0) > 0;
-}
 
 const droppingErrors = new WeakSet<object>();
 
@@ -48,11 +38,6 @@ export function makeReporter(args: GlobalOptions, io: CliIo, paint: Paint): Repo
   }
   if (isLiveTerminal(io.stdout)) return new TtyReporter(io.stdout, paint, { now });
   return new PlainReporter(io.stdout, paint, { heartbeat: plainHeartbeat(io) });
-}
-
-/** The still-running lines of a non-terminal: every PLATCTL_PROGRESS_INTERVAL seconds (30 by default). */
-export function plainHeartbeat(io: CliIo): HeartbeatOptions {
-  return { everyMs: secondsSetting(io.env, 'PLATCTL_PROGRESS_INTERVAL', DEFAULT_HEARTBEAT_MS), now: () => Date.now() };
 }
 
 /**

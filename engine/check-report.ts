@@ -1,7 +1,7 @@
 /**
  * What a health check concludes and the report a run of checks makes: the contract between the checks (validate/,
  * converge/'s looks) and what renders them (`engine/reporters/validate.ts`). The engine owns it, as it owns the
- * scheduler the checks run on. Pure types and constants.
+ * scheduler the checks run on. Pure types, constants and the functions that build its events.
  */
 
 /**
@@ -56,4 +56,62 @@ export interface ValidateReport {
   readonly healthy: boolean;
   readonly checks: readonly CheckResult[];
   readonly durationMs: number;
+}
+
+/**
+ * What a run of checks tells the outside world as it goes, beside the walk's and down/up's events in `RunEvent`
+ * (engine/events.ts): a reporter shows what is still running (the heartbeat of a non-terminal). Defined here, with
+ * the rest of the checks' contract, because validate/ emits them and may import this file but not the events.
+ * Field names are snake_case like every event's.
+ */
+export type CheckEvent =
+  | {
+      readonly type: 'check-started';
+      readonly at: string;
+      readonly id: string;
+      readonly check: string;
+      readonly target: string;
+      readonly phase: CheckPhase;
+      readonly env?: string;
+    }
+  | {
+      /** Every check ends with one, the skipped ones too (they have no `check-started`). */
+      readonly type: 'check-finished';
+      readonly at: string;
+      readonly id: string;
+      readonly check: string;
+      readonly target: string;
+      readonly phase: CheckPhase;
+      readonly env?: string;
+      readonly status: CheckStatus;
+      readonly message: string;
+      readonly duration_ms: number;
+      readonly skipped_because?: string;
+      readonly hint?: string;
+      readonly details?: readonly string[];
+    };
+
+/** Every check event type, as a record so that a new one fails to compile until it is listed. */
+export const CHECK_EVENT_TYPES: Readonly<Record<CheckEvent['type'], true>> = {
+  'check-started': true,
+  'check-finished': true,
+};
+
+/** The `check-finished` event of a result, at `at` (an ISO instant). */
+export function checkFinished(result: CheckResult, at: string): CheckEvent {
+  return {
+    type: 'check-finished',
+    at,
+    id: result.id,
+    check: result.check,
+    target: result.target,
+    phase: result.phase,
+    ...(result.env !== undefined ? { env: result.env } : {}),
+    status: result.status,
+    message: result.message,
+    duration_ms: Math.round(result.durationMs),
+    ...(result.skippedBecause !== undefined ? { skipped_because: result.skippedBecause } : {}),
+    ...(result.hint !== undefined ? { hint: result.hint } : {}),
+    ...(result.details !== undefined ? { details: result.details } : {}),
+  };
 }

@@ -2,6 +2,8 @@
  * What a walk tells the outside world. The walk emits these; reporters (live TTY view, plain lines, NDJSON) render
  * them. Field names are snake_case because `--json` prints them as they are, next to the snake_case state file.
  */
+import type { CheckEvent } from './check-report.js';
+import { CHECK_EVENT_TYPES } from './check-report.js';
 import type { UnitId } from './graph.js';
 import type { FailureReason, RunCommand, SkipReason, UnitStatus } from './unit-status.js';
 
@@ -303,8 +305,10 @@ export interface EnvOutcome {
   readonly pending_steps: readonly string[];
 }
 
-/** Every verb's events: what the reporters render and `--json` prints as it is. */
-export type RunEvent = WalkEvent | ParkEvent;
+/** Every verb's events: what the reporters render and `--json` prints as it is (validate's, engine/check-report.ts). */
+export type RunEvent = WalkEvent | ParkEvent | CheckEvent;
+
+export type { CheckEvent } from './check-report.js';
 
 /** Every park event type, as a record so that a new one fails to compile until it is listed. */
 const PARK_EVENT_TYPES: Readonly<Record<ParkEvent['type'], true>> = {
@@ -320,6 +324,11 @@ const PARK_EVENT_TYPES: Readonly<Record<ParkEvent['type'], true>> = {
 /** True for down/up's events (a reporter of one verb's events passes over the others'). */
 export function isParkEvent(event: RunEvent): event is ParkEvent {
   return Object.hasOwn(PARK_EVENT_TYPES, event.type);
+}
+
+/** True for validate's events (engine/check-report.ts `CHECK_EVENT_TYPES`). */
+export function isCheckEvent(event: RunEvent): event is CheckEvent {
+  return Object.hasOwn(CHECK_EVENT_TYPES, event.type);
 }
 
 /**

@@ -12,18 +12,20 @@ import { commandRunner, dnsResolver } from './deps.js';
 import type { PlanInput } from './plan.js';
 import { DEFAULT_CHECK_TIMEOUT_MS, planChecks } from './plan.js';
 import { runChecks } from './run.js';
-import type { CheckResult, ValidateReport } from './types.js';
+import type { CheckEvent, CheckResult, ValidateReport } from './types.js';
 
 export type { ValidateDeps } from './deps.js';
 export type { PlanInput, PlannedCheck } from './plan.js';
 export { planChecks, prefixNeedsUnits, checkerFor, stateLocation } from './plan.js';
 export { runChecks, VALIDATE_BUDGET_MS } from './run.js';
-export type { CheckResult, CheckStatus, ValidateReport } from './types.js';
+export type { CheckEvent, CheckResult, CheckStatus, ValidateReport } from './types.js';
 
 export interface ValidateInput extends PlanInput {
   readonly concurrency: number;
   readonly budgetMs?: number;
   readonly onResult?: (result: CheckResult) => void;
+  /** The checks' events as they start and end (engine/check-report.ts `CheckEvent`). */
+  readonly emit?: (event: CheckEvent) => void;
   readonly signal?: AbortSignal;
 }
 
@@ -41,6 +43,7 @@ export async function validate(input: ValidateInput, deps: ValidateDeps): Promis
     concurrency: input.concurrency,
     ...(input.budgetMs !== undefined ? { budgetMs: input.budgetMs } : {}),
     ...(input.onResult ? { onResult: input.onResult } : {}),
+    ...(input.emit ? { emit: input.emit } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
   });
   return { ok: true, report };

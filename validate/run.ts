@@ -19,8 +19,8 @@ import { checkArgocdApps, checkCiliumAgent, checkClusterApi, checkEksCluster, ch
 import { checkHttpEndpoint, checkTailscale, checkTailscaleUrl } from './checks/net.js';
 import type { ValidateDeps } from './deps.js';
 import type { CheckSpec, PlannedCheck } from './plan.js';
-import type { CheckOutcome, CheckResult, ValidateReport } from './types.js';
-import { UNHEALTHY, formatTimeout, unreachable } from './types.js';
+import type { CheckEvent, CheckOutcome, CheckResult, ValidateReport } from './types.js';
+import { UNHEALTHY, checkFinished, formatTimeout, unreachable } from './types.js';
 import { Graph } from '../engine/graph.js';
 import { Scheduler } from '../engine/scheduler.js';
 import { setTimer } from '../engine/timers.js';
@@ -43,8 +43,10 @@ export interface RunOptions {
   /** Checks running at once (`--concurrency`, `parallelism.validate`). */
   readonly concurrency: number;
   readonly budgetMs?: number;
-  /** Called as each check ends, in completion order (progress output). */
+  /** Called as each check ends, in completion order (the tracer). */
   readonly onResult?: (result: CheckResult) => void;
+  /** Each check's `check-started` as it starts and `check-finished` as it ends (the reporters: what still runs). */
+  readonly emit?: (event: CheckEvent) => void;
   /** Interrupt (SIGINT): checks not started yet are skipped. */
   readonly signal?: AbortSignal;
 }
@@ -167,6 +169,15 @@ class CheckRun {
     }
     this.#running += 1;
     const begin = deps.now();
+    this.#emit(() => ({
+      type: 'check-started',
+      at: new Date(begin).toISOString(),
+      id: check.id,
+      check: check.check,
+      target: check.target,
+      phase: check.phase,
+      ...(check.env !== undefined ? { env: check.env } : {}),
+    }));
     const budgetMs = this.#options.budgetMs ?? VALIDATE_BUDGET_MS;
     const ended = (outcome: CheckOutcome): void => {
       this.#running -= 1;
@@ -231,6 +242,12 @@ class CheckRun {
       this.#authFailed.set(check.env, check.id);
     this.#results.set(check.id, result);
     this.#options.onResult?.(result);
+    this.#emit(() => checkFinished(result, new Date(this.#options.deps.now()).toISOString()));
+  }
+
+  /** Builds and sends an event only when someone listens (a run without reporters reads no extra clock). */
+  #emit(event: () => CheckEvent): void {
+    this.#options.emit?.(event());
   }
 
   #check(id: string): PlannedCheck {

@@ -132,7 +132,8 @@ export interface ParkHeartbeat {
 
 /**
  * down/up's reporter for people: {@link parkLines} on `out`, and on a non-terminal (with `heartbeat`) the
- * still-running lines of {@link parkHeartbeat}. A walk's events are the walk reporters' to render.
+ * still-running lines of {@link parkHeartbeat}. A walk's events are the walk reporters' to render, validate's
+ * validate.ts's.
  */
 export class ParkReporter implements Reporter {
   readonly #render: (event: ParkEvent) => void;

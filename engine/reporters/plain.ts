@@ -4,7 +4,7 @@
  * id. With a heartbeat, a line every interval says which units or lockdown steps are still running, and for how long.
  */
 import type { Reporter, RunEvent, WalkEvent } from '../events.js';
-import { isParkEvent } from '../events.js';
+import { isCheckEvent, isParkEvent } from '../events.js';
 import { formatDuration } from '../logs.js';
 import { unreachable } from '../unit-status.js';
 import type { HeartbeatOptions } from './lines.js';
@@ -29,9 +29,9 @@ export class PlainReporter implements Reporter {
     this.#heartbeat = options.heartbeat && new Heartbeat((line) => out.write(line), options.heartbeat);
   }
 
-  /** A walk's events; down/up's are park.ts's to render. */
+  /** A walk's events; down/up's are park.ts's to render, validate's validate.ts's. */
   event(event: RunEvent): void {
-    if (isParkEvent(event)) return;
+    if (isParkEvent(event) || isCheckEvent(event)) return;
     this.#track(event);
     const line = this.#format(event);
     if (line !== undefined) this.#out.write(`${lineStamp(event.at)} ${line}\n`);

@@ -5,7 +5,7 @@
  */
 import { createLogUpdate } from 'log-update';
 import type { Reporter, RunEvent } from '../events.js';
-import { isParkEvent } from '../events.js';
+import { isCheckEvent, isParkEvent } from '../events.js';
 import type { UnitId } from '../graph.js';
 import { formatDuration } from '../logs.js';
 import type { Paint } from './paint.js';
@@ -64,9 +64,9 @@ export class TtyReporter implements Reporter {
     this.#timer.unref();
   }
 
-  /** A walk's events; down/up's are park.ts's to render. */
+  /** A walk's events; down/up's are park.ts's to render, validate's validate.ts's. */
   event(event: RunEvent): void {
-    if (isParkEvent(event)) return;
+    if (isParkEvent(event) || isCheckEvent(event)) return;
     this.#lines.event(event);
     switch (event.type) {
       case 'run-started':

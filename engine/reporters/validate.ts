@@ -1,11 +1,53 @@
 /**
- * `platctl validate`'s renderer: a table for people (check, target, result, time, message, with details and hints
- * underneath), a one-line verdict, the versioned JSON document for machines, and the `--dry-run` plan. Colour comes
+ * `platctl validate`'s renderer: while the checks run, its {@link ValidateReporter} (the still-running lines of a
+ * non-terminal); at the end a table for people (check, target, result, time, message, with details and hints
+ * underneath), a one-line verdict, the versioned JSON document for machines; and the `--dry-run` plan. Colour comes
  * from the one {@link Paint} every reporter uses, decided by the CLI.
  */
 import type { CheckPhase, CheckStatus, ValidateReport } from '../check-report.js';
 import { UNHEALTHY } from '../check-report.js';
+import type { Reporter, RunEvent } from '../events.js';
+import { isCheckEvent } from '../events.js';
+import type { HeartbeatOptions } from './lines.js';
+import { Heartbeat } from './lines.js';
 import type { Paint } from './paint.js';
+
+/** Still-running lines: where they go (stderr: stdout is the table or the `--json` document) and how often. */
+export interface ValidateHeartbeat {
+  readonly out: NodeJS.WritableStream;
+  readonly options: HeartbeatOptions;
+}
+
+/**
+ * validate's reporter while its checks run. With `heartbeat` (a non-terminal: cron, CI), every interval one line says
+ * which checks are still running and for how long (`12:00:30 still running: iam/credentials:platform 30.0s`), so a
+ * run waiting on a hung endpoint still shows it is alive; the report itself is printed once, at the end. Without it
+ * (a live terminal, whose run is short and ends in the table; `--json`, whose stdout is one document) it prints
+ * nothing. Other verbs' events are their reporters' to render.
+ */
+export class ValidateReporter implements Reporter {
+  readonly #beat: Heartbeat | undefined;
+
+  constructor(heartbeat?: ValidateHeartbeat) {
+    this.#beat = heartbeat && new Heartbeat((line) => heartbeat.out.write(line), heartbeat.options);
+  }
+
+  event(event: RunEvent): void {
+    if (!this.#beat || !isCheckEvent(event)) return;
+    if (event.type === 'check-started') this.#beat.begin(event.id, event.id, Date.parse(event.at));
+    else this.#beat.end(event.id);
+  }
+
+  close(): void {
+    this.#beat?.close();
+  }
+}
+
+/** The line when a reporter threw: the checks went on without it. */
+export function reporterFailed(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return `platctl: a reporter failed (a bug in platctl): ${message}; the checks went on without it\n`;
+}
 
 /** What the plan shows of a planned check (validate/plan.ts `PlannedCheck` has it and more). */
 export interface PlannedCheckRow {

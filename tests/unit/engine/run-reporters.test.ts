@@ -68,6 +68,32 @@ describe('one Reporter for every verb', () => {
     expect(out.text).toBe('down platform\n  ✓ drain              drained 3 nodes (5s)\n');
   });
 
+  it("the walk and park reporters pass over validate's check events, even with a heartbeat", () => {
+    vi.useFakeTimers({ now: Date.parse(at) });
+    const checks: RunEvent[] = [
+      {
+        type: 'check-started',
+        at,
+        id: 'tailscale/status:local',
+        check: 'tailscale/status',
+        target: 'local',
+        phase: 'cross',
+      },
+    ];
+    const options = { everyMs: 30_000, now: () => Date.now() };
+    const walk = new Collect();
+    const park = new Collect();
+    const beats = new Collect();
+    const reporters = combineReporters(
+      new PlainReporter(walk, paint, { heartbeat: options }),
+      new ParkReporter(park, paint, 'down', { out: beats, options }),
+    );
+    for (const event of checks) reporters.event(event);
+    vi.advanceTimersByTime(90_000);
+    reporters.close();
+    expect([walk.text, park.text, beats.text]).toEqual(['', '', '']);
+  });
+
   it('combines with --json: one JSON line per event of any verb, and the lines for people', () => {
     const json = new Collect();
     const human = new Collect();

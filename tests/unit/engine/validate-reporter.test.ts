@@ -1,7 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import type { ValidateReport } from '../../../engine/check-report.js';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { CheckEvent, ValidateReport } from '../../../engine/check-report.js';
+import type { RunEvent } from '../../../engine/events.js';
+import { isCheckEvent, isParkEvent } from '../../../engine/events.js';
 import { makePaint } from '../../../engine/reporters/paint.js';
-import { formatDuration, renderTable, renderVerdict, toJson } from '../../../engine/reporters/validate.js';
+import {
+  ValidateReporter,
+  formatDuration,
+  renderTable,
+  renderVerdict,
+  toJson,
+} from '../../../engine/reporters/validate.js';
 
 const PLAIN = { paint: makePaint(false), color: false };
 const COLOUR = { paint: makePaint(true), color: true };
@@ -95,5 +104,80 @@ describe('render', () => {
     });
     expect(json.checks[0]?.duration_ms).toBe(12);
     expect(formatDuration(1500)).toBe('1.5s');
+  });
+});
+
+class Collect extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+describe('ValidateReporter: the still-running lines of a non-terminal', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const now = () => new Date(Date.now()).toISOString();
+  const target = {
+    id: 'iam/credentials:platform',
+    check: 'iam/credentials',
+    target: 'platform',
+    phase: 'iam',
+  } as const;
+  const started = (): CheckEvent => ({ type: 'check-started', at: now(), ...target, env: 'platform' });
+  const finished = (): CheckEvent => ({
+    type: 'check-finished',
+    at: now(),
+    ...target,
+    env: 'platform',
+    status: 'pass',
+    message: 'arn:aws:sts::123456789012:assumed-role/Deployer/me',
+    duration_ms: 31_000,
+  });
+
+  function reporter(): { out: Collect; reporter: ValidateReporter } {
+    const out = new Collect();
+    return { out, reporter: new ValidateReporter({ out, options: { everyMs: 30_000, now: () => Date.now() } }) };
+  }
+
+  it('tells check events from the walk and down/up events', () => {
+    const walk: RunEvent = { type: 'warning', at: now(), message: 'm' };
+    const park: RunEvent = { type: 'step-started', at: now(), env: 'platform', step: 'drain', title: 'Drain' };
+    expect([started(), finished(), walk, park].map(isCheckEvent)).toEqual([true, true, false, false]);
+    expect([started(), finished()].map(isParkEvent)).toEqual([false, false]);
+  });
+
+  it('names the running check every interval, and stops once it finished', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-06-01T12:00:00.000Z') });
+    const { out, reporter: checks } = reporter();
+    checks.event(started());
+    vi.advanceTimersByTime(29_999);
+    expect(out.text).toBe('');
+    vi.advanceTimersByTime(1);
+    expect(out.text).toBe('12:00:30 still running: iam/credentials:platform 30.0s\n');
+    vi.advanceTimersByTime(1_000);
+    checks.event(finished());
+    vi.advanceTimersByTime(120_000);
+    checks.close();
+    expect(out.text).toBe('12:00:30 still running: iam/credentials:platform 30.0s\n');
+  });
+
+  it('prints nothing for the walk and down/up events, nor without a heartbeat (a terminal, --json)', () => {
+    vi.useFakeTimers({ now: Date.parse('2026-06-01T12:00:00.000Z') });
+    const { out, reporter: checks } = reporter();
+    checks.event({ type: 'unit-started', at: now(), unit: 'platform/eks', wave: 0, attempt: 1, log: 'l' });
+    checks.event({ type: 'step-started', at: now(), env: 'platform', step: 'drain', title: 'Drain the nodes' });
+    vi.advanceTimersByTime(90_000);
+    checks.close();
+    expect(out.text).toBe('');
+
+    const quiet = new ValidateReporter();
+    quiet.event(started());
+    vi.advanceTimersByTime(90_000);
+    quiet.close();
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

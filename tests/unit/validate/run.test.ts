@@ -4,7 +4,7 @@ import { planChecks } from '../../../validate/plan.js';
 import { runChecks } from '../../../validate/run.js';
 import type { ValidateDeps } from '../../../validate/deps.js';
 import type { PlanInput, PlannedCheck } from '../../../validate/plan.js';
-import type { CheckResult } from '../../../validate/types.js';
+import type { CheckEvent, CheckResult } from '../../../validate/types.js';
 import { until } from '../../helpers/wait.js';
 import type { FakeCloudAnswers } from './fakes.js';
 import { fakeCloud, fakeDeps, makeConfig, s3State, unit, unitMap } from './fakes.js';
@@ -339,6 +339,54 @@ describe('runChecks', () => {
         durationMs: 0,
       });
       expect(http.asked).toEqual(['x', 'y']);
+    });
+
+    it('emits check-started as a check starts and check-finished as each ends, a skipped check with no start', async () => {
+      const http = endpoints();
+      const events: CheckEvent[] = [];
+      const running = runChecks({
+        checks: [check('gate'), check('a'), check('after-gate', 'gate')],
+        deps: fakeDeps({}, { fetch: http.fetch }),
+        concurrency: 2,
+        emit: (event) => events.push(event),
+      });
+      await until(() => http.waiting.size === 2, 5000, 'two checks in flight');
+      expect(events.map((e) => [e.type, e.id])).toEqual([
+        ['check-started', 'http/endpoint:gate'],
+        ['check-started', 'http/endpoint:a'],
+      ]);
+      expect(events[0]).toEqual({
+        type: 'check-started',
+        at: expect.any(String) as string,
+        id: 'http/endpoint:gate',
+        check: 'http/endpoint',
+        target: 'gate',
+        phase: 'cross',
+      });
+      await http.answer('gate', 500);
+      await http.answer('a', 200);
+      const report = await running;
+      expect(events.map((e) => [e.type, e.id])).toEqual([
+        ['check-started', 'http/endpoint:gate'],
+        ['check-started', 'http/endpoint:a'],
+        ['check-finished', 'http/endpoint:gate'],
+        ['check-finished', 'http/endpoint:after-gate'],
+        ['check-finished', 'http/endpoint:a'],
+      ]);
+      // The finished event carries the result in the events' snake_case.
+      const skipped = report.checks.find((c) => c.target === 'after-gate');
+      expect(events[3]).toEqual({
+        type: 'check-finished',
+        at: expect.any(String) as string,
+        id: 'http/endpoint:after-gate',
+        check: 'http/endpoint',
+        target: 'after-gate',
+        phase: 'cross',
+        status: 'skip',
+        message: skipped?.message,
+        duration_ms: 0,
+        skipped_because: 'http/endpoint:gate',
+      });
     });
 
     it('ends a circle of checks with an error instead of waiting forever', async () => {
