@@ -6,7 +6,6 @@
  */
 import { explainOutcome } from '../discover/problem-text.js';
 import { hostname } from 'node:os';
-import { createInterface } from 'node:readline';
 import type { NodeGroupSize } from '../cloud/park-aws.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { EnvLocks } from '../engine/env-lock.js';
@@ -36,6 +35,7 @@ import {
 } from '../park/command.js';
 import { checkoutLockRefusal, lockParkEnvs, parkFence, tookOverWarning } from '../park/lock.js';
 import { parkOutput } from './park-output.js';
+import { askOnTerminal } from './prompt.js';
 import { discoverParkUnits, parkUnitApplier } from './park-units.js';
 import type { MetricsSink } from '../engine/metrics-sink.js';
 import type { RunTracer } from '../engine/tracing.js';
@@ -194,29 +194,10 @@ async function confirmDown(
     io.stderr.write(`platctl: ${DOWN_CONFIRM.noTerminal}\n`);
     return EXIT.refused;
   }
-  if (await confirm(io, paint, envs)) return undefined;
+  io.stderr.write(DOWN_CONFIRM.intro(paint, envs));
+  if (DOWN_CONFIRM.confirmed(await askOnTerminal(DOWN_CONFIRM.question, io))) return undefined;
   io.stderr.write(`platctl: ${DOWN_CONFIRM.cancelled}\n`);
   return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
-}
-
-/** Asks on the terminal whether to park `envs`; false when the answer is not yes or the prompt was closed. */
-async function confirm(io: CliIo, paint: Paint, envs: readonly string[]): Promise<boolean> {
-  io.stderr.write(DOWN_CONFIRM.intro(paint, envs));
-  const rl = createInterface({ input: process.stdin, output: io.stderr, terminal: false });
-  const onAbort = (): void => rl.close();
-  io.signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    const answer = await new Promise<string | undefined>((resolve) => {
-      rl.question(DOWN_CONFIRM.question, resolve);
-      rl.once('close', () => resolve(undefined));
-    });
-    return DOWN_CONFIRM.confirmed(answer);
-  } finally {
-    io.signal.removeEventListener('abort', onAbort);
-    rl.close();
-    process.stdin.pause();
-    process.stdin.unref();
-  }
 }
 
 /**

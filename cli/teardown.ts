@@ -3,9 +3,8 @@
  * floor (`units.<id>.teardown_skip` and everything it depends on). It asks for confirmation unless `--yes`, and
  * without a terminal to ask on it refuses unless `--yes`.
  */
-import { createInterface } from 'node:readline';
 import type { Paint } from '../engine/reporters/paint.js';
-import { renderTeardownConfirm } from '../engine/reporters/plan.js';
+import { TEARDOWN_CONFIRM, renderTeardownConfirm } from '../engine/reporters/plan.js';
 import type { ConfirmRequest } from '../engine/run.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import type { MetricsSink } from '../engine/metrics-sink.js';
@@ -14,14 +13,15 @@ import { unattendedTeardown } from '../engine/walk-request.js';
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';
 import { runWalkVerb } from './walk-verb.js';
+import { askLine, releaseStdin } from './prompt.js';
 import { clearParkRecordsAfterTeardown } from './park-status.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { defineVerb } from './verb.js';
 import { TEARDOWN_GRAMMAR } from './commands/teardown.js';
 
 /**
- * Shows what will be destroyed on `output` (engine/reporters/plan.ts words it) and reads the answer from `input`;
- * only `yes` confirms (a destroy is not something a stray Enter or `y` should start).
+ * Shows what will be destroyed on `output` and reads the answer from `input` (engine/reporters/plan.ts words it and
+ * says which answer confirms).
  */
 export async function confirmTeardown(
   request: ConfirmRequest,
@@ -31,31 +31,17 @@ export async function confirmTeardown(
   signal?: AbortSignal,
 ): Promise<boolean> {
   output.write(renderTeardownConfirm(request, paint));
-  if (request.toRun.length === 0) return true;
+  if (!TEARDOWN_CONFIRM.needed(request)) return true;
   if (signal?.aborted) return false;
-  const rl = createInterface({ input, output, terminal: false });
-  // Ctrl-C at the prompt (the first signal aborts, it does not kill) is a "no".
-  const onAbort = (): void => rl.close();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const answer = await new Promise<string | undefined>((resolve) => {
-      rl.question('Type "yes" to destroy: ', resolve);
-      rl.once('close', () => resolve(undefined));
-    });
-    return answer?.trim() === 'yes';
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-    rl.close();
-  }
+  return TEARDOWN_CONFIRM.confirmed(await askLine(TEARDOWN_CONFIRM.question, input, output, signal));
 }
 
-/** Asks on the terminal, then lets go of stdin: a paused TTY stream would still keep platctl alive. */
+/** Asks on the terminal (stdin, the question on stderr), then lets go of stdin. */
 async function confirmOnTerminal(request: ConfirmRequest, io: CliIo, paint: Paint): Promise<boolean> {
   try {
     return await confirmTeardown(request, process.stdin, io.stderr, paint, io.signal);
   } finally {
-    process.stdin.pause();
-    process.stdin.unref();
+    releaseStdin();
   }
 }
 

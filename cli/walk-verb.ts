@@ -30,7 +30,13 @@ import {
 import type { RunTracer } from '../engine/tracing.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
-import { manualStepsPhase, stepsForRun } from '../hooks/manual-steps.js';
+import {
+  MANUAL_STEP_ANSWER,
+  manualStepQuestion,
+  manualStepsPhase,
+  stepsForRun,
+  whoAmI,
+} from '../hooks/manual-steps.js';
 import { planWaits } from '../converge/plan.js';
 import { buildWalkPlan } from '../engine/walk-plan.js';
 import { renderDryRun } from '../engine/reporters/plan.js';
@@ -46,8 +52,8 @@ import {
 import { RunTrack } from '../engine/reporters/outcome.js';
 import type { WalkVerbArgs } from './commands/shared.js';
 import { productionHooks, productionRecoveries, unitHooks } from '../hooks/registry.js';
-import { whoAmI } from '../hooks/manual-steps.js';
-import { terminalAsk } from './manual-steps.js';
+import type { ManualStep } from '../hooks/manual-steps.js';
+import { askOnTerminal } from './prompt.js';
 import { manualCheckRunner } from '../hooks/manual-step-checks.js';
 import type { MetricsSink } from '../engine/metrics-sink.js';
 import { selectionEnvs } from '../engine/metrics-sink.js';
@@ -297,12 +303,15 @@ function outputReader(project: Project, tools: ToolsReady, graceMs: number): Out
   return (unit, signal, timeoutMs) => executor.readOutputs({ unit, absDir: absDir(unit), timeoutMs }, signal);
 }
 
-/** Bootstrap's manual steps, asked on the terminal when there is one. */
+/** Bootstrap's manual steps, asked on the terminal (stderr) when stdin is one (hooks/manual-steps.ts words it). */
 function manualSteps(root: string, config: PlatctlConfig, args: Args, io: CliIo, paint: Paint) {
-  const ask = terminalAsk(io, paint);
+  const ask = async (step: ManualStep, failedCheck: string | undefined): Promise<boolean> => {
+    io.stderr.write(manualStepQuestion(step, failedCheck, paint));
+    return MANUAL_STEP_ANSWER.done(await askOnTerminal(MANUAL_STEP_ANSWER.question, io));
+  };
   return manualStepsPhase(config.manual_steps, {
     runCheck: manualCheckRunner(root, io.env, config, childGroups),
-    ...(ask ? { ask } : {}),
+    ...(process.stdin.isTTY ? { ask } : {}),
     yes: args.yes === true,
     who: whoAmI(io.env),
   });

@@ -148,6 +148,13 @@ export function formatCheck(check: ManualStepCheck): string {
   return Array.isArray(check) ? JSON.stringify(check) : `ssm_parameter ${check.ssm_parameter}`;
 }
 
+/** What is asked after {@link manualStepQuestion}, and what answer says the step is done: only y or yes. */
+export const MANUAL_STEP_ANSWER = {
+  question: 'Done? [y/N] ',
+  /** True when `answer` (undefined: the prompt was closed or Ctrl-C) says done. */
+  done: (answer: string | undefined): boolean => /^(y|yes)$/i.test(answer?.trim() ?? ''),
+} as const;
+
 /** The question asked on the terminal about a step (`failedCheck`: why its check did not find it done). */
 export function manualStepQuestion(step: ManualStep, failedCheck: string | undefined, paint: Paint): string {
   const why = failedCheck === undefined ? '' : paint.dim(` (its check failed: ${failedCheck})`);

@@ -157,6 +157,18 @@ export function renderDryRun(
   return view.kind === 'walk' ? renderWalkPlan(view.plan, paint) : renderLockdownPlan(view.plan, paint);
 }
 
+/**
+ * Teardown's question after {@link renderTeardownConfirm}: asked only when something would be destroyed, and only
+ * `yes` confirms (a destroy is not something a stray Enter or `y` should start).
+ */
+export const TEARDOWN_CONFIRM = {
+  /** False when there is nothing to destroy: nothing to ask. */
+  needed: (request: ConfirmRequest): boolean => request.toRun.length > 0,
+  question: 'Type "yes" to destroy: ',
+  /** True when `answer` (undefined: the prompt was closed or Ctrl-C) confirms. */
+  confirmed: (answer: string | undefined): boolean => answer?.trim() === 'yes',
+} as const;
+
 /** Units listed by name in teardown's question before "and N more". */
 const LISTED = 15;
 
