@@ -5,7 +5,6 @@
  * verbs are cli/down.ts and cli/up.ts.
  */
 import { explainOutcome } from '../discover/problem-text.js';
-import { hostname } from 'node:os';
 import type { NodeGroupSize } from '../cloud/park-aws.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { EnvLocks } from '../engine/env-lock.js';
@@ -42,7 +41,7 @@ import type { RunTracer } from '../engine/tracing.js';
 import { loadCheckedConfig } from './project.js';
 import { runAuthor } from '../engine/shared-state.js';
 import { sharedBackend, stateStore } from './shared-state.js';
-import { exitCodeForSignal, handleInterruptions, processAlive } from './signals.js';
+import { exitCodeForSignal, handleInterruptions, thisProcess } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 
@@ -155,7 +154,7 @@ async function checkParkCommand(
 ): Promise<CheckedParkCommand | number> {
   const options = checkParkOptions(line);
   if ('error' in options) {
-    io.stderr.write(`platctl: ${options.error}\n${options.hint ? `  hint: ${options.hint}\n` : ''}`);
+    io.stderr.write(explainOutcome('', { message: options.error, hint: options.hint }));
     return EXIT.usage;
   }
   const checked = await loadCheckedConfig(args, io);
@@ -215,13 +214,10 @@ async function lockParkRun(
   if (line.dryRun) return { lock: undefined, locks: undefined };
   const { root, envs, config } = checked;
   const command = parkInvocation(op, line, false);
-  const lock = await acquireLock(
-    root,
-    { command, startedAt: new Date().toISOString() },
-    { pid: process.pid, host: hostname(), isAlive: processAlive },
-  );
+  const self = thisProcess();
+  const lock = await acquireLock(root, { command, startedAt: new Date().toISOString() }, self);
   if (lock.type !== 'acquired') {
-    io.stderr.write(explainOutcome('refused: ', checkoutLockRefusal(op, lock, root, hostname())));
+    io.stderr.write(explainOutcome('refused: ', checkoutLockRefusal(op, lock, root, self.host)));
     return EXIT.refused;
   }
   if (lock.tookOver) human.write(tookOverWarning(paint, lock.tookOver));

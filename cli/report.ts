@@ -5,7 +5,6 @@
  * found by report/source.ts, its data built by report/model.ts, drawn by report/html.ts and written by
  * report/output.ts; this file reads the arguments, the configuration and the shared backend, and says what happened.
  */
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { formatConfigErrors, noEnvironmentMessage } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
@@ -13,24 +12,23 @@ import type { Result } from '../config/result.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { localLockReader } from '../engine/status-view.js';
 import type { BuildOptions, ReportModel } from '../report/model.js';
-import { defaultName, logHref, outputPath, reportPlan, writeReport } from '../report/output.js';
+import {
+  defaultName,
+  logHref,
+  outputPath,
+  renderReport,
+  reportPlan,
+  unwritableReport,
+  writeReport,
+} from '../report/output.js';
 import type { ReportFailure, RunSource } from '../report/source.js';
-import { localRunSource, parkReport, sharedRunSource, walkReport } from '../report/source.js';
+import { localRunSource, parkReport, reportExitCode, sharedRunSource, walkReport } from '../report/source.js';
+import { explainOutcome } from '../discover/problem-text.js';
 import { readSharedRun, stateStore } from './shared-state.js';
-import { processAlive } from './signals.js';
+import { thisProcess } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { REPORT_GRAMMAR } from './commands/report.js';
-
-/** The exit code of each reason there is no report: nothing recorded is 1, a bad request 2, an unreadable file 3. */
-const FAILURE_EXIT: Record<ReportFailure['reason'], number> = {
-  'no-run': EXIT.failed,
-  'no-units': EXIT.failed,
-  'no-park': EXIT.failed,
-  'invalid-state': EXIT.usage,
-  'not-last-run': EXIT.usage,
-  'invalid-park': EXIT.refused,
-};
 
 export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
   const loaded = await loadConfig({ path: args.config, cwd: io.cwd, checkFilesystem: false });
@@ -47,7 +45,7 @@ export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
     return EXIT.usage;
   }
   const { format, output, reportDir } = reportPlan(io.cwd, args);
-  const lock = localLockReader(root, { pid: process.pid, host: hostname(), isAlive: processAlive });
+  const lock = localLockReader(root, thisProcess());
   const target = (model: ReportModel) => outputPath(io.cwd, output, defaultName(model));
   const options = (live: boolean): BuildOptions => ({
     now: Date.now(),
@@ -62,14 +60,11 @@ export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
     found = await walkReport(source, root, args.run, envs, lock, options);
   }
   if (!found.ok) {
-    io.stderr.write(`platctl: ${found.message}\n${found.hint === undefined ? '' : `  hint: ${found.hint}\n`}`);
-    return FAILURE_EXIT[found.reason];
+    io.stderr.write(explainOutcome('', found));
+    return reportExitCode(found.reason);
   }
   const model = found.value;
-  const text =
-    format === 'json'
-      ? `${JSON.stringify(model, null, 2)}\n`
-      : (await import('../report/html.js')).renderReportHtml(model);
+  const text = await renderReport(model, format);
   const file = target(model);
   if (file === undefined) {
     io.stdout.write(text);
@@ -77,9 +72,7 @@ export const reportVerb = defineVerb(REPORT_GRAMMAR, async (args, io) => {
   }
   const written = await writeReport(file, text);
   if (written !== undefined) {
-    io.stderr.write(
-      `platctl: cannot write the report to ${file}: ${written}\n  hint: pass --output FILE in a directory you can write\n`,
-    );
+    io.stderr.write(explainOutcome('', unwritableReport(file, written)));
     return EXIT.usage;
   }
   io.stdout.write(`${file}\n`);

@@ -9,6 +9,8 @@
  *   128 + the signal number.
  * - On exit, whatever unit process group is still registered is killed: no child outlives platctl.
  */
+import { hostname } from 'node:os';
+import type { LockEnvironment } from '../engine/lock.js';
 import { ProcessGroups } from '../engine/processes.js';
 
 /** Every unit process group platctl starts, so they can be killed on a second signal and at exit. */
@@ -28,6 +30,11 @@ export function processAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** This process on this host, as the locks see a holder: its pid, the host's name, and how to tell a pid lives. */
+export function thisProcess(): Pick<LockEnvironment, 'pid' | 'host' | 'isAlive'> {
+  return { pid: process.pid, host: hostname(), isAlive: processAlive };
 }
 
 /** Declares that the running verb watches `io.signal` and stops gracefully on the first signal. */

@@ -4,14 +4,13 @@
  * for a person who wants to look at or move a state without running anything.
  */
 import { dirname } from 'node:path';
-import { hostname } from 'node:os';
 import { formatConfigErrors } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { LOCK_FILE, lockHeld, procMachine } from '../engine/lock.js';
 import { pullState, pushState } from '../engine/state-pull.js';
 import { runAuthor } from '../engine/shared-state.js';
 import { stateStore } from './shared-state.js';
-import { processAlive } from './signals.js';
+import { thisProcess } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 import { STATE_GRAMMAR } from './commands/state.js';
 
@@ -27,7 +26,7 @@ export const stateVerb = defineVerb(STATE_GRAMMAR, async (args, io) => {
     io.stderr.write(`platctl: state ${args.action} needs state.backend: s3 in ${loaded.value.path} (docs/state.md)\n`);
     return EXIT.usage;
   }
-  const machine = await procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive });
+  const machine = await procMachine(thisProcess());
   if (await lockHeld(root, machine)) {
     io.stderr.write(`platctl: refused: a platctl run holds ${LOCK_FILE} in ${root}; wait for it to finish\n`);
     return EXIT.refused;

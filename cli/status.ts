@@ -8,7 +8,6 @@
  * OOM killer or a power loss never wrote its end, and its run shows as interrupted (killed), not running.
  */
 import { readFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import type { LockState } from '../engine/lock.js';
 import { noRunJson, noRunMessage, noRunWhere, renderRunStatus, statusJson } from '../engine/reporters/status.js';
@@ -33,7 +32,7 @@ import { parkFacts, renderParkStatus, unknownParkSentence } from '../park/status
 import { parkStatusJson } from '../park/status.js';
 import { readParkStatus } from './park-status.js';
 import { readSharedRun, stateStore } from './shared-state.js';
-import { processAlive } from './signals.js';
+import { thisProcess } from './signals.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { STATUS_GRAMMAR } from './commands/status.js';
@@ -50,7 +49,7 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
   const shared = await sharedStatus(configured.config, args.run, io);
   if (shared.type === 'error') return shared.exitCode;
   // The local lock, read once: it says whether a run (or a down/up) recorded as running still has a live platctl.
-  const readLocalLock = localLockReader(root, { pid: process.pid, host: hostname(), isAlive: processAlive });
+  const readLocalLock = localLockReader(root, thisProcess());
   const park = await withKilledOps(await readParkStatus(root, configured.config, io.env), readLocalLock);
   const view: StatusView = { root, configPath: found.path, json: args.json === true, park, io };
   if (!view.json) io.stdout.write(renderParkStatus(park, args.config === undefined ? [] : ['--config', found.path]));

@@ -3,7 +3,6 @@
  * directory passed down, a refusal printed with its exit code, the kill grace read from the environment, this
  * process on this machine for the lock. Shared by `bootstrap`, `teardown`, `lockdown` and `up`.
  */
-import { hostname } from 'node:os';
 import { explainOutcome } from '../discover/problem-text.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { LockEnvironment } from '../engine/lock.js';
@@ -11,7 +10,7 @@ import { procMachine } from '../engine/lock.js';
 import { DEFAULT_GRACE_MS } from '../engine/terragrunt.js';
 import type { ToolsReady } from '../engine/tools.js';
 import { readyTools } from '../engine/tools.js';
-import { processAlive } from './signals.js';
+import { thisProcess } from './signals.js';
 import { secondsSetting } from '../engine/env-settings.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
@@ -37,5 +36,5 @@ export function killGraceMs(env: CliIo['env']): number {
 
 /** This process on this machine, for the repository lock. */
 export function thisMachine(): Promise<LockEnvironment> {
-  return procMachine({ pid: process.pid, host: hostname(), isAlive: processAlive });
+  return procMachine(thisProcess());
 }

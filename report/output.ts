@@ -48,6 +48,21 @@ export async function writeReport(path: string, text: string): Promise<string | 
   }
 }
 
+/** Why the report could not be written to `path` (`why`: what {@link writeReport} said), and what to do. */
+export function unwritableReport(path: string, why: string): { readonly message: string; readonly hint: string } {
+  return {
+    message: `cannot write the report to ${path}: ${why}`,
+    hint: 'pass --output FILE in a directory you can write',
+  };
+}
+
+/** The report's text in `format`: the model as JSON, or the HTML page (its renderer loaded only for a page). */
+export async function renderReport(model: ReportModel, format: string): Promise<string> {
+  return format === 'json'
+    ? `${JSON.stringify(model, null, 2)}\n`
+    : (await import('./html.js')).renderReportHtml(model);
+}
+
 /**
  * How and where `platctl report` writes: the format (`--json` is JSON), the output (`-`, stdout, is JSON's default),
  * and the directory the log links are relative to (a default name is always in the working directory `cwd`, so the

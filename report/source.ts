@@ -22,6 +22,24 @@ export type ReportFailure = Failure<
   'no-run' | 'invalid-state' | 'not-last-run' | 'no-units' | 'invalid-park' | 'no-park'
 >;
 
+/**
+ * The exit code of each reason there is no report (README, exit codes): nothing recorded is 1, a bad request 2, an
+ * unreadable file 3.
+ */
+export function reportExitCode(reason: ReportFailure['reason']): number {
+  switch (reason) {
+    case 'no-run':
+    case 'no-units':
+    case 'no-park':
+      return 1;
+    case 'invalid-state':
+    case 'not-last-run':
+      return 2;
+    case 'invalid-park':
+      return 3;
+  }
+}
+
 /** The local lock, read at most once, on first need. */
 export type ReadLock = () => Promise<LockState>;
 
