@@ -8,8 +8,16 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { kubeconfigTarget } from '../cloud/kube.js';
-import { contextName, mergeKubeconfig } from '../cloud/kubeconfig-merge.js';
-import { clusterEntries, readKubeconfig } from '../cloud/kubeconfig-access.js';
+import { mergeKubeconfig } from '../cloud/kubeconfig-merge.js';
+import {
+  KUBECONFIG_WORDS,
+  clusterEntries,
+  failureLine,
+  kubeconfigEnvs,
+  readKubeconfig,
+  signEksToken,
+  tokenTarget,
+} from '../cloud/kubeconfig-access.js';
 import { loadConfigOnly } from './project.js';
 import { platctlBin } from './version.js';
 import type { ArgsOf } from './options.js';
@@ -30,7 +38,7 @@ async function writeKubeconfig(
   if (!loaded.ok) return loaded.exitCode;
   const { config, configPath } = loaded.project;
   const { createEnvCloud } = await import('../cloud/environment.js');
-  const wanted = args.env && args.env.length > 0 ? args.env : Object.keys(config.environments);
+  const wanted = kubeconfigEnvs(Object.keys(config.environments), args.env ?? []);
   const cloudOf = (env: string) => {
     const settings = config.environments[env];
     return settings?.cluster ? createEnvCloud({ envName: env, settings, env: io.env }) : undefined;
@@ -39,13 +47,13 @@ async function writeKubeconfig(
   for (const problem of problems) io.stderr.write(`platctl: ${problem}\n`);
   const failed = problems.length > 0;
   if (entries.length === 0) {
-    if (!failed) io.stderr.write('platctl: no environment names a cluster (environments.<env>.cluster.name)\n');
+    if (!failed) io.stderr.write(`platctl: ${KUBECONFIG_WORDS.noCluster}\n`);
     return failed ? EXIT.failed : EXIT.usage;
   }
   const target = kubeconfigTarget(args.output, io.cwd, io.env);
   const existing = await readKubeconfig(target);
   if (!existing.ok) {
-    io.stderr.write(`platctl: ${target} is not a kubeconfig (${existing.message}); left unchanged\n`);
+    io.stderr.write(`platctl: ${KUBECONFIG_WORDS.notAKubeconfig(target, existing.message)}\n`);
     return EXIT.failed;
   }
   const merged = mergeKubeconfig(existing.value, entries, {
@@ -56,7 +64,7 @@ async function writeKubeconfig(
   // Temp file + rename: kubectl running concurrently never reads half a file. 0600: it names credentials helpers.
   const { stringify } = await import('yaml');
   await writeFileAtomic(target, stringify(merged), { mode: 0o600 });
-  for (const entry of entries) io.stdout.write(`context ${contextName(entry.env)} -> ${entry.endpoint} (${target})\n`);
+  for (const entry of entries) io.stdout.write(KUBECONFIG_WORDS.written(entry, target));
   const { unrunnableExecWarning } = await import('../cloud/exec-path.js');
   io.stderr.write((await unrunnableExecWarning(args['exec-command'], target, io.env.PATH, platctlBin())) ?? '');
   return failed ? EXIT.failed : EXIT.ok;
@@ -68,28 +76,26 @@ async function printToken(
 ): Promise<number> {
   const env = args.env?.length === 1 ? args.env[0] : undefined;
   if (env === undefined) {
-    io.stderr.write('platctl: kubeconfig token needs exactly one --env\n');
+    io.stderr.write(`platctl: ${KUBECONFIG_WORDS.tokenNeedsOneEnv}\n`);
     return EXIT.usage;
   }
   // The text the token is kept under is read before the configuration is loaded, and kept only while unchanged.
   const cacheRequest = await tokenCacheRequest({ env, config: args.config }, io.env, io.cwd);
   const loaded = await loadConfigOnly(args, io);
   if (!loaded.ok) return loaded.exitCode;
-  const settings = loaded.project.config.environments[env];
-  const cluster = settings?.cluster?.name;
-  const region = settings?.aws?.region;
-  if (!settings || cluster === undefined || region === undefined) {
-    io.stderr.write(`platctl: environment ${env} needs cluster.name and aws.region for a token\n`);
+  const target = tokenTarget(env, loaded.project.config.environments[env]);
+  if (!target.ok) {
+    io.stderr.write(`platctl: ${target.message}\n`);
     return EXIT.usage;
   }
   const { createEnvCloud } = await import('../cloud/environment.js');
+  const { cluster, region, profile, settings } = target.value;
   const credentials = await createEnvCloud({ envName: env, settings, env: io.env }).credentials();
   if (!credentials.ok) {
-    io.stderr.write(`platctl: ${credentials.message}${credentials.hint ? ` (${credentials.hint})` : ''}\n`);
+    io.stderr.write(`platctl: ${failureLine(credentials)}\n`);
     return EXIT.refused;
   }
-  const { signEksToken } = await import('../cloud/kubeconfig-access.js');
-  const signed = await signEksToken(cluster, region, credentials.value, settings.aws?.profile);
+  const signed = await signEksToken(cluster, region, credentials.value, profile);
   if (!signed.ok) {
     io.stderr.write(`platctl: ${signed.message}\n`);
     return EXIT.refused;

@@ -9,8 +9,52 @@ import type { CredentialProvider } from './credentials.js';
 import type { EksToken } from './eks-token.js';
 import type { EnvCloud } from './environment.js';
 import type { ClusterEntry, KubeconfigDocument } from './kubeconfig-merge.js';
+import { contextName } from './kubeconfig-merge.js';
 
 type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+
+/** A cloud failure on one line: what, and what to do in parentheses. */
+export function failureLine(failure: { readonly message: string; readonly hint?: string | undefined }): string {
+  return `${failure.message}${failure.hint ? ` (${failure.hint})` : ''}`;
+}
+
+/** The environments `platctl kubeconfig` writes entries for: those named by `--env`, else every one. */
+export function kubeconfigEnvs(all: readonly string[], named: readonly string[]): readonly string[] {
+  return named.length > 0 ? named : all;
+}
+
+/** What `platctl kubeconfig` says (each line without the `platctl: ` the CLI puts before a problem). */
+export const KUBECONFIG_WORDS = {
+  noCluster: 'no environment names a cluster (environments.<env>.cluster.name)',
+  notAKubeconfig: (target: string, why: string): string => `${target} is not a kubeconfig (${why}); left unchanged`,
+  written: (entry: ClusterEntry, target: string): string =>
+    `context ${contextName(entry.env)} -> ${entry.endpoint} (${target})\n`,
+  tokenNeedsOneEnv: 'kubeconfig token needs exactly one --env',
+} as const;
+
+/** What a token is signed for: `env`'s cluster in its region, with its profile for the login hint. */
+export interface TokenTarget<S> {
+  readonly cluster: string;
+  readonly region: string;
+  readonly profile: string | undefined;
+  /** The environment's settings, known to name both. */
+  readonly settings: S;
+}
+
+/** The cluster and region `platctl kubeconfig token` signs for `env` (its configured settings), or why there are none. */
+export function tokenTarget<
+  S extends {
+    readonly cluster?: { readonly name: string } | undefined;
+    readonly aws?: { readonly region?: string | undefined; readonly profile?: string | undefined } | undefined;
+  },
+>(env: string, settings: S | undefined): Outcome<TokenTarget<S>> {
+  const cluster = settings?.cluster?.name;
+  const region = settings?.aws?.region;
+  if (!settings || cluster === undefined || region === undefined) {
+    return { ok: false, message: `environment ${env} needs cluster.name and aws.region for a token` };
+  }
+  return { ok: true, value: { cluster, region, profile: settings.aws?.profile, settings } };
+}
 
 /** The kubeconfig entry of `env`'s cluster; a cluster not described, or without an endpoint yet, says why. */
 export async function clusterEntry(
@@ -20,7 +64,7 @@ export async function clusterEntry(
 ): Promise<Outcome<ClusterEntry>> {
   const described = await cloud.describeCluster(signal);
   if (!described.ok) {
-    return { ok: false, message: `${env}: ${described.message}${described.hint ? ` (${described.hint})` : ''}` };
+    return { ok: false, message: `${env}: ${failureLine(described)}` };
   }
   const { endpoint, caData, status } = described.value;
   if (!endpoint || !caData) {
