@@ -9,22 +9,22 @@
  */
 import type { AccessTarget } from '../cloud/access-plan.js';
 import {
+  ACCESS_PREFLIGHT_BUDGET_MS,
   accessEnvs,
   applyPlans,
-  describeClusters,
   desiredAccess,
   listAccess,
+  listingText,
   planTargets,
+  reconcileEnding,
   reconcileLine,
+  reconcileProblem,
 } from '../cloud/access-plan.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import { loadCheckedConfig } from './project.js';
 import type { CliIo } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
 import { ACCESS_GRAMMAR } from './commands/access.js';
-
-/** How long the preflight asks the credentials to last: reconciling a cluster takes seconds. */
-const PREFLIGHT_BUDGET_MS = 5 * 60_000;
 
 export interface AccessArgs {
   action?: 'reconcile' | 'list' | undefined;
@@ -56,7 +56,7 @@ async function prepare(
     const settings = config.environments[env];
     if (!settings?.cluster) continue;
     const cloud = createEnvCloud({ envName: env, settings, env: io.env });
-    const access = await preflightedAccess(cloud, io.env, PREFLIGHT_BUDGET_MS, io.signal);
+    const access = await preflightedAccess(cloud, io.env, ACCESS_PREFLIGHT_BUDGET_MS, io.signal);
     if (!access.ok) {
       io.stderr.write(`platctl access: ${env}: ${access.line}\n`);
       return { ok: false, exitCode: EXIT.refused };
@@ -73,7 +73,7 @@ async function prepare(
 async function listEntries(targets: readonly AccessTarget[], json: boolean, io: CliIo): Promise<number> {
   const { clusters, problems } = await listAccess(targets, io.signal);
   for (const problem of problems) io.stderr.write(`platctl access: ${problem.env}: ${problem.message}\n`);
-  io.stdout.write(json ? `${JSON.stringify({ environments: clusters })}\n` : describeClusters(clusters));
+  io.stdout.write(listingText(clusters, json));
   return problems.length > 0 ? EXIT.failed : EXIT.ok;
 }
 
@@ -91,11 +91,11 @@ async function reconcile(
   }
   const { outcomes, failed } = await applyPlans(planned.plans, { dryRun, prune, signal: io.signal }, (event) => {
     if (!args.json) io.stdout.write(reconcileLine(event, dryRun));
-    if (event.type === 'change' && event.change.status === 'failed')
-      io.stderr.write(`platctl access: ${event.env}: ${event.change.error ?? ''}\n`);
+    const problem = reconcileProblem(event);
+    if (problem !== undefined) io.stderr.write(`platctl access: ${problem}\n`);
   });
-  if (args.json) io.stdout.write(`${JSON.stringify({ dry_run: dryRun, prune, environments: outcomes })}\n`);
-  else if (dryRun) io.stdout.write('Dry run: nothing was changed.\n');
+  const ending = reconcileEnding(outcomes, { dryRun, prune, json: args.json === true });
+  if (ending !== '') io.stdout.write(ending);
   return failed ? EXIT.failed : EXIT.ok;
 }
 

@@ -160,6 +160,11 @@ export async function listAccess(
   return { clusters, problems };
 }
 
+/** `platctl access list`'s output on stdout: every cluster's entries in words, or as one JSON line under `--json`. */
+export function listingText(clusters: readonly ClusterAccess[], json: boolean): string {
+  return json ? `${JSON.stringify({ environments: clusters })}\n` : describeClusters(clusters);
+}
+
 /** One entry of `platctl access list`: principal, type, who made it, and its policies (namespaces in brackets). */
 export function describeEntry(entry: AccessEntry & { readonly managed: boolean }): string {
   const policies = entry.policies
@@ -308,6 +313,26 @@ export function desiredAccess(settings: AccessSettings, env: string): DesiredAcc
     principalArn: p.arn,
     policyArn: policyArnFor(p.policy, p.arn),
   }));
+}
+
+/** How long `platctl access` asks the credentials preflight for: reconciling a cluster takes seconds. */
+export const ACCESS_PREFLIGHT_BUDGET_MS = 5 * 60_000;
+
+/** What a reconcile event adds on stderr: a change that failed, with AWS's words; undefined for anything else. */
+export function reconcileProblem(event: ReconcileEvent): string | undefined {
+  return event.type === 'change' && event.change.status === 'failed'
+    ? `${event.env}: ${event.change.error ?? ''}`
+    : undefined;
+}
+
+/** What `platctl access` prints on stdout once every cluster is done: the JSON summary under `--json`, or a dry run's note. */
+export function reconcileEnding(
+  outcomes: readonly AccessOutcome[],
+  options: { readonly dryRun: boolean; readonly prune: boolean; readonly json: boolean },
+): string {
+  const { dryRun, prune } = options;
+  if (options.json) return `${JSON.stringify({ dry_run: dryRun, prune, environments: outcomes })}\n`;
+  return dryRun ? 'Dry run: nothing was changed.\n' : '';
 }
 
 /** What `platctl access` prints as a cluster is reconciled: its name, then each change and what became of it. */
