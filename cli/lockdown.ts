@@ -4,8 +4,7 @@
  * repository lock like every mutating run; `.platctl-state.json` is left alone.
  */
 import { explainOutcome } from '../discover/problem-text.js';
-import { formatCommandLine } from '../engine/logs.js';
-import { executeLockdown, standaloneSteps } from '../engine/lockdown.js';
+import { executeLockdown, lockdownInvocation, standaloneSteps } from '../engine/lockdown.js';
 import { buildLockdownPlan } from '../engine/walk-plan.js';
 import { renderDryRun } from '../engine/reporters/plan.js';
 import { renderLockdownEnd } from '../engine/reporters/outcome.js';
@@ -16,7 +15,7 @@ import { makeReporter } from './walk-output.js';
 import { isLiveTerminal } from './terminal.js';
 import { killGraceMs, prepareTools, thisMachine } from './walk-tools.js';
 import { loadProject } from './project.js';
-import { childGroups, exitCodeForSignal, handleInterruptions } from './signals.js';
+import { childGroups, handleInterruptions, interruptedOr } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
 
@@ -55,7 +54,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
         lockdown,
         direction,
         absDir,
-        commandLine: formatCommandLine(['platctl', 'lockdown', ...(args.undo ? ['--undo'] : [])]),
+        commandLine: lockdownInvocation(direction),
       },
       {
         now: () => Date.now(),
@@ -82,6 +81,5 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   });
   if (text.human !== undefined) human.write(text.human);
   if (text.stderr !== undefined) io.stderr.write(text.stderr);
-  if (outcome.result.ok) return EXIT.ok;
-  return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.failed;
+  return outcome.result.ok ? EXIT.ok : interruptedOr(io.signal, EXIT.failed);
 });

@@ -41,7 +41,7 @@ import type { RunTracer } from '../engine/tracing.js';
 import { loadCheckedConfig } from './project.js';
 import { runAuthor } from '../engine/shared-state.js';
 import { sharedBackend, stateStore } from './shared-state.js';
-import { exitCodeForSignal, handleInterruptions, thisProcess } from './signals.js';
+import { exitCodeForSignal, handleInterruptions, interruptedOr, thisProcess } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 
@@ -196,7 +196,7 @@ async function confirmDown(
   io.stderr.write(DOWN_CONFIRM.intro(paint, envs));
   if (DOWN_CONFIRM.confirmed(await askOnTerminal(DOWN_CONFIRM.question, io))) return undefined;
   io.stderr.write(`platctl: ${DOWN_CONFIRM.cancelled}\n`);
-  return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
+  return interruptedOr(io.signal, EXIT.refused);
 }
 
 /**

@@ -83,11 +83,10 @@ export async function discoverProject(
   const discovery = await discover(request.options, { ...request.extras, ...(snapshot ? { snapshot } : {}) });
   // Problems are formatted by a module loaded only for a discovery that has some (a warm run has none).
   if (discovery.problems.length > 0) {
-    const { formatProblems, unusableGraphMessage } = await import('../discover/problem-text.js');
+    const { discoveryFailedJson, formatProblems, unusableGraphMessage } = await import('../discover/problem-text.js');
     io.stderr.write(formatProblems(discovery.problems, io.cwd, { verbose: args.verbose }));
     if (!isUsable(discovery)) {
-      // The machine-readable form holds every problem, hints included, whatever people were shown.
-      if (args.json) io.stdout.write(`${JSON.stringify({ type: 'discovery-failed', problems: discovery.problems })}\n`);
+      if (args.json) io.stdout.write(discoveryFailedJson(discovery.problems));
       io.stderr.write(unusableGraphMessage(discovery.problems));
       return { ok: false, exitCode: EXIT.usage };
     }

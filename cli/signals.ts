@@ -48,6 +48,11 @@ export function exitCodeForSignal(reason: unknown): number {
   return 128 + SIGNAL_NUMBERS[known];
 }
 
+/** The exit code of a verb that stopped early: its signal's when one stopped it (`signal` aborted), else `otherwise`. */
+export function interruptedOr(signal: AbortSignal, otherwise: number): number {
+  return signal.aborted ? exitCodeForSignal(signal.reason) : otherwise;
+}
+
 export interface SignalHandling {
   /** Aborted on the first SIGINT/SIGTERM of an interruptible verb; the reason is the signal name. */
   readonly signal: AbortSignal;

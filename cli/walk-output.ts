@@ -17,7 +17,7 @@ import type { RunState } from '../engine/state.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { resumeCommand } from '../engine/walk-request.js';
 import type { WalkVerbArgs } from './commands/shared.js';
-import { exitCodeForSignal } from './signals.js';
+import { exitCodeForSignal, interruptedOr } from './signals.js';
 import { isLiveTerminal, plainHeartbeat } from './terminal.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
@@ -65,7 +65,7 @@ export async function reportOutcome(
   const text = renderRunEnd(result, { command, paint, track, resumeCommand: resumeCommand(command, args) });
   if (text.human !== undefined) human.write(text.human);
   if (text.stderr !== undefined) io.stderr.write(text.stderr);
-  if (result.type === 'cancelled') return io.signal.aborted ? exitCodeForSignal(io.signal.reason) : EXIT.refused;
+  if (result.type === 'cancelled') return interruptedOr(io.signal, EXIT.refused);
   if (result.fenced !== undefined) return EXIT.refused;
   if (result.status === 'completed') return (await context.completed?.(result.state)) ?? EXIT.ok;
   if (result.status === 'interrupted') return exitCodeForSignal(io.signal.reason);

@@ -118,6 +118,11 @@ export function explainOutcome(
   return `platctl: ${prefix}${result.message}\n${details}${result.hint ? `  hint: ${result.hint}\n` : ''}`;
 }
 
+/** The machine-readable form of a discovery that failed: every problem, hints included, whatever people were shown. */
+export function discoveryFailedJson(problems: readonly Problem[]): string {
+  return `${JSON.stringify({ type: 'discovery-failed', problems })}\n`;
+}
+
 /** Why the unit graph cannot be used, after its problems were printed: what is wrong, and what to do. */
 export function unusableGraphMessage(problems: readonly Problem[]): string {
   return (

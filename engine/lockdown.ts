@@ -18,7 +18,7 @@ import type { UnitId } from './graph.js';
 import type { LockEnvironment } from './lock.js';
 import { FsError } from './fs-errors.js';
 import { acquireLock, lockRefusal } from './lock.js';
-import { LOGS_DIR, prepareRunLogs } from './logs.js';
+import { LOGS_DIR, formatCommandLine, prepareRunLogs } from './logs.js';
 import type { PhaseApplyResult, PhaseContext, PhaseResult } from './phases.js';
 import type { Redactor } from './redact.js';
 import { makeRunId, phaseApply } from './run.js';
@@ -283,6 +283,11 @@ function lockdownFailure(
         : `nothing was destroyed; fix the cause, then ${resume} (or platctl lockdown --undo, then teardown)`,
     ],
   };
+}
+
+/** The command line `platctl lockdown` records as its lock's command: `--undo` when it unlocks. */
+export function lockdownInvocation(direction: LockDirection): string {
+  return formatCommandLine(['platctl', 'lockdown', ...(direction === 'unlock' ? ['--undo'] : [])]);
 }
 
 /** `platctl lockdown`'s steps, or why there is nothing to run: a configuration without lockdown steps. */
