@@ -28,7 +28,7 @@ import { findConfig } from '../config/find.js';
 import { formatConfigErrors } from '../config/errors.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { ParkView } from '../park/status.js';
-import { parkFacts, renderParkStatus, unknownParkSentence } from '../park/status.js';
+import { parkFacts, parkStatusOutput } from '../park/status.js';
 import { parkStatusJson } from '../park/status.js';
 import { readParkStatus } from './park-status.js';
 import { readSharedRun, stateStore } from './shared-state.js';
@@ -51,12 +51,11 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
   // The local lock, read once: it says whether a run (or a down/up) recorded as running still has a live platctl.
   const readLocalLock = localLockReader(root, thisProcess());
   const park = await withKilledOps(await readParkStatus(root, configured.config, io.env), readLocalLock);
-  const view: StatusView = { root, configPath: found.path, json: args.json === true, park, io };
-  if (!view.json) io.stdout.write(renderParkStatus(park, args.config === undefined ? [] : ['--config', found.path]));
-  else
-    for (const unknown of park.filter((v) => v.unreadable !== undefined)) {
-      io.stderr.write(`platctl: ${unknownParkSentence(unknown)}\n`);
-    }
+  const namedConfig = args.config === undefined ? undefined : found.path;
+  const view: StatusView = { root, namedConfig, json: args.json === true, park, io };
+  const said = parkStatusOutput(park, view.json, namedConfig);
+  if (said.stdout !== '') io.stdout.write(said.stdout);
+  if (said.stderr !== '') io.stderr.write(said.stderr);
   const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
   if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
     io.stderr.write(`platctl: ${notLastRunMessage(args.run, root, loaded.state.run_id)}\n`);
@@ -74,13 +73,14 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
       : shared.type === 'loaded'
         ? await shared.lock(recorded)
         : await readLocalLock();
-  return showRun(view, recorded, lock, args.config !== undefined);
+  return showRun(view, recorded, lock);
 });
 
 /** What status has gathered before it shows the run: where, how, and the park state of each environment. */
 interface StatusView {
   readonly root: string;
-  readonly configPath: string;
+  /** The configuration `--config` named, which the commands shown repeat. */
+  readonly namedConfig: string | undefined;
   readonly json: boolean;
   readonly park: readonly ParkView[];
   readonly io: CliIo;
@@ -98,17 +98,10 @@ function noRun({ root, json, park, io }: StatusView, fromShared: boolean): numbe
  * The recorded run, unit by unit (or as JSON). A run recorded as running whose lock has no live holder was killed:
  * shown as interrupted, with how that is known (engine/status-view.ts).
  */
-function showRun(
-  { configPath, json, park, io }: StatusView,
-  recorded: RunState,
-  lock: LockState | undefined,
-  namedConfig: boolean,
-): number {
+function showRun({ namedConfig, json, park, io }: StatusView, recorded: RunState, lock: LockState | undefined): number {
   const view = viewRun(recorded, lock);
   io.stdout.write(
-    json
-      ? statusJson(view, parkStatusJson(park))
-      : renderRunStatus(view, makePaint(io.color), namedConfig ? configPath : undefined),
+    json ? statusJson(view, parkStatusJson(park)) : renderRunStatus(view, makePaint(io.color), namedConfig),
   );
   return statusExitCode(view.complete, parkFacts(park));
 }

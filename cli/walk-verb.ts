@@ -43,6 +43,7 @@ import { renderDryRun } from '../engine/reporters/plan.js';
 import type { WalkScope } from '../engine/walk-request.js';
 import {
   breakLockMisuse,
+  recoveryPlan,
   recoverySwitches,
   recoveryResume,
   rollbackMode,
@@ -105,8 +106,9 @@ export async function runWalkVerb(
   const loaded = await loadProject({ ...args, allowUnresolved: args['allow-unresolved'] }, io);
   if (!loaded.ok) return loaded.exitCode;
   const project = loaded.project;
-  hooks.metrics?.envs(selectionEnvs(args, project.config.environments));
-  hooks.tracer?.envs(selectionEnvs(args, project.config.environments));
+  const envs = selectionEnvs(args, project.config.environments);
+  hooks.metrics?.envs(envs);
+  hooks.tracer?.envs(envs);
   const shared = await sharedBackend(project.config.state, io, args['break-lock'] === true);
   const refusal = await refuseToStart(command, args, project, shared, io);
   if (refusal !== undefined) return refusal;
@@ -202,8 +204,8 @@ async function printDryRun(
     commandLine: planCommandLine(tools, config, scope.absDir),
     ...(command === 'bootstrap'
       ? {
-          hooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
-          recover: { 'helm-pending': recoverySwitches(config, args).has('helm-pending') ? 'on' : 'off' },
+          hooks: namedHooks(config, io),
+          recover: recoveryPlan(config, args),
           manualSteps: {
             forRun: (units) => stepsForRun(config.manual_steps, units),
             runCheck: manualCheckRunner(root, io.env, config, childGroups),
@@ -253,7 +255,7 @@ async function runDeps(
     graceMs,
     phases: walkPhases(command, config, {
       lockdown: args.lockdown === true,
-      unitHooks: unitHooks(config, productionHooks({ environments: config.environments, env: io.env })),
+      unitHooks: namedHooks(config, io),
       ...(command === 'bootstrap'
         ? {
             recoveries: productionRecoveries({
@@ -274,6 +276,11 @@ async function runDeps(
     ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
     ...(shared ? { shared } : {}),
   };
+}
+
+/** The named hooks of the configuration's units, over the production registry (each hook's clients built on first use). */
+function namedHooks(config: PlatctlConfig, io: CliIo) {
+  return unitHooks(config, productionHooks({ environments: config.environments, env: io.env }));
 }
 
 /**

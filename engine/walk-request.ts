@@ -97,6 +97,11 @@ export function recoverySwitches(config: Pick<PlatctlConfig, 'recover'>, flags: 
   return new Set<string>([...config.recover, ...(flags.recover === undefined ? [] : [flags.recover])]);
 }
 
+/** The recoveries bootstrap's `--dry-run` shows, each on (it acts) or off (it only advises). */
+export function recoveryPlan(config: Pick<PlatctlConfig, 'recover'>, flags: WalkFlags): Record<string, 'on' | 'off'> {
+  return { 'helm-pending': recoverySwitches(config, flags).has('helm-pending') ? 'on' : 'off' };
+}
+
 /** The command a recovery names to continue bootstrap: `--resume` and the environments that say which run it is. */
 export function recoveryResume(flags: WalkFlags): string {
   return ['platctl bootstrap --resume', ...(flags.env ?? []).map((e) => `--env ${e}`)].join(' ');

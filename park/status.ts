@@ -131,6 +131,21 @@ export function unknownParkSentence(view: ParkView): string {
 }
 
 /**
+ * What status says of the park state before the run: the table on stdout (its commands repeat `--config` when one was
+ * named); under `--json` only the records it could not read, on stderr, since the JSON at the end holds the rest.
+ */
+export function parkStatusOutput(
+  views: readonly ParkView[],
+  json: boolean,
+  namedConfig: string | undefined,
+): { readonly stdout: string; readonly stderr: string } {
+  if (!json)
+    return { stdout: renderParkStatus(views, namedConfig === undefined ? [] : ['--config', namedConfig]), stderr: '' };
+  const unknown = views.filter((v) => v.unreadable !== undefined);
+  return { stdout: '', stderr: unknown.map((v) => `platctl: ${unknownParkSentence(v)}\n`).join('') };
+}
+
+/**
  * Lines for `platctl status`: per environment, parked or not, since when, by whom, the sizes, the last down/up, and
  * what to run (`up` for a parked environment, `--resume` for a down/up that failed or was killed). `extra` is added
  * to those command lines (e.g. `--config FILE`).
