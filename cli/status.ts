@@ -17,8 +17,8 @@ import {
   localLockReader,
   mayShareState,
   noRunView,
-  notLastRunMessage,
   statusExitCode,
+  statusRun,
   viewRun,
   withKilledOps,
 } from '../engine/status-view.js';
@@ -56,17 +56,13 @@ export const statusVerb = defineVerb(STATUS_GRAMMAR, async (args, io) => {
   const said = parkStatusOutput(park, view.json, namedConfig);
   if (said.stdout !== '') io.stdout.write(said.stdout);
   if (said.stderr !== '') io.stderr.write(said.stderr);
-  const loaded = shared.type === 'loaded' ? shared.loaded : await loadState(root);
-  if (args.run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== args.run) {
-    io.stderr.write(`platctl: ${notLastRunMessage(args.run, root, loaded.state.run_id)}\n`);
+  const asked = statusRun(shared.type === 'loaded' ? shared.loaded : await loadState(root), args.run, root);
+  if (asked.type === 'none') return noRun(view, shared.type === 'loaded');
+  if (asked.type === 'refused') {
+    io.stderr.write(`platctl: ${asked.message}\n`);
     return EXIT.usage;
   }
-  if (loaded.type === 'missing') return noRun(view, shared.type === 'loaded');
-  if (loaded.type === 'invalid') {
-    io.stderr.write(`platctl: ${loaded.message}\n`);
-    return EXIT.usage;
-  }
-  const recorded = loaded.state;
+  const recorded = asked.state;
   const lock =
     recorded.status !== 'running'
       ? undefined

@@ -9,7 +9,7 @@ import type { LockState } from './lock.js';
 import { inspectLock, procMachine } from './lock.js';
 import { countStatuses } from './reporters/summary.js';
 import { asInterrupted, killedBecause } from './run-ended.js';
-import type { RunState } from './state.js';
+import type { LoadedState, RunState } from './state.js';
 
 /** The recorded run as status shows it. */
 export interface RunView {
@@ -66,6 +66,26 @@ export async function withKilledOps<V extends OpView>(
     out.push(heldByOp(now, last.op) ? view : { ...view, killed: killedBecause(now) });
   }
   return out;
+}
+
+/**
+ * What status does with the state it read (`run`: `--run`): show the recorded run, say no run is recorded, or refuse
+ * (the usage exit code) with why: a `--run` that is not the local state's, or a state file it cannot read.
+ */
+export function statusRun(
+  loaded: LoadedState,
+  run: string | undefined,
+  root: string,
+):
+  | { readonly type: 'show'; readonly state: RunState }
+  | { readonly type: 'none' }
+  | { readonly type: 'refused'; readonly message: string } {
+  if (run !== undefined && loaded.type === 'ok' && loaded.state.run_id !== run) {
+    return { type: 'refused', message: notLastRunMessage(run, root, loaded.state.run_id) };
+  }
+  if (loaded.type === 'missing') return { type: 'none' };
+  if (loaded.type === 'invalid') return { type: 'refused', message: loaded.message };
+  return { type: 'show', state: loaded.state };
 }
 
 /** `--run` names a run that is not the local state's: the local backend keeps only its last run. */
