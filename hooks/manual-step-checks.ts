@@ -1,7 +1,7 @@
 /**
  * The machine side of the manual-steps preflight (manual-steps.ts): a step's check run as an argument list with a
  * time limit (in the repository root, with platctl's environment), or as an SSM parameter read. The question asked
- * on the terminal is the CLI's (cli/manual-steps.ts).
+ * on the terminal is asked by the CLI (cli/walk-verb.ts, through cli/prompt.ts).
  */
 import type { CloudResult } from '../cloud/result.js';
 import type { SsmReader } from '../cloud/ssm.js';
