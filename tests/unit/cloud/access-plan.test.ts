@@ -12,6 +12,7 @@ import {
   describeEntry,
   listAccess,
   planTargets,
+  reconcileEnding,
 } from '../../../cloud/access-plan.js';
 import type { AccessEntry, EksAccess } from '../../../cloud/eks-access.js';
 import { failure, ok } from '../../../cloud/result.js';
@@ -137,5 +138,15 @@ describe('accessEnvs and desiredAccess', () => {
       },
     ]);
     expect(desiredAccess(settings, 'q')).toEqual([]);
+  });
+});
+
+describe('reconcileEnding', () => {
+  it('closes with the JSON summary under --json, a dry run note in words, or nothing', () => {
+    expect(reconcileEnding([], { dryRun: true, prune: false, json: true })).toBe(
+      '{"dry_run":true,"prune":false,"environments":[]}\n',
+    );
+    expect(reconcileEnding([], { dryRun: true, prune: false, json: false })).toBe('Dry run: nothing was changed.\n');
+    expect(reconcileEnding([], { dryRun: false, prune: true, json: false })).toBe('');
   });
 });

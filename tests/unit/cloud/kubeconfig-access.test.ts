@@ -6,7 +6,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { asKubeconfig, clusterEntry, readKubeconfig, signEksToken } from '../../../cloud/kubeconfig-access.js';
+import {
+  asKubeconfig,
+  clusterEntry,
+  kubeconfigEnvs,
+  readKubeconfig,
+  signEksToken,
+  tokenTarget,
+} from '../../../cloud/kubeconfig-access.js';
 import { failure, ok } from '../../../cloud/result.js';
 
 let dir: string;
@@ -54,5 +61,22 @@ describe('signEksToken', () => {
     const signed = await signEksToken('c', 'eu-west-1', expired, 'dev');
     expect(signed.ok).toBe(false);
     expect(!signed.ok && signed.message).toMatch(/^cannot sign an EKS token for c: .*the SSO session has expired.*dev/);
+  });
+});
+
+describe('what kubeconfig works on', () => {
+  it('writes the environments --env names, else every one', () => {
+    expect(kubeconfigEnvs(['a', 'b'], [])).toEqual(['a', 'b']);
+    expect(kubeconfigEnvs(['a', 'b'], ['b'])).toEqual(['b']);
+  });
+  it('signs a token for a cluster and region, or says which setting is missing', () => {
+    const settings = { cluster: { name: 'c' }, aws: { region: 'r', profile: 'p' } };
+    expect(tokenTarget('e', settings)).toEqual({
+      ok: true,
+      value: { cluster: 'c', region: 'r', profile: 'p', settings },
+    });
+    const missing = { ok: false, message: 'environment e needs cluster.name and aws.region for a token' };
+    expect(tokenTarget('e', { aws: { region: 'r' } })).toEqual(missing);
+    expect(tokenTarget('e', undefined)).toEqual(missing);
   });
 });

@@ -8,7 +8,14 @@ import type { LockState } from '../../../engine/lock.js';
 import { makePaint } from '../../../engine/reporters/paint.js';
 import { noRunJson, noRunMessage, renderRunStatus, statusJson } from '../../../engine/reporters/status.js';
 import type { RunState } from '../../../engine/state.js';
-import { heldByOp, localLockReader, notLastRunMessage, viewRun, withKilledOps } from '../../../engine/status-view.js';
+import {
+  heldByOp,
+  localLockReader,
+  notLastRunMessage,
+  statusRun,
+  viewRun,
+  withKilledOps,
+} from '../../../engine/status-view.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,5 +124,22 @@ describe('localLockReader', () => {
     expect(notLastRunMessage('r0', '/r', 'r1')).toBe(
       'run r0 is not the last run of /r (r1); the local backend keeps only the last run (state.backend s3 keeps them all: docs/state.md)',
     );
+  });
+});
+
+describe('statusRun', () => {
+  const recorded = run('completed', { 'p/a': unit('completed') });
+  it('shows the recorded run, or the one --run names when it is the last', () => {
+    expect(statusRun({ type: 'ok', state: recorded }, undefined, '/repo')).toEqual({ type: 'show', state: recorded });
+    expect(statusRun({ type: 'ok', state: recorded }, 'r1', '/repo')).toEqual({ type: 'show', state: recorded });
+  });
+  it('refuses a --run that is not the last, and a state file it cannot read; says when none is recorded', () => {
+    expect(statusRun({ type: 'ok', state: recorded }, 'r0', '/repo')).toEqual({
+      type: 'refused',
+      message: notLastRunMessage('r0', '/repo', 'r1'),
+    });
+    const invalid = { type: 'invalid', reason: 'unparsable', message: 'not JSON' } as const;
+    expect(statusRun(invalid, undefined, '/repo')).toEqual({ type: 'refused', message: 'not JSON' });
+    expect(statusRun({ type: 'missing' }, 'r0', '/repo')).toEqual({ type: 'none' });
   });
 });

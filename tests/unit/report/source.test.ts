@@ -9,9 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LockState } from '../../../engine/lock.js';
 import type { RunState } from '../../../engine/state.js';
 import type { BuildOptions } from '../../../report/model.js';
-import { defaultName, logHref, outputPath, writeReport } from '../../../report/output.js';
+import { defaultName, logHref, outputPath, unwritableReport, writeReport } from '../../../report/output.js';
 import type { RunSource } from '../../../report/source.js';
-import { onlyEnvs, parkReport, walkReport } from '../../../report/source.js';
+import { onlyEnvs, parkReport, reportExitCode, walkReport } from '../../../report/source.js';
 
 const at = '2026-01-01T10:00:00.000Z';
 const unit = { status: 'completed' as const, attempts: 1, wave: 0, dependencies: [] };
@@ -110,5 +110,19 @@ describe('report output', () => {
     expect(await writeReport(join(dir, 'missing', 'r.html'), 'page')).toBe(
       `its directory ${join(dir, 'missing')} does not exist`,
     );
+  });
+});
+
+describe('report refusals', () => {
+  it('exits 1 with nothing recorded, 2 for a bad request, 3 for an unreadable park file', () => {
+    expect([reportExitCode('no-run'), reportExitCode('no-units'), reportExitCode('no-park')]).toEqual([1, 1, 1]);
+    expect([reportExitCode('invalid-state'), reportExitCode('not-last-run')]).toEqual([2, 2]);
+    expect(reportExitCode('invalid-park')).toBe(3);
+  });
+  it('says why a report could not be written, and where to write it instead', () => {
+    expect(unwritableReport('/x/r.html', 'permission denied')).toEqual({
+      message: 'cannot write the report to /x/r.html: permission denied',
+      hint: 'pass --output FILE in a directory you can write',
+    });
   });
 });
