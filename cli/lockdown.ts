@@ -9,13 +9,12 @@ import { buildLockdownPlan } from '../engine/walk-plan.js';
 import { renderDryRun } from '../engine/reporters/plan.js';
 import { renderLockdownEnd } from '../engine/reporters/outcome.js';
 import { makePaint } from '../engine/reporters/paint.js';
-import { RUN_ID_ENV } from '../engine/run.js';
-import { lockdownCommandLine, runRedactor, unitDir, unitExecutor } from '../engine/tools.js';
+import { lockdownCommandLine, unitDir } from '../engine/tools.js';
 import { makeReporter } from './walk-output.js';
 import { isLiveTerminal } from './terminal.js';
-import { killGraceMs, prepareTools, thisMachine } from './walk-tools.js';
+import { prepareTools, runProcess } from './walk-tools.js';
 import { loadProject } from './project.js';
-import { childGroups, handleInterruptions, interruptedOr } from './signals.js';
+import { handleInterruptions, interruptedOr } from './signals.js';
 import { EXIT, defineVerb } from './verb.js';
 import { LOCKDOWN_GRAMMAR } from './commands/lockdown.js';
 
@@ -44,7 +43,7 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
   if (!prepared.ok) return prepared.exitCode;
   handleInterruptions();
   const reporter = makeReporter(args, io, paint);
-  const graceMs = killGraceMs(io.env);
+  const basics = await runProcess(prepared, config, io);
   let outcome;
   try {
     outcome = await executeLockdown(
@@ -57,12 +56,8 @@ export const lockdownVerb = defineVerb(LOCKDOWN_GRAMMAR, async (args, io) => {
         commandLine: lockdownInvocation(direction),
       },
       {
-        now: () => Date.now(),
-        machine: await thisMachine(),
-        executor: (runId) => unitExecutor(prepared, config, graceMs, childGroups, { env: { [RUN_ID_ENV]: runId } }),
-        signal: io.signal,
+        ...basics,
         emit: (event) => reporter.event(event),
-        redactor: runRedactor(io.env, config),
       },
     );
   } finally {

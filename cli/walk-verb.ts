@@ -15,18 +15,11 @@ import { planRun } from '../engine/plan.js';
 import type { Paint } from '../engine/reporters/paint.js';
 import { makePaint } from '../engine/reporters/paint.js';
 import type { ConfirmRequest, RunDeps, RunResult } from '../engine/run.js';
-import { RUN_ID_ENV, executeRun } from '../engine/run.js';
+import { executeRun } from '../engine/run.js';
 import type { SharedBackend } from '../engine/shared-run.js';
 import type { RunState } from '../engine/state.js';
 import type { ToolsReady } from '../engine/tools.js';
-import {
-  dropUnsafeProviderCache,
-  planCommandLine,
-  runRedactor,
-  toolsForPlan,
-  unitDir,
-  unitExecutor,
-} from '../engine/tools.js';
+import { dropUnsafeProviderCache, planCommandLine, toolsForPlan, unitDir, unitExecutor } from '../engine/tools.js';
 import type { RunTracer } from '../engine/tracing.js';
 import type { RunCommand } from '../engine/unit-status.js';
 import { tfCommandFor } from '../engine/unit-status.js';
@@ -66,7 +59,7 @@ import { childGroups, handleInterruptions } from './signals.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT } from './verb.js';
 import { dropWriteErrors, makeReporter, reportOutcome } from './walk-output.js';
-import { killGraceMs, prepareTools, thisMachine } from './walk-tools.js';
+import { prepareTools, runProcess } from './walk-tools.js';
 import { platctlVersion } from './version.js';
 
 /** Optional hooks for `runWalkVerb` (teardown's confirmation prompt). */
@@ -239,20 +232,12 @@ async function runDeps(
 ): Promise<RunDeps> {
   const { root, config } = project;
   const { io, paint, hooks, shared } = context;
-  const graceMs = killGraceMs(io.env);
+  const tracer = hooks.tracer;
+  const basics = await runProcess(tools, config, io, tracer ? (job) => tracer.childEnv(job.unit) : undefined);
   return {
-    now: () => Date.now(),
-    machine: await thisMachine(),
+    ...basics,
     groups: childGroups,
-    executor: (runId) =>
-      unitExecutor(tools, config, graceMs, childGroups, {
-        env: { [RUN_ID_ENV]: runId },
-        ...(hooks.tracer ? { jobEnv: (job) => hooks.tracer!.childEnv(job.unit) } : {}),
-      }),
-    signal: io.signal,
     emit: context.emit,
-    redactor: runRedactor(io.env, config),
-    graceMs,
     phases: walkPhases(command, config, {
       lockdown: args.lockdown === true,
       unitHooks: namedHooks(config, io),
@@ -270,7 +255,7 @@ async function runDeps(
         ? { beforeRun: manualSteps(root, config, args, io, paint) }
         : {}),
       ...(command === 'bootstrap' && config.converge && config.converge.waits.length > 0
-        ? { converge: await convergence(project, config.converge, io, outputReader(project, tools, graceMs)) }
+        ? { converge: await convergence(project, config.converge, io, outputReader(project, tools, basics.graceMs)) }
         : {}),
     }),
     ...(hooks.confirm ? { confirm: (request: ConfirmRequest) => hooks.confirm!(request, paint) } : {}),
