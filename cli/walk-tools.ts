@@ -1,7 +1,8 @@
 /**
  * The process side of a run's tools (engine/tools.ts finds and checks them): this process's environment and working
  * directory passed down, a refusal printed with its exit code, the kill grace read from the environment, this
- * process on this machine for the lock, and what every run of units is given from this process. Shared by `bootstrap`, `teardown`, `lockdown` and `up`.
+ * process on this machine for the lock, and all a run of units is given from this process. Shared by `bootstrap`,
+ * `teardown`, `lockdown` and `up`.
  */
 import { explainOutcome } from '../discover/problem-text.js';
 import type { PlatctlConfig } from '../config/schema.js';
@@ -11,8 +12,7 @@ import { DEFAULT_GRACE_MS } from '../engine/terragrunt.js';
 import type { ToolsReady } from '../engine/tools.js';
 import type { TerragruntSettings } from '../engine/terragrunt.js';
 import { readyTools, runRedactor, unitExecutor } from '../engine/tools.js';
-import type { Executor } from '../engine/executor.js';
-import type { Redactor } from '../engine/redact.js';
+import type { RunDeps } from '../engine/run.js';
 import { RUN_ID_ENV } from '../engine/run.js';
 import { childGroups, thisProcess } from './signals.js';
 import { secondsSetting } from '../engine/env-settings.js';
@@ -43,25 +43,16 @@ export function thisMachine(): Promise<LockEnvironment> {
   return procMachine(thisProcess());
 }
 
-/** What a run of units (a walk, a lockdown) is given from this process, the same for every verb that runs them. */
-export interface RunProcess {
-  readonly now: () => number;
-  readonly machine: LockEnvironment;
-  readonly signal: AbortSignal;
-  readonly redactor: Redactor;
-  /** SIGINT to SIGKILL for a unit (`PLATCTL_KILL_GRACE`). */
-  readonly graceMs: number;
-  /** Terragrunt for the run `runId`, which each unit's environment names; `jobEnv` adds a unit's own variables. */
-  readonly executor: (runId: string) => Executor;
-}
-
-/** The clock, this machine for the lock, the run's signal and redactor, and terragrunt under the kill grace. */
+/**
+ * What a run of units (a walk, a lockdown) is given from this process: the clock, this machine for the lock, the
+ * run's signal and redactor, the kill grace, and terragrunt for a run id (`jobEnv`: a unit's own variables).
+ */
 export async function runProcess(
   tools: ToolsReady,
   config: PlatctlConfig,
   io: CliIo,
   jobEnv?: TerragruntSettings['jobEnv'],
-): Promise<RunProcess> {
+): Promise<Pick<RunDeps, 'now' | 'machine' | 'signal' | 'redactor' | 'graceMs' | 'executor'>> {
   const graceMs = killGraceMs(io.env);
   return {
     now: () => Date.now(),
