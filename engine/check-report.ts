@@ -64,32 +64,28 @@ export interface ValidateReport {
  * the rest of the checks' contract, because validate/ emits them and may import this file but not the events.
  * Field names are snake_case like every event's.
  */
+/** Which check an event is about. */
+interface CheckSubject {
+  readonly at: string;
+  readonly id: string;
+  readonly check: string;
+  readonly target: string;
+  readonly phase: CheckPhase;
+  readonly env?: string;
+}
+
 export type CheckEvent =
-  | {
-      readonly type: 'check-started';
-      readonly at: string;
-      readonly id: string;
-      readonly check: string;
-      readonly target: string;
-      readonly phase: CheckPhase;
-      readonly env?: string;
-    }
-  | {
+  | ({ readonly type: 'check-started' } & CheckSubject)
+  | ({
       /** Every check ends with one, the skipped ones too (they have no `check-started`). */
       readonly type: 'check-finished';
-      readonly at: string;
-      readonly id: string;
-      readonly check: string;
-      readonly target: string;
-      readonly phase: CheckPhase;
-      readonly env?: string;
       readonly status: CheckStatus;
       readonly message: string;
       readonly duration_ms: number;
       readonly skipped_because?: string;
       readonly hint?: string;
       readonly details?: readonly string[];
-    };
+    } & CheckSubject);
 
 /** Every check event type, as a record so that a new one fails to compile until it is listed. */
 export const CHECK_EVENT_TYPES: Readonly<Record<CheckEvent['type'], true>> = {
