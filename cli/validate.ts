@@ -100,10 +100,7 @@ export async function runValidate(
   tracer?: RunTracer,
 ): Promise<number> {
   const { validate, createValidateDeps } = await import('../validate/index.js');
-  const [{ guardEmit }, { reporterFailed }] = await Promise.all([
-    import('../engine/events.js'),
-    import('../engine/reporters/validate.js'),
-  ]);
+  const { guardEmit, reporterFailed } = await import('../engine/events.js');
   const concurrency = args.concurrency ?? project.config.parallelism.validate;
   // Resolvers for the DNS fallback of dns_delegation (ip or ip:port, comma-separated); the system's when unset.
   const dnsServers = (io.env.PLATCTL_DNS_SERVERS ?? '')
@@ -113,7 +110,7 @@ export async function runValidate(
   const reporter = await checksReporter(args.json === true, io);
   const emit = guardEmit(
     (event) => reporter.event(event),
-    (error) => io.stderr.write(reporterFailed(error)),
+    (error) => io.stderr.write(`platctl: ${reporterFailed(error, 'the checks')}\n`),
   );
   const outcome = await validate(
     {

@@ -58,12 +58,35 @@ export interface ValidateReport {
   readonly durationMs: number;
 }
 
-/**
- * What a run of checks tells the outside world as it goes, beside the walk's and down/up's events in `RunEvent`
- * (engine/events.ts): a reporter shows what is still running (the heartbeat of a non-terminal). Defined here, with
- * the rest of the checks' contract, because validate/ emits them and may import this file but not the events.
- * Field names are snake_case like every event's.
- */
+/** A check's result as JSON (snake_case): a row of the `validate --json` document and the body of `check-finished`. */
+export interface CheckResultJson {
+  readonly id: string;
+  readonly check: string;
+  readonly target: string;
+  readonly phase: CheckPhase;
+  readonly status: CheckStatus;
+  readonly message: string;
+  readonly duration_ms: number;
+  readonly skipped_because?: string;
+  readonly hint?: string;
+  readonly details?: readonly string[];
+}
+
+export function checkResultJson(result: CheckResult): CheckResultJson {
+  return {
+    id: result.id,
+    check: result.check,
+    target: result.target,
+    phase: result.phase,
+    status: result.status,
+    message: result.message,
+    duration_ms: Math.round(result.durationMs),
+    ...(result.skippedBecause !== undefined ? { skipped_because: result.skippedBecause } : {}),
+    ...(result.hint !== undefined ? { hint: result.hint } : {}),
+    ...(result.details && result.details.length > 0 ? { details: result.details } : {}),
+  };
+}
+
 /** Which check an event is about. */
 interface CheckSubject {
   readonly at: string;
@@ -74,18 +97,20 @@ interface CheckSubject {
   readonly env?: string;
 }
 
+/**
+ * What a run of checks tells the outside world as it goes, beside the walk's and down/up's events in `RunEvent`
+ * (engine/events.ts): a reporter shows what is still running (the heartbeat of a non-terminal). Defined here, with
+ * the rest of the checks' contract, because validate/ emits them and may import this file but not the events.
+ * Field names are snake_case like every event's.
+ */
 export type CheckEvent =
   | ({ readonly type: 'check-started' } & CheckSubject)
   | ({
       /** Every check ends with one, the skipped ones too (they have no `check-started`). */
       readonly type: 'check-finished';
-      readonly status: CheckStatus;
-      readonly message: string;
-      readonly duration_ms: number;
-      readonly skipped_because?: string;
-      readonly hint?: string;
-      readonly details?: readonly string[];
-    } & CheckSubject);
+      readonly at: string;
+      readonly env?: string;
+    } & CheckResultJson);
 
 /** Every check event type, as a record so that a new one fails to compile until it is listed. */
 export const CHECK_EVENT_TYPES: Readonly<Record<CheckEvent['type'], true>> = {
@@ -98,16 +123,7 @@ export function checkFinished(result: CheckResult, at: string): CheckEvent {
   return {
     type: 'check-finished',
     at,
-    id: result.id,
-    check: result.check,
-    target: result.target,
-    phase: result.phase,
     ...(result.env !== undefined ? { env: result.env } : {}),
-    status: result.status,
-    message: result.message,
-    duration_ms: Math.round(result.durationMs),
-    ...(result.skippedBecause !== undefined ? { skipped_because: result.skippedBecause } : {}),
-    ...(result.hint !== undefined ? { hint: result.hint } : {}),
-    ...(result.details !== undefined ? { details: result.details } : {}),
+    ...checkResultJson(result),
   };
 }

@@ -361,6 +361,12 @@ export function guardEmit<E extends RunEvent>(
   };
 }
 
+/** What a run says when a reporter threw: `what` (the run, the checks) went on without it. */
+export function reporterFailed(error: unknown, what: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return `a reporter failed (a bug in platctl): ${message}; ${what} went on without it`;
+}
+
 /** One reporter that forwards to several. */
 export function combineReporters(...reporters: readonly Reporter[]): Reporter {
   return {

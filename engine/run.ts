@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { RunOutcomeStatus, StatusCounts, WalkEvent } from './events.js';
-import { emptyCounts, guardEmit } from './events.js';
+import { emptyCounts, guardEmit, reporterFailed } from './events.js';
 import type { Executor, UnitJob, UnitOutcome } from './executor.js';
 import type { Graph, UnitId } from './graph.js';
 import { compareIds, remainingPathWeights, waves } from './graph.js';
@@ -169,9 +169,7 @@ export function makeRunId(now: number): string {
 
 export async function executeRun(request: RunRequest, deps: RunDeps): Promise<RunResult> {
   const problems: string[] = [];
-  const emit = guardEmit(deps.emit, (error) =>
-    problems.push(`a reporter failed (a bug in platctl): ${(error as Error).message}; the run went on without it`),
-  );
+  const emit = guardEmit(deps.emit, (error) => problems.push(reporterFailed(error, 'the run')));
   const run = new RunContext(request, { ...deps, emit }, problems);
   const locked = await takeLock(run);
   if (locked.type !== 'locked') return locked.result;

@@ -13,7 +13,7 @@
  *   unhandled rejection that would kill platctl with its units still running and its last transitions unsaved.
  */
 import type { HookPoint, WalkEvent, RunOutcomeStatus, StatusCounts } from './events.js';
-import { emptyCounts, guardEmit } from './events.js';
+import { emptyCounts, guardEmit, reporterFailed } from './events.js';
 import type { Executor, UnitJob, UnitOutcome, UnitOutput } from './executor.js';
 import type { Graph, UnitId } from './graph.js';
 import type { LogFooter } from './logs.js';
@@ -120,9 +120,7 @@ class Walk {
     this.#store = options.store;
     const done = options.graph.ids().filter((id) => options.store.unit(id)?.status === 'completed');
     this.#scheduler = new Scheduler(options.graph, { done, ...(options.weight ? { weight: options.weight } : {}) });
-    this.#emit = guardEmit(options.emit, (error) =>
-      this.#problems.push(`a reporter failed (a bug in platctl): ${message(error)}; the run went on without it`),
-    );
+    this.#emit = guardEmit(options.emit, (error) => this.#problems.push(reporterFailed(error, 'the run')));
   }
 
   async run(): Promise<WalkResult> {

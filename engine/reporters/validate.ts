@@ -4,8 +4,8 @@
  * underneath), a one-line verdict, the versioned JSON document for machines; and the `--dry-run` plan. Colour comes
  * from the one {@link Paint} every reporter uses, decided by the CLI.
  */
-import type { CheckPhase, CheckStatus, ValidateReport } from '../check-report.js';
-import { UNHEALTHY } from '../check-report.js';
+import type { CheckPhase, CheckResultJson, CheckStatus, ValidateReport } from '../check-report.js';
+import { UNHEALTHY, checkResultJson } from '../check-report.js';
 import type { Reporter, RunEvent } from '../events.js';
 import { isCheckEvent } from '../events.js';
 import type { HeartbeatOptions } from './lines.js';
@@ -43,12 +43,6 @@ export class ValidateReporter implements Reporter {
   }
 }
 
-/** The line when a reporter threw: the checks went on without it. */
-export function reporterFailed(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return `platctl: a reporter failed (a bug in platctl): ${message}; the checks went on without it\n`;
-}
-
 /** What the plan shows of a planned check (validate/plan.ts `PlannedCheck` has it and more). */
 export interface PlannedCheckRow {
   readonly id: string;
@@ -65,18 +59,7 @@ export interface ValidateJson {
   readonly version: 1;
   readonly healthy: boolean;
   readonly duration_ms: number;
-  readonly checks: readonly {
-    readonly id: string;
-    readonly check: string;
-    readonly target: string;
-    readonly phase: string;
-    readonly status: CheckStatus;
-    readonly message: string;
-    readonly duration_ms: number;
-    readonly skipped_because?: string;
-    readonly hint?: string;
-    readonly details?: readonly string[];
-  }[];
+  readonly checks: readonly CheckResultJson[];
 }
 
 export function toJson(report: ValidateReport): ValidateJson {
@@ -84,18 +67,7 @@ export function toJson(report: ValidateReport): ValidateJson {
     version: 1,
     healthy: report.healthy,
     duration_ms: Math.round(report.durationMs),
-    checks: report.checks.map((c) => ({
-      id: c.id,
-      check: c.check,
-      target: c.target,
-      phase: c.phase,
-      status: c.status,
-      message: c.message,
-      duration_ms: Math.round(c.durationMs),
-      ...(c.skippedBecause !== undefined ? { skipped_because: c.skippedBecause } : {}),
-      ...(c.hint !== undefined ? { hint: c.hint } : {}),
-      ...(c.details && c.details.length > 0 ? { details: c.details } : {}),
-    })),
+    checks: report.checks.map(checkResultJson),
   };
 }
 
