@@ -7,19 +7,7 @@
  */
 import type { ActionSpec, ArgsOf, OptionSpecs, ParsedArgs, SelectiveGlobal } from './options.js';
 
-/** Exit codes (README.md, docs/architecture.md): the only numbers a verb returns. */
-export const EXIT = {
-  ok: 0,
-  failed: 1,
-  usage: 2,
-  refused: 3,
-  /** `status` only: an environment is parked, and nothing else is wrong (README, exit codes). */
-  parked: 4,
-  /** An exception reached the top: a bug in platctl (EX_SOFTWARE in sysexits.h). */
-  bug: 70,
-  sigint: 130,
-  sigterm: 143,
-} as const;
+export { EXIT } from '../config/exit-codes.js';
 
 /** Options every verb accepts (declared in `GLOBAL_OPTIONS`). */
 export interface GlobalOptions {

@@ -4,6 +4,7 @@
  * down/up recorded as running was killed. Pure apart from the lock reads its callers pass in; the lock itself is read
  * by the CLI (local file or the shared bucket's environment locks).
  */
+import { EXIT } from '../config/exit-codes.js';
 import type { StatusCounts } from './events.js';
 import type { LockState } from './lock.js';
 import { inspectLock, procMachine } from './lock.js';
@@ -108,9 +109,6 @@ export function localLockReader(
   return () => (lock ??= procMachine(self).then((machine) => inspectLock(root, machine)));
 }
 
-/** status's exit codes (README, "Exit codes"): the numbers of cli/verb.ts's `EXIT` status returns. */
-const STATUS_EXIT = { ok: 0, failed: 1, refused: 3, parked: 4 } as const;
-
 /**
  * What status weighs of one environment's park state (park/status.ts's `parkFacts`): its verdict (`unknown`: the
  * record cannot be read; `trouble`: the last down/up failed or was killed) and whether it has a record at all.
@@ -129,9 +127,9 @@ export interface ParkFacts {
  */
 export function statusExitCode(runOk: boolean, park: readonly ParkFacts[]): number {
   const verdicts = park.map((facts) => facts.verdict);
-  if (verdicts.includes('unknown')) return STATUS_EXIT.refused;
-  if (!runOk || verdicts.includes('trouble')) return STATUS_EXIT.failed;
-  return verdicts.includes('parked') ? STATUS_EXIT.parked : STATUS_EXIT.ok;
+  if (verdicts.includes('unknown')) return EXIT.refused;
+  if (!runOk || verdicts.includes('trouble')) return EXIT.failed;
+  return verdicts.includes('parked') ? EXIT.parked : EXIT.ok;
 }
 
 /**

@@ -4,6 +4,7 @@
  * the errors as usage errors and turns an ending into its exit code.
  */
 import type { NodeGroupSize } from '../cloud/park-aws.js';
+import { EXIT } from '../config/exit-codes.js';
 import type { PlatctlConfig } from '../config/schema.js';
 import type { EnvOutcome, ParkOp } from '../engine/events.js';
 import { PREFLIGHT } from '../engine/events.js';
@@ -124,11 +125,11 @@ export function parkExitCode(ending: ParkEnding, signalExit: number): number {
       return signalExit;
     case 'fenced':
     case 'refused':
-      return 3;
+      return EXIT.refused;
     case 'failed':
-      return 1;
+      return EXIT.failed;
     case 'ok':
-      return 0;
+      return EXIT.ok;
   }
 }
 

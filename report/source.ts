@@ -6,6 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EXIT } from '../config/exit-codes.js';
 import type { Failure, Result } from '../config/result.js';
 import { failure, ok } from '../config/result.js';
 import type { LockState } from '../engine/lock.js';
@@ -31,12 +32,12 @@ export function reportExitCode(reason: ReportFailure['reason']): number {
     case 'no-run':
     case 'no-units':
     case 'no-park':
-      return 1;
+      return EXIT.failed;
     case 'invalid-state':
     case 'not-last-run':
-      return 2;
+      return EXIT.usage;
     case 'invalid-park':
-      return 3;
+      return EXIT.refused;
   }
 }
 
