@@ -15,7 +15,7 @@ import type { RunTracer } from '../engine/tracing.js';
 import type { CheckResult } from '../validate/types.js';
 import type { ValidateProject } from './project.js';
 import { loadConfigOnly, loadProject } from './project.js';
-import { exitCodeForSignal, handleInterruptions } from './signals.js';
+import { handleInterruptions, interruptedOr } from './signals.js';
 import type { ArgsOf } from './options.js';
 import type { CliIo, GlobalOptions } from './verb.js';
 import { EXIT, defineVerb } from './verb.js';
@@ -137,8 +137,7 @@ export async function runValidate(
   }
   metrics?.validate(outcome.report);
   await printReport(outcome.report, args.json === true, io);
-  if (io.signal.aborted) return exitCodeForSignal(io.signal.reason);
-  return outcome.report.healthy ? EXIT.ok : EXIT.failed;
+  return interruptedOr(io.signal, outcome.report.healthy ? EXIT.ok : EXIT.failed);
 }
 
 /** Each environment's park state from its park record, read once, where it lives (shared or local), when asked. */
