@@ -16,8 +16,20 @@ const LAYERS = {
   engine: ['config'],
   discover: ['config', 'engine/graph.ts', 'engine/timers.ts'],
   hooks: ['config', 'engine', 'cloud'],
-  // validate's checks run on the pure ready-queue the walk uses (engine/scheduler.ts imports only engine/graph.ts).
-  validate: ['config', 'engine/graph.ts', 'engine/scheduler.ts', 'engine/timers.ts', 'engine/check-report.ts', 'cloud'],
+  // validate's checks run on the pure ready-queue the walk uses (engine/scheduler.ts imports only engine/graph.ts);
+  // `platctl validate`'s flow (validate/command.ts) renders with its renderer, engine/reporters/validate.ts, its
+  // colour (paint.ts), and guards its emitter as every run does (engine/events.ts guardEmit).
+  validate: [
+    'config',
+    'engine/graph.ts',
+    'engine/scheduler.ts',
+    'engine/timers.ts',
+    'engine/check-report.ts',
+    'engine/events.ts',
+    'engine/reporters/validate.ts',
+    'engine/reporters/paint.ts',
+    'cloud',
+  ],
   park: ['config', 'engine', 'cloud'],
   report: ['config', 'engine', 'park'],
   converge: ['config', 'engine', 'cloud', 'validate'],

@@ -1,61 +1,34 @@
 /**
- * Loading a project for a verb: the configuration, then discovery, with every problem printed to stderr. Verbs get a
- * usable project or the exit code to return (2: usage, config or graph error).
+ * Loading a project for a verb (discover/project.ts), given this process's streams, environment, directory and
+ * platctl's version. Verbs get a usable project or the exit code to return (2: usage, config or graph error).
  */
-import { dirname } from 'node:path';
-import { unknownEnvMessage } from '../config/errors.js';
-import { loadConfigCached } from '../config/cached.js';
 import type { LoadedConfig } from '../config/load.js';
-import type { PlatctlConfig } from '../config/schema.js';
-import { discover, discoveryRequest, isUsable } from '../discover/index.js';
-import type { UnitInfo } from '../discover/types.js';
-import type { DiscoverExtras, DiscoverOptions, Discovery, SnapshotHit } from '../discover/index.js';
+import type { DiscoverExtras, DiscoverOptions, SnapshotHit } from '../discover/index.js';
+import * as load from '../discover/project.js';
+import type { ConfigOnlyProject, ProjectIo, ProjectResult } from '../discover/project.js';
 import type { CliIo, GlobalOptions } from './verb.js';
-import { EXIT } from './verb.js';
 import { platctlVersion } from './version.js';
 
-export interface Project {
-  readonly configPath: string;
-  readonly root: string;
-  readonly config: PlatctlConfig;
-  readonly discovery: Discovery;
+export type { Project, ProjectResult } from '../discover/project.js';
+export type { ValidateProject } from '../validate/command.js';
+
+export interface LoadProjectOptions extends GlobalOptions, load.LoadProjectOptions {}
+
+/** What loading is given of this process. */
+function projectIo(io: CliIo): ProjectIo {
+  return { stdout: io.stdout, stderr: io.stderr, env: io.env, cwd: io.cwd, version: platctlVersion() };
 }
 
-export type ProjectResult = { ok: true; project: Project } | { ok: false; exitCode: number };
-
-export interface LoadProjectOptions extends GlobalOptions {
-  /** Report expressions that cannot be evaluated offline as warnings, not errors. */
-  allowUnresolved?: boolean | undefined;
-  /** Evaluate units' remote_state blocks (validate's state checks need them). */
-  withRemoteState?: boolean | undefined;
-}
-
-/**
- * `.platctl.yaml` alone, with every `--env` checked against its environments; errors are printed and turned into the
- * usage exit code. The first step of every verb, including those that need no discovery.
- */
-export async function loadCheckedConfig(
+/** `.platctl.yaml` alone, with every `--env` checked against its environments (the first step of every verb). */
+export function loadCheckedConfig(
   args: GlobalOptions,
   io: CliIo,
 ): Promise<{ ok: true; loaded: LoadedConfig } | { ok: false; exitCode: number }> {
-  const result = await loadConfigCached({ path: args.config, cwd: io.cwd, version: platctlVersion() });
-  if (!result.ok) {
-    const { formatConfigErrorList } = await import('../discover/problem-text.js');
-    io.stderr.write(formatConfigErrorList(result.errors, io.cwd, { verbose: args.verbose }));
-    return { ok: false, exitCode: EXIT.usage };
-  }
-  const unknown = unknownEnvMessage(args.env ?? [], Object.keys(result.value.config.environments), result.value.path);
-  if (unknown !== undefined) {
-    io.stderr.write(unknown);
-    return { ok: false, exitCode: EXIT.usage };
-  }
-  return { ok: true, loaded: result.value };
+  return load.loadCheckedConfig(args, projectIo(io));
 }
 
-export async function loadProject(args: LoadProjectOptions, io: CliIo): Promise<ProjectResult> {
-  const checked = await loadCheckedConfig(args, io);
-  if (!checked.ok) return checked;
-  return discoverProject(checked.loaded, args, io);
+export function loadProject(args: LoadProjectOptions, io: CliIo): Promise<ProjectResult> {
+  return load.loadProject(args, projectIo(io));
 }
 
 /** What discovery is asked, for a verb's arguments over a loaded configuration (discover/index.ts). */
@@ -64,51 +37,23 @@ export function projectRequest(
   args: LoadProjectOptions,
   io: CliIo,
 ): { options: DiscoverOptions; extras: DiscoverExtras } {
-  const settings = { allowUnresolved: args.allowUnresolved === true, remoteState: args.withRemoteState === true };
-  return discoveryRequest(loaded, { ...settings, env: io.env, version: platctlVersion() });
+  return load.projectRequest(loaded, args, { env: io.env, version: platctlVersion() });
 }
 
-/**
- * Discovery over a loaded configuration, every problem printed. `snapshot`: the hit `probeSnapshot` gave for
- * the same {@link projectRequest}, so it is not looked up again.
- */
-export async function discoverProject(
+/** Discovery over a loaded configuration, every problem printed (`snapshot`: the hit `probeSnapshot` gave). */
+export function discoverProject(
   loaded: LoadedConfig,
   args: LoadProjectOptions,
   io: CliIo,
   snapshot?: SnapshotHit,
 ): Promise<ProjectResult> {
-  const { config, root, path } = loaded;
-  const request = projectRequest(loaded, args, io);
-  const discovery = await discover(request.options, { ...request.extras, ...(snapshot ? { snapshot } : {}) });
-  // Problems are formatted by a module loaded only for a discovery that has some (a warm run has none).
-  if (discovery.problems.length > 0) {
-    const { discoveryFailedJson, formatProblems, unusableGraphMessage } = await import('../discover/problem-text.js');
-    io.stderr.write(formatProblems(discovery.problems, io.cwd, { verbose: args.verbose }));
-    if (!isUsable(discovery)) {
-      if (args.json) io.stdout.write(discoveryFailedJson(discovery.problems));
-      io.stderr.write(unusableGraphMessage(discovery.problems));
-      return { ok: false, exitCode: EXIT.usage };
-    }
-  }
-  return { ok: true, project: { configPath: path, root, config, discovery } };
-}
-
-/** What validate needs from a loaded project; units only when a per-unit check can be selected. */
-export interface ValidateProject {
-  readonly config: PlatctlConfig;
-  readonly units: ReadonlyMap<string, UnitInfo>;
-  /** The repository root, where the park records' local copies live (the bastion check asks if an env is parked). */
-  readonly root?: string;
+  return load.discoverProject(loaded, args, projectIo(io), snapshot);
 }
 
 /** `.platctl.yaml` alone, with `--env` checked against it (validate without units, and `platctl kubeconfig`). */
-export async function loadConfigOnly(
+export function loadConfigOnly(
   args: GlobalOptions,
   io: CliIo,
-): Promise<{ ok: true; project: ValidateProject & { configPath: string } } | { ok: false; exitCode: number }> {
-  const checked = await loadCheckedConfig(args, io);
-  if (!checked.ok) return checked;
-  const { config, path } = checked.loaded;
-  return { ok: true, project: { config, units: new Map(), configPath: path, root: dirname(path) } };
+): Promise<{ ok: true; project: ConfigOnlyProject } | { ok: false; exitCode: number }> {
+  return load.loadConfigOnly(args, projectIo(io));
 }
