@@ -11,8 +11,8 @@ import { dirname, relative, resolve } from 'node:path';
 const LAYERS = {
   config: [],
   // The one schema library (config/zod.ts: zod itself, bundled), for what cloud/ reads from a bucket; the one result
-  // type (config/result.ts).
-  cloud: ['config/zod.ts', 'config/result.ts'],
+  // type (config/result.ts); the exit codes (config/exit-codes.ts, constants) of the verbs whose flow is cloud's.
+  cloud: ['config/zod.ts', 'config/result.ts', 'config/exit-codes.ts'],
   engine: ['config'],
   discover: ['config', 'engine/graph.ts', 'engine/timers.ts'],
   hooks: ['config', 'engine', 'cloud'],
