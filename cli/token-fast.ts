@@ -4,9 +4,8 @@
  * by `bin/platctl.js` on its own; a miss (or any other command line) goes the whole way through `cli/main.ts`, which
  * signs, prints and keeps the token.
  */
-import { readFile } from 'node:fs/promises';
 import { findConfig } from '../config/find.js';
-import type { TokenCacheRequest } from '../cloud/eks-token-cache.js';
+import type { TokenConfig } from '../cloud/eks-token-cache.js';
 import { platctlVersion } from './version.js';
 import { envSettingErrors } from './env-settings.js';
 
@@ -38,35 +37,22 @@ export function tokenArgs(argv: readonly string[]): { env: string; config: strin
   return { env: values.env[0]!, config: values.config[0] };
 }
 
-/** What the token cache is asked for `env` with the configuration found from `cwd`, or undefined without one. */
-export async function tokenCacheRequest(
-  args: { env: string; config: string | undefined },
-  env: TokenCacheRequest['env'],
-  cwd: string,
-): Promise<TokenCacheRequest | undefined> {
-  const found = await findConfig(cwd, args.config);
-  if (!found.ok) return undefined;
-  try {
-    const configText = await readFile(found.path, 'utf8');
-    return { configPath: found.path, configText, envName: args.env, version: platctlVersion(), env };
-  } catch {
-    // Unreadable: the whole way says why.
-    return undefined;
-  }
+/** Where `kubeconfig token`'s configuration is found (`--config`, else upward from `cwd`), for the token cache. */
+export function tokenConfig(config: string | undefined, env: TokenConfig['env'], cwd: string): TokenConfig {
+  return { find: () => findConfig(cwd, config), version: platctlVersion(), env };
 }
 
 /** The `ExecCredential` line for a token command line from the cache, or undefined (the whole way runs). */
 export async function cachedToken(
   argv: readonly string[],
-  env: TokenCacheRequest['env'],
+  env: TokenConfig['env'],
   cwd: string,
 ): Promise<string | undefined> {
   const args = tokenArgs(argv);
   // A setting platctl does not understand is refused by the whole way, never passed over by the cache.
   if (args === undefined || envSettingErrors(env).length > 0) return undefined;
-  const request = await tokenCacheRequest(args, env, cwd);
-  if (request === undefined) return undefined;
   // Loaded here, not above: every other command line imports `tokenArgs` from this module (cli/fast-path.ts).
-  const { cachedExecCredential } = await import('../cloud/eks-token-cache.js');
-  return cachedExecCredential(request, Date.now());
+  const { cachedExecCredential, tokenCacheRequest } = await import('../cloud/eks-token-cache.js');
+  const request = await tokenCacheRequest(args.env, tokenConfig(args.config, env, cwd));
+  return request && cachedExecCredential(request, Date.now());
 }

@@ -56,6 +56,26 @@ export interface TokenCacheRequest {
   readonly env: Env;
 }
 
+/** Where the configuration a request keys on is found (config/find.ts, passed in by the CLI), and platctl's version. */
+export interface TokenConfig {
+  find(): Promise<{ readonly ok: true; readonly path: string } | { readonly ok: false }>;
+  readonly version: string;
+  readonly env: Env;
+}
+
+/** What the cache is asked for `envName` with the configuration `config` finds, or undefined without one. */
+export async function tokenCacheRequest(envName: string, config: TokenConfig): Promise<TokenCacheRequest | undefined> {
+  const found = await config.find();
+  if (!found.ok) return undefined;
+  try {
+    const configText = await readFile(found.path, 'utf8');
+    return { configPath: found.path, configText, envName, version: config.version, env: config.env };
+  } catch {
+    // Unreadable: the whole way says why.
+    return undefined;
+  }
+}
+
 /** The cache directory, or undefined when there is to be no cache. */
 export function tokenCacheDir(env: Env): string | undefined {
   const setting = env.PLATCTL_TOKEN_CACHE?.toLowerCase();
