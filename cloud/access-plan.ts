@@ -1,7 +1,7 @@
 /**
  * Access reconciliation for EKS: which access entries and policy associations a cluster should have (from
  * access.<env>.principals), which it has, and the changes between them. Only entries platctl created (tagged
- * {@link MANAGED_TAG}) are ever removed. `platctl access` (cli/access.ts) wires it: configuration in, lines out.
+ * {@link MANAGED_TAG}) are ever removed. `platctl access` (cloud/access-command.ts) runs it: configuration in, lines out.
  */
 import type { AccessEntry, EksAccess } from './eks-access.js';
 

@@ -1,7 +1,7 @@
 /**
  * What `platctl kubeconfig` asks of AWS: a cluster's kubeconfig entry (its endpoint and CA, from DescribeCluster),
  * and `platctl kubeconfig token`'s EKS token, signed with the environment's credentials. Expected failures are
- * values, one line each; the CLI prints them and picks the exit code.
+ * values, one line each; cloud/kubeconfig-command.ts prints them and picks the exit code.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -1,6 +1,6 @@
 /**
  * platctl's entries in a kubeconfig: one cluster, user and context per environment (`platctl-<env>`), the user an
- * exec plugin that asks `platctl kubeconfig token` for an EKS token. Pure: `platctl kubeconfig` (cli/kubeconfig.ts)
+ * exec plugin that asks `platctl kubeconfig token` for an EKS token. Pure: `platctl kubeconfig` (cloud/kubeconfig-command.ts)
  * reads the file, merges with this, and writes it.
  */
 
