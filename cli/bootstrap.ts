@@ -1,7 +1,7 @@
 /**
  * `platctl bootstrap`: apply every selected unit in dependency order, as parallel as the graph allows, resumable
- * after a failure or an interruption. Its flags are `teardown`'s too, worded for each; the run itself is
- * `runWalkVerb` (cli/walk-verb.ts), which both share.
+ * after a failure or an interruption. Its flags are `teardown`'s too, worded for each; both are wired by
+ * `runWalkVerb` (cli/walk-verb.ts) and run by engine/walk-command.ts.
  */
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';

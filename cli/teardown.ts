@@ -1,21 +1,16 @@
 /**
  * `platctl teardown`: destroy the selected units in reverse dependency order (dependents first), never touching the
  * floor (`units.<id>.teardown_skip` and everything it depends on). It asks for confirmation unless `--yes`, and
- * without a terminal to ask on it refuses unless `--yes`.
+ * without a terminal to ask on it refuses unless `--yes` (engine/walk-command.ts decides both).
  */
 import type { Paint } from '../engine/reporters/paint.js';
 import { TEARDOWN_CONFIRM, renderTeardownConfirm } from '../engine/reporters/plan.js';
 import type { ConfirmRequest } from '../engine/run.js';
-import type { WalkVerbArgs } from './commands/shared.js';
-import type { MetricsSink } from '../engine/metrics-sink.js';
-import type { RunTracer } from '../engine/tracing.js';
-import { unattendedTeardown } from '../engine/walk-request.js';
 import { withMetrics } from './metrics.js';
 import { withTracing } from './tracing.js';
 import { runWalkVerb } from './walk-verb.js';
 import { askLine, releaseStdin } from './prompt.js';
 import { clearParkRecordsAfterTeardown } from './park-status.js';
-import type { CliIo, GlobalOptions } from './verb.js';
 import { defineVerb } from './verb.js';
 import { TEARDOWN_GRAMMAR } from './commands/teardown.js';
 
@@ -36,38 +31,19 @@ export async function confirmTeardown(
   return TEARDOWN_CONFIRM.confirmed(await askLine(TEARDOWN_CONFIRM.question, input, output, signal));
 }
 
-/** Asks on the terminal (stdin, the question on stderr), then lets go of stdin. */
-async function confirmOnTerminal(request: ConfirmRequest, io: CliIo, paint: Paint): Promise<boolean> {
-  try {
-    return await confirmTeardown(request, process.stdin, io.stderr, paint, io.signal);
-  } finally {
-    releaseStdin();
-  }
-}
-
 export const teardownVerb = defineVerb(TEARDOWN_GRAMMAR, (args, io) =>
   withTracing('teardown', args, io, (tracer) =>
-    withMetrics('teardown', args, io, (metrics) => runTeardown(args, io, metrics, tracer)),
+    withMetrics('teardown', args, io, (metrics) =>
+      runWalkVerb('teardown', args, io, {
+        metrics,
+        tracer,
+        // Nothing of an environment torn down as a whole is parked any more.
+        completed: (state, { root, config, discovery }, out) =>
+          clearParkRecordsAfterTeardown(root, config, discovery.graph, state, io, out),
+        // Asked on the terminal (stdin, the question on stderr), then stdin is let go of.
+        confirm: (request, paint) =>
+          confirmTeardown(request, process.stdin, io.stderr, paint, io.signal).finally(releaseStdin),
+      }),
+    ),
   ),
 );
-
-function runTeardown(
-  args: WalkVerbArgs & GlobalOptions,
-  io: CliIo,
-  metrics: MetricsSink,
-  tracer: RunTracer,
-): Promise<number> {
-  return runWalkVerb('teardown', args, io, {
-    metrics,
-    tracer,
-    // Nothing of an environment torn down as a whole is parked any more.
-    completed: (state, { root, config, discovery }, out) =>
-      clearParkRecordsAfterTeardown(root, config, discovery.graph, state, io, out),
-    precheck: () => unattendedTeardown(args, process.stdin.isTTY === true),
-    ...(args.yes
-      ? {}
-      : {
-          confirm: (request: ConfirmRequest, paint: Paint) => confirmOnTerminal(request, io, paint),
-        }),
-  });
-}

@@ -1,7 +1,7 @@
 /**
  * Which output a stream gets, for every verb that prints while it runs (the walk, down/up, lockdown, validate): a live
  * view only on a terminal with a size, and on anything else the still-running lines at their interval. Apart from
- * walk-output.ts so that a verb that needs only this (validate) does not load the walk's reporters (~120 ms).
+ * engine/run-io.ts so that a verb that needs only this (validate) does not load the walk's reporters (~120 ms).
  */
 import { secondsSetting } from '../engine/env-settings.js';
 import type { HeartbeatOptions } from '../engine/reporters/lines.js';
