@@ -10,7 +10,7 @@
  * command), the completion script's requests and a verb alone (`platctl status`), which has nothing to parse.
  */
 import type { ParseError } from '../config/command-line/parse.js';
-import type { ParsedArgs } from '../config/command-line/options.js';
+import type { ParsedArgs } from '../config/command-line/grammar.js';
 import { fastPath } from '../config/command-line/fast-path.js';
 import { bugReport } from './bug.js';
 import type { CliIo } from './verb.js';

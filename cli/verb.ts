@@ -5,11 +5,10 @@
  * `cli/<verb>.ts`, loaded only when the command line was understood in full and names that verb. `run` gets the
  * parsed arguments and an injected `CliIo`, and returns the process exit code. Only `cli/` touches `process`.
  */
-import type { ParsedArgs, OptionSpecs } from '../config/command-line/options.js';
-import type { VerbArgs, VerbGrammar } from '../config/command-line/grammar.js';
+import type { OptionSpecs, ParsedArgs, VerbArgs, VerbGrammar } from '../config/command-line/grammar.js';
 
 export { EXIT } from '../config/exit-codes.js';
-export type { GlobalOptions } from '../config/command-line/options.js';
+export type { GlobalOptions } from '../config/command-line/grammar.js';
 
 /** Where a verb reads and writes: injected so tests drive verbs in-process. */
 export interface CliIo {

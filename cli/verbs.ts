@@ -7,8 +7,7 @@
  * AWS SDK, the Kubernetes client, the HCL parser it pulls in) is loaded only when that verb runs, so `platctl --help`,
  * `--version`, completion and every other verb start fast. Keep this file free of static imports of verb code.
  */
-import type { OptionSpecs } from '../config/command-line/options.js';
-import type { CommandVerb, VerbGrammar } from '../config/command-line/grammar.js';
+import type { CommandVerb, OptionSpecs, VerbGrammar } from '../config/command-line/grammar.js';
 import type { Verb } from './verb.js';
 import { GRAPH_GRAMMAR } from './commands/graph.js';
 import { BOOTSTRAP_GRAMMAR } from './commands/bootstrap.js';

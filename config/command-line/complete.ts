@@ -10,9 +10,8 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CONFIG_FILE_NAME } from '../find.js';
-import type { CommandVerb } from './grammar.js';
-import type { OptionSpecs } from './options.js';
-import { GLOBAL_OPTIONS, SELECTIVE_GLOBALS } from './options.js';
+import type { CommandVerb, OptionSpecs } from './grammar.js';
+import { GLOBAL_OPTIONS, SELECTIVE_GLOBALS } from './grammar.js';
 
 /** The `.platctl-cache` of the configuration the command line names (`--config`) or the one above `cwd`. */
 function cacheDir(words: readonly string[], cwd: string): string | undefined {

@@ -11,10 +11,9 @@
  * (`cli-fast-path.test.ts` compares the two for every verb).
  */
 import type { ParseOutcome } from './parse.js';
-import type { OptionSpecs, ParsedArgs } from './options.js';
-import { GLOBAL_OPTIONS } from './options.js';
+import type { CommandVerb, OptionSpecs, ParsedArgs } from './grammar.js';
+import { GLOBAL_OPTIONS } from './grammar.js';
 import { completions } from './complete.js';
-import type { CommandVerb } from './grammar.js';
 
 /** What the fast path is given by its caller: platctl's version, and the caller's own fast command line. */
 export interface FastPathPorts {

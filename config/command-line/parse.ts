@@ -11,9 +11,8 @@
  */
 import type { Argv, Options } from 'yargs';
 import { didYouMean } from '../errors.js';
-import type { OptionSpec, OptionSpecs, ParsedArgs, ParsedValue } from './options.js';
-import { GLOBAL_OPTIONS, GLOBAL_REFUSAL, GLOBAL_VALUES, SELECTIVE_GLOBALS } from './options.js';
-import type { CommandVerb, VerbGrammar } from './grammar.js';
+import type { CommandVerb, OptionSpec, OptionSpecs, ParsedArgs, ParsedValue, VerbGrammar } from './grammar.js';
+import { GLOBAL_OPTIONS, GLOBAL_REFUSAL, GLOBAL_VALUES, SELECTIVE_GLOBALS } from './grammar.js';
 import { yargs } from './yargs.js';
 
 export interface ParseError {

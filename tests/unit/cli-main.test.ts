@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { secondsSetting } from '../../engine/env-settings.js';
-import { GLOBAL_OPTIONS } from '../../config/command-line/options.js';
+import { GLOBAL_OPTIONS } from '../../config/command-line/grammar.js';
 import type { VerbGrammar } from '../../config/command-line/grammar.js';
 import type { Verb } from '../../cli/verb.js';
 import type { VerbEntry } from '../../cli/verbs.js';
