@@ -3,13 +3,15 @@
  * a bug. This file and the verb modules are the only code that reads `process.argv`/`process.env` or decides an
  * exit code.
  *
- * Order matters: the command line is understood in full (yargs, `cli/parse.ts`) before a verb's code is loaded, so a
- * typo never runs anything. Only the named verb's code is loaded (`cli/verbs.ts`); `--help`, `--version` and
- * completion load none. Four command lines skip yargs altogether (`cli/fast-path.ts`): `--version`,
- * `kubeconfig token --env E` (kubectl runs it before every command), the completion script's requests and a verb
- * alone (`platctl status`), which has nothing to parse.
+ * Order matters: the command line is understood in full (yargs, `config/command-line/parse.ts`) before a verb's
+ * code is loaded, so a typo never runs anything. Only the named verb's code is loaded (`cli/verbs.ts`); `--help`,
+ * `--version` and completion load none. Four command lines skip yargs altogether
+ * (`config/command-line/fast-path.ts`): `--version`, `kubeconfig token --env E` (kubectl runs it before every
+ * command), the completion script's requests and a verb alone (`platctl status`), which has nothing to parse.
  */
-import type { ParseError } from './parse.js';
+import type { ParseError } from '../config/command-line/parse.js';
+import type { ParsedArgs } from '../config/command-line/grammar.js';
+import { fastPath } from '../config/command-line/fast-path.js';
 import { bugReport } from './bug.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
@@ -17,7 +19,7 @@ import type { VerbEntry } from './verbs.js';
 import { VERBS } from './verbs.js';
 import { tolerateClosedPipe } from './output.js';
 import { platctlVersion } from './version.js';
-import { fastPath } from './fast-path.js';
+import { tokenArgs } from './token-fast.js';
 import { envSettingErrors } from './env-settings.js';
 
 /** Colour is on for a TTY unless NO_COLOR or --no-color; FORCE_COLOR turns it on anywhere. */
@@ -50,6 +52,14 @@ function refuse(errors: readonly ParseError[], stderr: CliIo['stderr']): number 
   return EXIT.usage;
 }
 
+/** `kubeconfig token --env E [--config FILE]`, recognised without yargs: kubectl runs it before every command. */
+function kubeconfigToken(argv: readonly string[]): { verb: string; args: ParsedArgs } | undefined {
+  const token = tokenArgs(argv);
+  if (token === undefined) return undefined;
+  const config = token.config === undefined ? {} : { config: token.config };
+  return { verb: 'kubeconfig', args: { action: 'token', env: [token.env], ...config } };
+}
+
 /** The context of a bug report, from this process. */
 export function bugContext(argv: readonly string[]): Parameters<typeof bugReport>[1] {
   return { argv, version: platctlVersion(), node: process.version, platform: `${process.platform}/${process.arch}` };
@@ -68,8 +78,11 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
 
   try {
     const parsed =
-      fastPath(argv, verbs, cwd) ??
-      (await import('./parse.js')).parseCommandLine(argv, verbs, { version: platctlVersion(), width });
+      fastPath(argv, verbs, cwd, { version: platctlVersion, shortcut: kubeconfigToken }) ??
+      (await import('../config/command-line/parse.js')).parseCommandLine(argv, verbs, {
+        version: platctlVersion(),
+        width,
+      });
     switch (parsed.type) {
       case 'error':
         return refuse(parsed.errors, stderr);

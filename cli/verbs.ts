@@ -7,8 +7,8 @@
  * AWS SDK, the Kubernetes client, the HCL parser it pulls in) is loaded only when that verb runs, so `platctl --help`,
  * `--version`, completion and every other verb start fast. Keep this file free of static imports of verb code.
  */
-import type { OptionSpecs } from './options.js';
-import type { Verb, VerbGrammar } from './verb.js';
+import type { CommandVerb, OptionSpecs, VerbGrammar } from '../config/command-line/grammar.js';
+import type { Verb } from './verb.js';
 import { GRAPH_GRAMMAR } from './commands/graph.js';
 import { BOOTSTRAP_GRAMMAR } from './commands/bootstrap.js';
 import { TEARDOWN_GRAMMAR } from './commands/teardown.js';
@@ -24,11 +24,8 @@ import { UP_GRAMMAR } from './commands/up.js';
 import { STATE_GRAMMAR } from './commands/state.js';
 import { CONFIG_GRAMMAR } from './commands/config.js';
 
-export interface VerbEntry {
-  readonly name: string;
-  /** One line, for `platctl --help` and the top of `platctl <verb> --help`. */
-  readonly describe: string;
-  readonly grammar: VerbGrammar;
+/** A verb as the command line knows it (name, one line for `--help`, grammar), and how to load its code. */
+export interface VerbEntry extends CommandVerb {
   readonly load: () => Promise<Verb>;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Build step after `tsc`: replaces the compiled re-export modules of dependencies that are slow to load
- * (dist/config/zod.js, dist/config/yaml.js, dist/cli/yargs.js) with a bundle of just the parts they re-export.
- * yargs' bundle measures help text with cli/string-width.ts instead of the `string-width` package (see there).
+ * (dist/config/zod.js, dist/config/yaml.js, dist/config/command-line/yargs.js) with a bundle of just the parts they
+ * re-export. yargs' bundle measures help text with config/command-line/string-width.ts instead of the `string-width`
+ * package (see there).
  *
  * Why: Node loads a package module by module. zod's entry point pulls in some 220 modules (every message locale
  * among them) and yaml's CommonJS build some 60 files; together they took 100 to 170 ms of every run that reads
@@ -16,11 +17,11 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
 /** The compiled re-export modules to replace, relative to dist/. */
-const REEXPORTS = ['config/zod.js', 'config/yaml.js', 'cli/yargs.js'];
+const REEXPORTS = ['config/zod.js', 'config/yaml.js', 'config/command-line/yargs.js'];
 
 /** Packages replaced inside the bundles: by a module of dist/. */
 const ALIASES: Readonly<Record<string, Record<string, string>>> = {
-  'cli/yargs.js': { 'string-width': 'cli/string-width.js' },
+  'config/command-line/yargs.js': { 'string-width': 'config/command-line/string-width.js' },
 };
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..');

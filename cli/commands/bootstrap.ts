@@ -1,5 +1,5 @@
 /** `platctl bootstrap`: its grammar (options, rules, examples); its code is cli/bootstrap.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 import { WALK_CONFLICTS, checkWalkArgs, walkImplies, walkVerbOptions } from './shared.js';
 
 export const BOOTSTRAP_GRAMMAR = defineGrammar({

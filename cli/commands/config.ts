@@ -1,5 +1,5 @@
 /** `platctl config`: its grammar (options, rules, examples); its code is cli/config.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 
 export const CONFIG_GRAMMAR = defineGrammar({
   name: 'config',

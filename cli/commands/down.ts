@@ -1,5 +1,5 @@
 /** `platctl down`: its grammar (options, rules, examples); its code is cli/down.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 import { parkOptions } from './shared.js';
 
 export const DOWN_GRAMMAR = defineGrammar({

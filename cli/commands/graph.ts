@@ -1,6 +1,6 @@
 /** `platctl graph`: its grammar (options, rules, examples); its code is cli/graph.ts, loaded only to run it. */
 import { GRAPH_FORMATS } from '../../discover/graph-format.js';
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 
 export const GRAPH_GRAMMAR = defineGrammar({
   name: 'graph',

@@ -1,5 +1,5 @@
 /** `platctl history`: its grammar (options, rules, examples); its code is cli/history.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 
 export const HISTORY_GRAMMAR = defineGrammar({
   name: 'history',

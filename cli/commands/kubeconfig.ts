@@ -1,6 +1,6 @@
 /** `platctl kubeconfig`: its grammar (options, rules, examples); its code is cli/kubeconfig.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
-import type { OptionSpecs } from '../options.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
+import type { OptionSpecs } from '../../config/command-line/grammar.js';
 
 export const KUBECONFIG_OPTIONS = {
   output: {

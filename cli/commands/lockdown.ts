@@ -1,5 +1,5 @@
 /** `platctl lockdown`: its grammar (options, rules, examples); its code is cli/lockdown.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 
 export const LOCKDOWN_GRAMMAR = defineGrammar({
   name: 'lockdown',

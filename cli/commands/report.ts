@@ -1,5 +1,5 @@
 /** `platctl report`: its grammar (options, rules, examples); its code is cli/report.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 
 /** What `platctl report --format` writes. */
 export const REPORT_FORMATS = ['html', 'json'] as const;

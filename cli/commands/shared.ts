@@ -3,8 +3,7 @@
  * worded for each verb. Data only: command modules load this for every command line and for completion.
  */
 import type { RunCommand } from '../../engine/unit-status.js';
-import type { ArgsOf, OptionSpecs } from '../options.js';
-import type { OptionRule } from '../verb.js';
+import type { ArgsOf, OptionRule, OptionSpecs } from '../../config/command-line/grammar.js';
 
 type ParkOp = 'down' | 'up';
 

@@ -1,5 +1,5 @@
 /** `platctl state`: its grammar (options, rules, examples); its code is cli/state.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 /** engine/state.ts's STATE_FILE, spelt out: importing it would load the state's schema (and zod) for every command line. */
 const STATE_FILE = '.platctl-state.json';
 

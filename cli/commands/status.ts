@@ -1,5 +1,5 @@
 /** `platctl status`: its grammar (options, rules, examples); its code is cli/status.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 
 export const STATUS_GRAMMAR = defineGrammar({
   name: 'status',

@@ -1,5 +1,5 @@
 /** `platctl teardown`: its grammar (options, rules, examples); its code is cli/teardown.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 import { WALK_CONFLICTS, checkWalkArgs, walkImplies, walkVerbOptions } from './shared.js';
 
 export const TEARDOWN_GRAMMAR = defineGrammar({

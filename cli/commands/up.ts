@@ -1,5 +1,5 @@
 /** `platctl up`: its grammar (options, rules, examples); its code is cli/up.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
 import { parkOptions } from './shared.js';
 
 export const UP_GRAMMAR = defineGrammar({

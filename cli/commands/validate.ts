@@ -1,6 +1,6 @@
 /** `platctl validate`: its grammar (options, rules, examples); its code is cli/validate.ts, loaded only to run it. */
-import { defineGrammar } from '../verb.js';
-import type { OptionSpecs } from '../options.js';
+import { defineGrammar } from '../../config/command-line/grammar.js';
+import type { OptionSpecs } from '../../config/command-line/grammar.js';
 import { METRICS_OPTION, TRACE_OPTION } from './shared.js';
 
 export const VALIDATE_OPTIONS = {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 /**
- * cli/fast-path.ts: the command lines answered without yargs must mean exactly what yargs makes of them. For a verb
+ * config/command-line/fast-path.ts: the command lines answered without yargs must mean exactly what yargs makes of them. For a verb
  * alone (`platctl status`), every real verb is compared with the yargs parse of the same word.
  */
-import { fastPath } from '../../cli/fast-path.js';
-import { parseCommandLine } from '../../cli/parse.js';
-import type { ParseOutcome } from '../../cli/parse.js';
-import type { VerbGrammar } from '../../cli/verb.js';
+import { fastPath } from '../../config/command-line/fast-path.js';
+import { parseCommandLine } from '../../config/command-line/parse.js';
+import type { ParseOutcome } from '../../config/command-line/parse.js';
+import type { VerbGrammar } from '../../config/command-line/grammar.js';
 import type { VerbEntry } from '../../cli/verbs.js';
 import { VERBS } from '../../cli/verbs.js';
 

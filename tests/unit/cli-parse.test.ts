@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 /**
- * cli/parse.ts: the whole command line read by yargs, refused with platctl's wording before anything runs.
+ * config/command-line/parse.ts: the whole command line read by yargs, refused with platctl's wording before anything runs.
  */
-import { parseCommandLine } from '../../cli/parse.js';
-import type { ParseOutcome } from '../../cli/parse.js';
-import type { VerbGrammar } from '../../cli/verb.js';
+import { parseCommandLine } from '../../config/command-line/parse.js';
+import type { ParseOutcome } from '../../config/command-line/parse.js';
+import type { VerbGrammar } from '../../config/command-line/grammar.js';
 import type { VerbEntry } from '../../cli/verbs.js';
 
 type Grammar = Omit<VerbGrammar, 'describe' | 'check'> & {

@@ -9,10 +9,9 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CONFIG_FILE_NAME } from '../config/find.js';
-import type { OptionSpecs } from './options.js';
-import { GLOBAL_OPTIONS, SELECTIVE_GLOBALS } from './options.js';
-import type { VerbEntry } from './verbs.js';
+import { CONFIG_FILE_NAME } from '../find.js';
+import type { CommandVerb, OptionSpecs } from './grammar.js';
+import { GLOBAL_OPTIONS, SELECTIVE_GLOBALS } from './grammar.js';
 
 /** The `.platctl-cache` of the configuration the command line names (`--config`) or the one above `cwd`. */
 function cacheDir(words: readonly string[], cwd: string): string | undefined {
@@ -59,7 +58,7 @@ function optionWords(specs: OptionSpecs): string[] {
 }
 
 /** The words to offer for `typed` (the words after `platctl`, the last one being completed). */
-export function completions(typed: readonly string[], verbs: readonly VerbEntry[], cwd: string): string[] {
+export function completions(typed: readonly string[], verbs: readonly CommandVerb[], cwd: string): string[] {
   const current = typed[typed.length - 1] ?? '';
   const before = typed.slice(0, -1);
   const previous = before[before.length - 1];

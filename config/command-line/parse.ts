@@ -1,20 +1,18 @@
 /**
- * platctl's command line, read by yargs: one `.command()` per verb, built from the verb's grammar
- * (`cli/commands/<verb>.ts`) by `verbBuilder`; strict about verbs, actions and options; `choices`, `.conflicts()` and
- * `.implies()` from the grammar; `--no-x` for every flag. yargs writes the help (`--help`, `platctl help <verb>`),
- * the version and the completion script.
+ * platctl's command line, read by yargs: one `.command()` per verb, built from the verb's grammar (`grammar.ts`;
+ * the caller gives the verbs, each grammar declared in `cli/commands/<verb>.ts`) by `verbBuilder`; strict about
+ * verbs, actions and options; `choices`, `.conflicts()` and `.implies()` from the grammar; `--no-x` for every flag.
+ * yargs writes the help (`--help`, `platctl help <verb>`), the version and the completion script.
  *
  * The whole command line is understood here before any verb's code is loaded: an unknown verb, action or option,
  * a flag without its value, a count that is not a whole number >= 1, a rule between options: each is refused with
- * platctl's wording (a did-you-mean where one helps), and `cli/main.ts` exits 2 having run nothing. yargs reports
- * the first problem it finds; `fromYargs` turns its message into platctl's.
+ * platctl's wording (a did-you-mean where one helps), and the caller (`cli/main.ts`) exits 2 having run nothing.
+ * yargs reports the first problem it finds; `fromYargs` turns its message into platctl's.
  */
 import type { Argv, Options } from 'yargs';
-import { didYouMean } from '../config/errors.js';
-import type { OptionSpec, OptionSpecs, ParsedArgs, ParsedValue, SelectiveGlobal } from './options.js';
-import { GLOBAL_OPTIONS, SELECTIVE_GLOBALS } from './options.js';
-import type { VerbGrammar } from './verb.js';
-import type { VerbEntry } from './verbs.js';
+import { didYouMean } from '../errors.js';
+import type { CommandVerb, OptionSpec, OptionSpecs, ParsedArgs, ParsedValue, VerbGrammar } from './grammar.js';
+import { GLOBAL_OPTIONS, GLOBAL_REFUSAL, GLOBAL_VALUES, SELECTIVE_GLOBALS } from './grammar.js';
 import { yargs } from './yargs.js';
 
 export interface ParseError {
@@ -23,8 +21,8 @@ export interface ParseError {
   readonly hint: string;
 }
 
-export type ParseOutcome =
-  | { readonly type: 'run'; readonly entry: VerbEntry; readonly args: ParsedArgs }
+export type ParseOutcome<V extends CommandVerb = CommandVerb> =
+  | { readonly type: 'run'; readonly entry: V; readonly args: ParsedArgs }
   /** Help, the version, the completion script or completions: printed, nothing run. */
   | { readonly type: 'output'; readonly text: string }
   | { readonly type: 'error'; readonly errors: readonly ParseError[] };
@@ -37,11 +35,6 @@ export interface ParseSettings {
 
 /** A problem yargs or a grammar rule found: thrown from yargs' fail handler, caught by `parseCommandLine`. */
 class UsageError extends Error {}
-
-const GLOBAL_REFUSAL: Readonly<Record<SelectiveGlobal, string>> = {
-  env: ': it does not select environments',
-  json: ': it has no JSON output',
-};
 
 /** `help bootstrap` is `bootstrap --help`; `help` alone is `--help`. */
 function helpWord(argv: readonly string[]): readonly string[] {
@@ -126,12 +119,11 @@ function commandWord(grammar: VerbGrammar): string {
 }
 
 /** The verb the command line names: the first word that is not an option or a global option's value. */
-export function verbOf(argv: readonly string[], verbs: readonly VerbEntry[]): VerbEntry | undefined {
-  const takesValue = new Set(['--config', '--env']);
+export function verbOf<V extends CommandVerb>(argv: readonly string[], verbs: readonly V[]): V | undefined {
   for (let i = 0; i < argv.length; i += 1) {
     const word = argv[i] ?? '';
     if (word === '--') return undefined;
-    if (takesValue.has(word)) i += 1;
+    if (GLOBAL_VALUES.has(word)) i += 1;
     else if (!word.startsWith('-')) return verbs.find((v) => v.name === word);
   }
   return undefined;
@@ -141,7 +133,7 @@ export function verbOf(argv: readonly string[], verbs: readonly VerbEntry[]): Ve
 function firstWord(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i += 1) {
     const word = argv[i] ?? '';
-    if (word === '--config' || word === '--env') i += 1;
+    if (GLOBAL_VALUES.has(word)) i += 1;
     else if (!word.startsWith('-')) return word;
   }
   return undefined;
@@ -158,7 +150,7 @@ function spellings(specs: OptionSpecs): string[] {
     .concat(['--help', '--version']);
 }
 
-function hintFor(verb: VerbEntry | undefined, verbs: readonly VerbEntry[]): string {
+function hintFor(verb: CommandVerb | undefined, verbs: readonly CommandVerb[]): string {
   return verb === undefined
     ? `platctl --help lists the verbs (${verbs.map((v) => v.name).join(', ')}) and the global options`
     : `platctl ${verb.name} --help lists its options`;
@@ -168,8 +160,8 @@ function hintFor(verb: VerbEntry | undefined, verbs: readonly VerbEntry[]): stri
 function fromYargs(
   message: string,
   argv: readonly string[],
-  verb: VerbEntry | undefined,
-  verbs: readonly VerbEntry[],
+  verb: CommandVerb | undefined,
+  verbs: readonly CommandVerb[],
 ): string {
   const specs: OptionSpecs = { ...GLOBAL_OPTIONS, ...(verb?.grammar.options ?? {}) };
   const grammar = verb?.grammar;
@@ -370,10 +362,10 @@ function typedValue(name: string, spec: OptionSpec, value: ParsedValue, args: Pa
 }
 
 /** The yargs parser for platctl: every verb a command, the global options, help, version and completion. */
-function platctlYargs(
-  verbs: readonly VerbEntry[],
+function platctlYargs<V extends CommandVerb>(
+  verbs: readonly V[],
   settings: ParseSettings,
-  onVerb: (entry: VerbEntry, argv: Record<string, unknown>) => void,
+  onVerb: (entry: V, argv: Record<string, unknown>) => void,
 ): Argv {
   let parser = yargs()
     .scriptName('platctl')
@@ -416,19 +408,19 @@ function platctlYargs(
     describe: 'The help of platctl or of one verb (platctl help bootstrap is platctl bootstrap --help)',
     handler: () => undefined,
   });
-  // The script's requests (`--get-yargs-completions`) are answered by cli/complete.ts, without yargs (fast-path.ts).
+  // The script's requests (`--get-yargs-completions`) are answered by complete.ts, without yargs (fast-path.ts).
   return parser.completion('completion', 'Print the bash/zsh completion script (README: shell completion)');
 }
 
 /** Reads the whole command line (`argv` without node and script): what to run, what to print, or what is wrong. */
-export function parseCommandLine(
+export function parseCommandLine<V extends CommandVerb>(
   argv: readonly string[],
-  verbs: readonly VerbEntry[],
+  verbs: readonly V[],
   settings: ParseSettings,
-): ParseOutcome {
+): ParseOutcome<V> {
   const words = helpWord(argv);
   const verb = verbOf(words, verbs);
-  let selected: { entry: VerbEntry; argv: Record<string, unknown> } | undefined;
+  let selected: { entry: V; argv: Record<string, unknown> } | undefined;
   let output = '';
   try {
     const parser = platctlYargs(verbs, settings, (entry, parsed) => {
