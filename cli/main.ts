@@ -10,7 +10,7 @@
  * alone (`platctl status`), which has nothing to parse.
  */
 import type { ParseError } from './parse.js';
-import { bugReport } from './bug.js';
+import { bugReport } from '../engine/reporters/bug.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 import type { VerbEntry } from './verbs.js';
