@@ -12,7 +12,7 @@
 import type { ParseError } from '../config/command-line/parse.js';
 import type { ParsedArgs } from '../config/command-line/grammar.js';
 import { fastPath } from '../config/command-line/fast-path.js';
-import { bugReport } from './bug.js';
+import { bugReport } from '../engine/reporters/bug.js';
 import type { CliIo } from './verb.js';
 import { EXIT } from './verb.js';
 import type { VerbEntry } from './verbs.js';

@@ -8,6 +8,9 @@ import { formatConfigError, formatLocation } from '../config/errors.js';
 import type { ConfigError } from '../config/errors.js';
 import type { Problem } from './types.js';
 
+// The one printer of a failure lives below every layer (config/explain.ts); named here too, where cli/ has read it.
+export { explainOutcome } from '../config/explain.js';
+
 /** Problems (or configuration errors) of one kind printed before the rest are counted. */
 export const MAX_PER_KIND = 20;
 /** Detail lines printed per problem (a cycle's edges, a parse error's further messages). */
@@ -107,15 +110,6 @@ export function formatConfigErrorList(
     out += `... and ${count(n)} more ${reason} errors (${count(n + MAX_PER_KIND)} in all; --verbose or platctl config check --json lists every one)\n`;
   }
   return out;
-}
-
-/** A run's end that is not a success, for people: `platctl: <prefix><message>`, its details indented, its hint. */
-export function explainOutcome(
-  prefix: string,
-  result: { readonly message: string; readonly details?: readonly string[]; readonly hint?: string | undefined },
-): string {
-  const details = (result.details ?? []).map((d) => `  ${d}\n`).join('');
-  return `platctl: ${prefix}${result.message}\n${details}${result.hint ? `  hint: ${result.hint}\n` : ''}`;
 }
 
 /** The machine-readable form of a discovery that failed: every problem, hints included, whatever people were shown. */

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { hostname, userInfo } from 'node:os';
 import type { Failure, Result } from '../config/result.js';
 import { failure, ok } from '../config/result.js';
+import { EXIT } from '../config/exit-codes.js';
 import type { EnvLocks } from './env-lock.js';
 import type { ObjectStore, StoreResult } from './object-store.js';
 import type { LoadedState, RunState, RunStatus } from './state.js';
@@ -478,6 +479,21 @@ export async function readSharedRun(
         ? { type: 'missing' }
         : { type: 'invalid', reason: 'unparsable', message: remote.value.message },
   );
+}
+
+/**
+ * The shared run state for a verb (status, report): the latest run, or `run`. A bucket that cannot be read is refused
+ * (exit 3), an unknown `run` is a usage error (exit 2), both said on `stderr`.
+ */
+export async function sharedRunOrExit(
+  store: ObjectStore,
+  run: string | undefined,
+  stderr: NodeJS.WritableStream,
+): Promise<{ type: 'ok'; loaded: LoadedState } | { type: 'error'; exitCode: number }> {
+  const loaded = await readSharedRun(store, run);
+  if (loaded.ok) return { type: 'ok', loaded: loaded.value };
+  stderr.write(`platctl: ${loaded.message}\n${loaded.hint ? `  hint: ${loaded.hint}\n` : ''}`);
+  return { type: 'error', exitCode: loaded.reason === 'unreadable' ? EXIT.refused : EXIT.usage };
 }
 
 /**

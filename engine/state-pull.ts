@@ -1,20 +1,26 @@
 /**
- * `platctl state pull`'s write: a run state from the shared backend replaces this checkout's `.platctl-state.json`,
- * the file it replaces kept beside it as a backup. A copy, not a move, then a whole-or-nothing replace: a full disk
- * or a crash mid-pull leaves the local state as it was, never a torn file for the next --resume.
+ * `platctl state pull|push` (its flow: {@link stateCommand}), and `state pull`'s write: a run state from the shared
+ * backend replaces this checkout's `.platctl-state.json`, the file it replaces kept beside it as a backup. A copy, not
+ * a move, then a whole-or-nothing replace: a full disk or a crash mid-pull leaves the local state as it was, never a
+ * torn file for the next --resume.
  */
 import { constants } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../config/atomic-write.js';
+import { formatConfigErrors } from '../config/errors.js';
+import { EXIT } from '../config/exit-codes.js';
+import { loadConfig } from '../config/load.js';
 import { describeFsError, errorCode } from './fs-errors.js';
 import type { Failure, Result } from '../config/result.js';
 import { failure, ok } from '../config/result.js';
 import type { ObjectStore } from './object-store.js';
 import type { RunAuthor } from './shared-state.js';
-import { loadRemoteLatest, uploadState } from './shared-state.js';
+import { LOCK_FILE, lockHeld, procMachine } from './lock.js';
+import { loadRemoteLatest, runAuthor, uploadState } from './shared-state.js';
 import type { RunState } from './state.js';
 import { STATE_FILE, backupName, loadState } from './state.js';
+import type { StateStoreOf, ThisProcess, VerbIo } from './verb-io.js';
 
 /** Replaced (with the backup's name, when there was a file to keep), or why not, with the local state unchanged. */
 export type Replaced =
@@ -94,4 +100,42 @@ export async function pushState(
       ? `${where}; it is the latest ${state.command}`
       : `${where}; a newer ${state.command} stays the latest`,
   );
+}
+
+/**
+ * Runs `platctl state pull|push`, by hand: a run on the s3 backend does it on its own (the first run uploads a local
+ * state); these are for a person who wants to look at or move a state without running anything. Refused without
+ * the shared backend (exit 2) or while a platctl run holds this checkout's lock (exit 3); then what was done on
+ * stdout, or why not on stderr (exit 1 when there was nothing).
+ */
+export async function stateCommand(
+  action: 'pull' | 'push',
+  config: string | undefined,
+  io: VerbIo,
+  ports: { readonly stateStore: StateStoreOf; readonly self: ThisProcess },
+): Promise<number> {
+  const loaded = await loadConfig({ path: config, cwd: io.cwd, checkFilesystem: false });
+  if (!loaded.ok) {
+    io.stderr.write(formatConfigErrors(loaded.errors, io.cwd));
+    return EXIT.usage;
+  }
+  const root = dirname(loaded.value.path);
+  const store = await ports.stateStore(loaded.value.config.state);
+  if (!store) {
+    io.stderr.write(`platctl: state ${action} needs state.backend: s3 in ${loaded.value.path} (docs/state.md)\n`);
+    return EXIT.usage;
+  }
+  const machine = await procMachine(ports.self);
+  if (await lockHeld(root, machine)) {
+    io.stderr.write(`platctl: refused: a platctl run holds ${LOCK_FILE} in ${root}; wait for it to finish\n`);
+    return EXIT.refused;
+  }
+  const done =
+    action === 'pull' ? await pullState(store, root, Date.now()) : await pushState(store, root, runAuthor(io.env));
+  if (done.ok) {
+    io.stdout.write(`${done.value}\n`);
+    return EXIT.ok;
+  }
+  io.stderr.write(`platctl: ${done.message}\n${done.hint ? `  hint: ${done.hint}\n` : ''}`);
+  return done.reason === 'nothing' ? EXIT.failed : EXIT.refused;
 }

@@ -2,7 +2,7 @@
  * `platctl status`'s reading of the recorded state: a run recorded as running is believed only while its lock has a
  * live holder (else it was killed, and shows as interrupted: `run-ended.ts`), whether the run completed, and which
  * down/up recorded as running was killed. Pure apart from the lock reads its callers pass in; the lock itself is read
- * by the CLI (local file or the shared bucket's environment locks).
+ * by status's flow, report/status.ts (local file or the shared bucket's environment locks).
  */
 import { EXIT } from '../config/exit-codes.js';
 import type { StatusCounts } from './events.js';

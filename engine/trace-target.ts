@@ -1,8 +1,9 @@
 /**
  * Whether a run traces, and where to (`--trace` and the OpenTelemetry variables, given as a plain record by the CLI),
- * and the tracer that does nothing. Kept apart from `tracing.ts` so a run without tracing loads neither it nor the
- * OpenTelemetry packages.
+ * the tracer that does nothing, and {@link runTraced} (a verb's body run with a tracer, the trace exported at its end).
+ * Kept apart from `tracing.ts` so a run without tracing loads neither it nor the OpenTelemetry packages.
  */
+import { EXIT } from '../config/exit-codes.js';
 import type { RunTracer } from './tracing.js';
 
 /** Where OTLP/HTTP traces go when `--trace` is given and no endpoint is set (the OpenTelemetry default). */
@@ -60,4 +61,38 @@ export function traceTarget(trace: boolean, env: Readonly<Record<string, string 
     };
   }
   return { type: 'on', url };
+}
+
+/**
+ * Runs a verb's body with a tracer, then ends the trace and exports it (bounded; a Ctrl-C, `io.signal`, stops the
+ * wait). An export that fails is a warning on stderr: the run's exit code stays its own. A bad endpoint is a usage
+ * error before anything runs. `version`: platctl's, read only when tracing.
+ */
+export async function runTraced(
+  verb: string,
+  trace: boolean,
+  io: {
+    readonly env: Readonly<Record<string, string | undefined>>;
+    readonly stderr: NodeJS.WritableStream;
+    readonly signal: AbortSignal;
+  },
+  version: () => string,
+  body: (tracer: RunTracer) => Promise<number>,
+): Promise<number> {
+  const target = traceTarget(trace, io.env);
+  if (target.type === 'off') return body(NO_TRACER);
+  if (target.type === 'invalid') {
+    io.stderr.write(`platctl: ${target.message}\n`);
+    return EXIT.usage;
+  }
+  const { startTracing } = await import('./tracing.js');
+  const tracer = await startTracing({ url: target.url, verb, version: version(), env: io.env });
+  let exitCode: number = EXIT.bug;
+  try {
+    exitCode = await body(tracer);
+    return exitCode;
+  } finally {
+    const warning = await tracer.finish(exitCode, io.signal);
+    if (warning !== undefined) io.stderr.write(`platctl: warning: ${warning}; the run's exit code is unchanged\n`);
+  }
 }
